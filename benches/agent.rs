@@ -1,0 +1,133 @@
+//! `cargo bench`: the agent's own overhead per ReAct step (a scripted model that answers at
+//! once and an instant tool, so all the time measured is ours: prompt building, parsing,
+//! tracing) and the parser's throughput on realistic replies. Prints figures; asserts nothing.
+
+use std::cell::Cell;
+use std::hint::black_box;
+use std::time::Instant;
+
+use serde_json::Value;
+use thoughtline::agent::parse::parse_reply;
+use thoughtline::agent::{
+    run_agent, AgentSettings, CancelToken, ChatModel, ChatRequest, ChatResponse, Clock, LlmError, LocalBoxFuture,
+    RunInput, Tool, ToolContext, ToolError,
+};
+
+/// Real time, but timers never fire: the runs finish long before any limit, and this keeps
+/// thread start-up (the native clock's sleep) out of the figures. Browsers use setTimeout.
+struct BenchClock(Instant);
+
+impl Clock for BenchClock {
+    fn now_ms(&self) -> f64 {
+        self.0.elapsed().as_secs_f64() * 1000.0
+    }
+    fn unix_ms(&self) -> f64 {
+        0.0
+    }
+    fn sleep(&self, _ms: f64) -> LocalBoxFuture<'static, ()> {
+        Box::pin(std::future::pending())
+    }
+}
+
+/// Answers with an action `steps - 1` times, then with a final answer.
+struct Scripted {
+    steps: usize,
+    calls: Cell<usize>,
+}
+
+impl ChatModel for Scripted {
+    fn complete<'a>(&'a self, _r: &'a ChatRequest, on_delta: &'a dyn Fn(&str)) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
+        let n = self.calls.get() + 1;
+        self.calls.set(n);
+        let text = if n < self.steps {
+            format!("Thought: I need more facts (step {n}).\nAction:\n```json\n{{\"action\": \"search\", \"action_input\": \"query number {n}\"}}\n```")
+        } else {
+            "Thought: I can answer now.\nFinal Answer: The answer is 42.".to_string()
+        };
+        on_delta(&text);
+        Box::pin(async move { Ok(ChatResponse { text, usage: None, incomplete: false }) })
+    }
+}
+
+struct Instant_ {
+    observation: String,
+}
+
+impl Tool for Instant_ {
+    fn name(&self) -> &str {
+        "search"
+    }
+    fn description(&self) -> &str {
+        "Looks things up."
+    }
+    fn call<'a>(&'a self, _i: &'a Value, _cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>> {
+        Box::pin(async move { Ok(self.observation.clone()) })
+    }
+}
+
+fn run_once(steps: usize, observation: &str) -> (f64, usize) {
+    let model = Scripted { steps, calls: Cell::new(0) };
+    let tool = Instant_ { observation: observation.to_string() };
+    let tools: [&dyn Tool; 1] = [&tool];
+    let settings = AgentSettings { max_iterations: steps as u32 + 1, ..Default::default() };
+    let clock = BenchClock(Instant::now());
+    let cancel = CancelToken::new();
+    let input = RunInput { question: "What is the answer?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel };
+    let start = Instant::now();
+    let trace = pollster::block_on(run_agent(input, &()));
+    let elapsed = start.elapsed().as_secs_f64();
+    assert_eq!(trace.final_answer(), Some("The answer is 42."));
+    (elapsed, black_box(trace.events.len()))
+}
+
+fn per_step(steps: usize, observation: &str, repeats: usize) -> f64 {
+    run_once(steps, observation); // warm-up
+    let mut best = f64::MAX;
+    for _ in 0..repeats {
+        best = best.min(run_once(steps, observation).0);
+    }
+    best / steps as f64 * 1e6
+}
+
+fn main() {
+    println!("agent overhead per ReAct step (scripted model, instant tool; best of N runs)");
+    let small = "Paris is the capital and largest city of France.";
+    let big = "x".repeat(4096);
+    for (label, obs) in [("short observations", small), ("4 KB observations", big.as_str())] {
+        for steps in [10usize, 100] {
+            let repeats = if steps == 10 { 200 } else { 20 };
+            println!("  {steps:>3} steps, {label:<18}: {:>8.2} µs/step", per_step(steps, obs, repeats));
+        }
+    }
+
+    // How the cost of one step changes as the run grows: time step k alone by differencing.
+    let t = |n| per_step(n, small, 20) * n as f64;
+    let (t1, t2, t99, t100) = (t(1), t(2), t(99), t(100));
+    println!("  marginal cost of step 2: {:.2} µs, of step 100: {:.2} µs (growth = copying the longer prompt)", t2 - t1, t100 - t99);
+
+    println!("parser throughput on realistic replies");
+    let replies = [
+        "Thought: I should look this up on Wikipedia.\nAction:\n```json\n{\"action\": \"wikipedia\", \"action_input\": \"Albert Einstein\"}\n```",
+        "I will search for it. {\"action\": \"search\", \"action_input\": {\"query\": \"attention layers 2020\", \"max_results\": 3}} Let me know.",
+        "Thought: Let me compute.\nAction: calculator\nAction Input: 25% of 300",
+        "Thought: I now know the final answer.\nFinal Answer: Albert Einstein (1879–1955) was a German-born theoretical physicist who developed the theory of relativity, one of the two pillars of modern physics. He received the 1921 Nobel Prize in Physics for his services to theoretical physics, and especially for his discovery of the law of the photoelectric effect.",
+        "```json\n{'action': 'Wikipedia', 'action_input': 'Transformer (machine learning)',}\n```",
+    ];
+    let tools = ["wikipedia", "search", "calculator", "arxiv"];
+    let bytes: usize = replies.iter().map(|r| r.len()).sum();
+    let rounds = 20_000;
+    let start = Instant::now();
+    for _ in 0..rounds {
+        for r in &replies {
+            black_box(parse_reply(black_box(r), &tools).ok());
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "  {:.1} MB/s, {:.2} µs per reply ({} replies of {} bytes on average)",
+        (bytes * rounds) as f64 / secs / 1e6,
+        secs / (rounds * replies.len()) as f64 * 1e6,
+        rounds * replies.len(),
+        bytes / replies.len()
+    );
+}

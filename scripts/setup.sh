@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Installs whatever Thoughtline needs that is missing, and says in one line what is already there.
+# Sourced by scripts/serve and scripts/test; safe to run again (each step is skipped when satisfied).
+# Everything comes from the package registries (apt, crates.io, npm); nothing else is downloaded.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="${THOUGHTLINE_TOOLS:-$HOME/.cache/thoughtline}"
+mkdir -p "$TOOLS/bin"
+export PATH="$TOOLS/bin:$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+
+say() { printf '[setup] %s\n' "$*"; }
+
+# The wasm-bindgen version the crate links against: the CLI must match it exactly.
+WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/"/, "", $3); print $3; exit}' "$ROOT/Cargo.lock")"
+TRUNK_VERSION="0.22.1"
+
+apt_ready=0
+apt_install() {
+  if [ "$apt_ready" = 0 ]; then
+    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    apt_ready=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+
+setup_browser() {
+  if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+    say "chromium + chromedriver: already installed ($(/usr/bin/chromium --version 2>/dev/null | head -1))"
+  else
+    say "installing chromium + chromium-driver (apt)"
+    apt_install chromium chromium-driver
+  fi
+}
+
+# Sets WASM_ENV: a file to source before any wasm32 cargo command (empty on the rustup route).
+setup_wasm_target() {
+  WASM_ENV="$TOOLS/wasm-env.sh"
+  if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    say "wasm32-unknown-unknown: already installed (rustup)"
+    : > "$WASM_ENV"
+    return
+  fi
+  if [ -s "$WASM_ENV" ] && [ -x /usr/lib/llvm-19/bin/wasm-ld ]; then
+    say "wasm32-unknown-unknown: already set up (Debian rustc-web, build-std)"
+    return
+  fi
+  if timeout 120 rustup target add wasm32-unknown-unknown >/dev/null 2>&1; then
+    say "wasm32-unknown-unknown: installed with rustup"
+    : > "$WASM_ENV"
+    return
+  fi
+  say "rustup could not add wasm32; using Debian's rustc-web with build-std"
+  apt_install rustc-web cargo-web rust-web-src lld-19
+  rustup toolchain link debian-web /usr >/dev/null 2>&1 || true
+  cat > "$WASM_ENV" <<'ENV'
+export RUSTUP_TOOLCHAIN=debian-web
+export RUSTC_BOOTSTRAP=1
+export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=/usr/lib/llvm-19/bin/wasm-ld
+ENV
+}
+
+setup_wasm_bindgen() {
+  if command -v wasm-bindgen >/dev/null && [ "$(wasm-bindgen --version | awk '{print $2}')" = "$WASM_BINDGEN_VERSION" ] \
+     && command -v wasm-bindgen-test-runner >/dev/null; then
+    say "wasm-bindgen-cli $WASM_BINDGEN_VERSION: already installed"
+  else
+    say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (cargo, a few minutes)"
+    # Not --locked: its lockfile pins a webpki-roots release the registry mirror lacks.
+    cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --root "$TOOLS" --force
+  fi
+}
+
+setup_trunk() {
+  if command -v trunk >/dev/null && trunk --version | grep -q "$TRUNK_VERSION"; then
+    say "trunk $TRUNK_VERSION: already installed"
+  else
+    say "installing trunk $TRUNK_VERSION (cargo, about 13 minutes on 2 cores)"
+    cargo install -q trunk --version "$TRUNK_VERSION" --locked --ignore-rust-version --root "$TOOLS" --force
+  fi
+}
+
+setup_node() {
+  if ! command -v npm >/dev/null; then
+    say "installing nodejs + npm (apt)"
+    apt_install nodejs npm
+  fi
+  if [ -d "$ROOT/node_modules/playwright-core" ] && [ -x "$ROOT/node_modules/.bin/wasm-opt" ] \
+     && [ "$ROOT/node_modules/.package-lock.json" -nt "$ROOT/package-lock.json" ]; then
+    say "node modules (playwright-core, binaryen): already installed"
+  else
+    say "installing node modules from package-lock.json (npm ci)"
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  fi
+}
+
+setup_cargo_deps() {
+  # Trunk runs cargo offline, so every crate (all targets) must already be in the local cache.
+  (cd "$ROOT" && cargo fetch --locked -q)
+  say "crates: fetched (cargo fetch --locked)"
+}
+
+setup_all() {
+  setup_browser
+  setup_wasm_target
+  setup_node
+  setup_wasm_bindgen
+  setup_trunk
+  setup_cargo_deps
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  setup_all
+fi

@@ -1,0 +1,31 @@
+//! The agent core: prompt, parser, loop and trace. It talks to a language model and to tools
+//! only through the `ChatModel` and `Tool` traits, and to time through `Clock`.
+//!
+//! **Invariant:** nothing under `agent/` imports `leptos`, `web_sys` or any browser API, so the
+//! whole core runs and is tested natively with `cargo test`, and compiles unchanged to wasm32.
+
+use std::future::Future;
+use std::pin::Pin;
+
+pub mod model;
+pub mod parse;
+pub mod prompt;
+pub mod run;
+pub mod settings;
+pub mod time;
+pub mod tool;
+pub mod trace;
+
+#[cfg(test)]
+mod tests;
+
+/// A boxed future that need not be `Send`: browser futures (fetch, timers) are not.
+pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+pub use model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Message, Role, Usage};
+pub use prompt::Turn;
+pub use run::{run_agent, RunInput, RunObserver};
+pub use settings::{AgentSettings, EarlyStopping};
+pub use time::{CancelToken, Clock};
+pub use tool::{Tool, ToolContext, ToolError};
+pub use trace::{Event, EventKind, StopReason, Tone, Trace};

@@ -1,0 +1,194 @@
+//! Builds what the model sees from the trace: the system prompt (tools + format rules), earlier
+//! turns as memory, the question, and the scratchpad of this run's steps. Pure and derived:
+//! there is no scratchpad string kept anywhere else, so what the trace shows is what the model saw.
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{ChatRequest, Message};
+use super::settings::AgentSettings;
+use super::tool::Tool;
+use super::trace::{EventKind, LlmPurpose, Trace};
+
+/// Sent as a stop sequence and enforced on the reply, so the model cannot invent tool results.
+pub const OBSERVATION: &str = "Observation:";
+
+/// The built-in system prompt. `{tools}` becomes one line per tool, `{tool_names}` a comma list.
+pub const DEFAULT_SYSTEM_TEMPLATE: &str = r#"You are Thoughtline, an assistant that answers questions by thinking step by step and using tools when they help.
+
+You can use these tools:
+{tools}
+
+Every reply starts with "Thought:" followed by a short note on what you know and what you still need. Then do exactly one of two things.
+
+1. Use a tool. Write "Action:" and, on the next lines, one JSON object in a ```json code block with exactly two keys: "action", the name of the tool (one of: {tool_names}), and "action_input", the input for it. For example:
+
+Thought: I should look this up.
+Action:
+```json
+{"action": "TOOL NAME", "action_input": "INPUT FOR THE TOOL"}
+```
+
+Then stop writing. The tool's result is sent back to you after "Observation:", and you continue with a new "Thought:".
+
+2. Answer. When you know enough, write:
+
+Thought: I can answer now.
+Final Answer: the complete answer for the person, in the language of their question.
+
+Rules: one action per reply. Never write "Observation:" yourself. Use only the tools listed above. If no tool fits, answer from your own knowledge with "Final Answer:"."#;
+
+/// Added to the last request when a limit was reached and early stopping is "generate".
+pub const LAST_ANSWER_REQUEST: &str = "You have no steps left. Do not use any tool. Reply with \"Final Answer:\" followed by the best answer you can give from the observations above, and say what is uncertain.";
+
+/// An earlier question and its answer, kept as conversation memory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Turn {
+    pub question: String,
+    pub answer: String,
+}
+
+/// Fills the template's placeholders from the tools.
+pub fn render_system(template: &str, tools: &[&dyn Tool]) -> String {
+    let list = if tools.is_empty() {
+        "(no tools are enabled: answer from your own knowledge)".to_string()
+    } else {
+        tools
+            .iter()
+            .map(|t| format!("- {}: {}", t.name(), t.description()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let names = tools.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ");
+    template.replace("{tools}", &list).replace("{tool_names}", &names)
+}
+
+/// What is missing from a user's template, for Settings to warn about. We never patch the
+/// template behind the person's back.
+pub fn template_problems(template: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !template.contains("{tools}") {
+        problems.push("The template has no {tools} placeholder, so the model will not be told which tools exist.".into());
+    }
+    if !template.contains("action_input") {
+        problems.push("The template does not mention \"action_input\": the model may not know the action format.".into());
+    }
+    if !template.contains("Final Answer") {
+        problems.push("The template does not mention \"Final Answer\": the model may never finish.".into());
+    }
+    problems
+}
+
+/// Cuts `text` to at most `limit` characters (on a char boundary) with a visible marker.
+pub fn truncate_observation(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        None => text.to_string(),
+        Some((cut, _)) => {
+            let total = text.chars().count();
+            format!("{}\n[… cut: showing {limit} of {total} characters]", &text[..cut])
+        }
+    }
+}
+
+/// The observation the model receives for an event, if the event produces one.
+pub fn observation_for(kind: &EventKind, limit: usize) -> Option<String> {
+    match kind {
+        EventKind::ToolResult { observation, .. } => Some(truncate_observation(observation, limit)),
+        EventKind::ToolFailed { tool, message, fed_back: true, .. } => {
+            Some(format!("The tool \"{tool}\" failed: {message}"))
+        }
+        EventKind::ParseFailed { observation, fed_back: true, .. } => Some(observation.clone()),
+        EventKind::UnknownTool { requested, valid } => Some(if valid.is_empty() {
+            format!("\"{requested}\" is not a tool you can use: no tools are enabled. Answer with \"Final Answer:\".")
+        } else {
+            format!(
+                "\"{requested}\" is not a tool you can use. Use one of: {}. If none fits, answer with \"Final Answer:\".",
+                valid.join(", ")
+            )
+        }),
+        EventKind::RepeatedAction { tool, input, times } => Some(format!(
+            "You have asked \"{tool}\" for {} {times} times in a row; the result will not change. Use the observations you already have, try a different input, or give your Final Answer.",
+            input
+        )),
+        _ => None,
+    }
+}
+
+/// This run's steps as text: each reply of the model followed by what it observed, ending with
+/// "Thought:" so the model continues the pattern. Empty before the first step.
+pub fn scratchpad(trace: &Trace, observation_limit: usize) -> String {
+    let mut out = String::new();
+    // Replies to a tool's own model calls are not steps of the agent.
+    let mut in_step_call = false;
+    for event in &trace.events {
+        match &event.kind {
+            EventKind::LlmRequest { purpose, .. } => in_step_call = *purpose == LlmPurpose::Step,
+            EventKind::LlmResponse { text, .. } if in_step_call => {
+                out.push_str(text.trim_end());
+                out.push('\n');
+            }
+            kind => {
+                if let Some(obs) = observation_for(kind, observation_limit) {
+                    out.push_str(OBSERVATION);
+                    out.push(' ');
+                    out.push_str(obs.trim_end());
+                    out.push_str("\nThought:");
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    if out.ends_with("Thought:\n") {
+        out.pop();
+    }
+    out
+}
+
+/// The earlier turns that fit in `budget` characters, oldest first; the newest are kept.
+pub fn history_messages(history: &[Turn], budget: usize) -> Vec<Message> {
+    let mut used = 0;
+    let mut kept = Vec::new();
+    for turn in history.iter().rev() {
+        let size = turn.question.len() + turn.answer.len();
+        if used + size > budget {
+            break;
+        }
+        used += size;
+        kept.push(turn);
+    }
+    kept.iter()
+        .rev()
+        .flat_map(|t| [Message::user(t.question.clone()), Message::assistant(t.answer.clone())])
+        .collect()
+}
+
+/// Everything the model receives for the next step of a run.
+pub fn build_request(
+    settings: &AgentSettings,
+    tools: &[&dyn Tool],
+    question: &str,
+    history: &[Turn],
+    trace: &Trace,
+    last_answer: bool,
+) -> ChatRequest {
+    let template = settings.system_template.as_deref().unwrap_or(DEFAULT_SYSTEM_TEMPLATE);
+    let mut messages = vec![Message::system(render_system(template, tools))];
+    messages.extend(history_messages(history, settings.history_budget));
+    let pad = scratchpad(trace, settings.observation_limit);
+    let mut user = String::with_capacity(question.len() + pad.len() + 160);
+    user.push_str(question);
+    if !pad.is_empty() {
+        user.push_str("\n\nYour work so far (the person sees only your Final Answer):\n");
+        user.push_str(&pad);
+    }
+    if last_answer {
+        user.push_str("\n\n");
+        user.push_str(LAST_ANSWER_REQUEST);
+    }
+    messages.push(Message::user(user));
+    ChatRequest {
+        messages,
+        stop: vec![OBSERVATION.to_string()],
+        temperature: settings.temperature,
+        max_tokens: settings.max_tokens,
+    }
+}

@@ -1,0 +1,63 @@
+//! The knobs of a run. Plain data with defaults that match what a person expects from the
+//! field's ReAct agents; stored and exported by the edge in its own versioned shape.
+
+use serde::{Deserialize, Serialize};
+
+/// What to do when a limit (steps or time) is reached without a final answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum EarlyStopping {
+    /// Stop at once and say which limit was hit.
+    #[default]
+    Force,
+    /// Make one last model call asking for the best final answer from what was found.
+    Generate,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AgentSettings {
+    /// ReAct steps (model calls) before early stopping applies.
+    pub max_iterations: u32,
+    /// Wall-clock limit for the whole run; `None` for no limit.
+    pub max_time_ms: Option<f64>,
+    pub early_stopping: EarlyStopping,
+    /// Send the parser's complaint back to the model as the observation (else end the run).
+    pub feed_back_parse_errors: bool,
+    /// Replaces the parser's own explanation when set (the parser's is usually more helpful).
+    pub parse_error_message: Option<String>,
+    /// Show tool failures to the model as the observation (else end the run).
+    pub feed_back_tool_errors: bool,
+    /// Limit for one tool call, unless the tool sets its own.
+    pub tool_timeout_ms: f64,
+    /// Observations longer than this many characters are cut in the prompt, with a marker.
+    pub observation_limit: usize,
+    /// Characters of earlier turns (questions and answers) kept as memory, newest first.
+    pub history_budget: usize,
+    /// Replaces the built-in system prompt; `{tools}` and `{tool_names}` are filled in.
+    pub system_template: Option<String>,
+    pub temperature: f32,
+    pub max_tokens: Option<u32>,
+    /// The same action with the same input this many times in a row is refused.
+    pub repeat_limit: u32,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        AgentSettings {
+            max_iterations: 15,
+            max_time_ms: None,
+            early_stopping: EarlyStopping::Force,
+            feed_back_parse_errors: true,
+            parse_error_message: None,
+            feed_back_tool_errors: true,
+            tool_timeout_ms: 15_000.0,
+            observation_limit: 4000,
+            history_budget: 6000,
+            system_template: None,
+            temperature: 0.0,
+            max_tokens: None,
+            repeat_limit: 3,
+        }
+    }
+}

@@ -1,0 +1,560 @@
+//! Loop tests: a scripted model and fake tools drive `run_agent`, and every assertion is on the
+//! resulting trace (or on the requests the model received, which the trace also records).
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::prompt::{LAST_ANSWER_REQUEST, OBSERVATION};
+use super::time::SystemClock;
+use super::trace::{AnswerSource, Decision, LlmPurpose};
+use super::*;
+
+/// What the scripted model does on one call.
+enum Say {
+    Text(&'static str),
+    Owned(String),
+    Fail(LlmErrorKind),
+    /// Trips the token, then never answers (a call in flight when Stop is pressed).
+    CancelAndHang(CancelToken, Rc<Cell<bool>>),
+    /// Never answers.
+    Hang,
+}
+
+struct Script {
+    replies: RefCell<Vec<Say>>,
+    requests: RefCell<Vec<ChatRequest>>,
+}
+
+impl Script {
+    fn new(replies: Vec<Say>) -> Self {
+        Script { replies: RefCell::new(replies.into_iter().rev().collect()), requests: RefCell::default() }
+    }
+    fn texts(replies: &[&'static str]) -> Self {
+        Self::new(replies.iter().map(|r| Say::Text(r)).collect())
+    }
+    fn last_user_message(&self, call: usize) -> String {
+        self.requests.borrow()[call].messages.last().unwrap().content.clone()
+    }
+}
+
+/// Sets a flag when dropped: proves an abandoned call's future was dropped (fetch aborted).
+struct DropFlag(Rc<Cell<bool>>);
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.set(true);
+    }
+}
+
+impl ChatModel for Script {
+    fn complete<'a>(&'a self, request: &'a ChatRequest, on_delta: &'a dyn Fn(&str)) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
+        self.requests.borrow_mut().push(request.clone());
+        let next = self.replies.borrow_mut().pop().unwrap_or(Say::Text("Final Answer: (script ran out)"));
+        Box::pin(async move {
+            let text = match next {
+                Say::Text(t) => t.to_string(),
+                Say::Owned(t) => t,
+                Say::Fail(kind) => return Err(LlmError::new(kind, "scripted failure")),
+                Say::CancelAndHang(token, dropped) => {
+                    let _flag = DropFlag(dropped);
+                    token.cancel();
+                    std::future::pending::<()>().await;
+                    unreachable!()
+                }
+                Say::Hang => std::future::pending().await,
+            };
+            // Stream in two pieces, as a provider would.
+            let mid = text.char_indices().nth(text.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
+            on_delta(&text[..mid]);
+            on_delta(&text[mid..]);
+            Ok(ChatResponse { text, usage: Some(Usage { prompt_tokens: 10, completion_tokens: 5 }), incomplete: false })
+        })
+    }
+}
+
+type Behaviour = Box<dyn Fn(&Value) -> Result<String, ToolError>>;
+
+struct FakeTool {
+    name: &'static str,
+    direct: bool,
+    behaviour: Behaviour,
+    calls: RefCell<Vec<Value>>,
+    /// Never answers (to test timeouts, time limits and Stop).
+    hang: bool,
+    cancel_on_call: Option<CancelToken>,
+    /// Asks the model for help with this prompt before answering.
+    asks_model: bool,
+}
+
+impl FakeTool {
+    fn new(name: &'static str, behaviour: impl Fn(&Value) -> Result<String, ToolError> + 'static) -> Self {
+        FakeTool { name, direct: false, behaviour: Box::new(behaviour), calls: RefCell::default(), hang: false, cancel_on_call: None, asks_model: false }
+    }
+    fn echo(name: &'static str) -> Self {
+        Self::new(name, move |input| Ok(format!("{name} says: {}", tool::input_as_text(input))))
+    }
+}
+
+impl Tool for FakeTool {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn description(&self) -> &str {
+        "a fake tool for tests"
+    }
+    fn return_direct(&self) -> bool {
+        self.direct
+    }
+    fn call<'a>(&'a self, input: &'a Value, cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>> {
+        self.calls.borrow_mut().push(input.clone());
+        Box::pin(async move {
+            if let Some(token) = &self.cancel_on_call {
+                token.cancel();
+            }
+            if self.hang {
+                std::future::pending::<()>().await;
+            }
+            if self.asks_model {
+                let reply = cx
+                    .ask_model(ChatRequest { messages: vec![Message::user("2 plus 2?")], stop: vec![], temperature: 0.0, max_tokens: None })
+                    .await
+                    .map_err(|e| ToolError::new(e.message))?;
+                return Ok(format!("helper said {}", reply.text));
+            }
+            (self.behaviour)(input)
+        })
+    }
+}
+
+#[derive(Default)]
+struct Recorded {
+    events: RefCell<Vec<Event>>,
+    deltas: RefCell<String>,
+}
+
+impl RunObserver for Recorded {
+    fn on_event(&self, event: &Event) {
+        self.events.borrow_mut().push(event.clone());
+    }
+    fn on_delta(&self, _step: u32, delta: &str) {
+        self.deltas.borrow_mut().push_str(delta);
+    }
+}
+
+fn run_with(model: &Script, tools: &[&dyn Tool], settings: &AgentSettings, cancel: &CancelToken, history: &[Turn]) -> (Trace, Recorded) {
+    let clock = SystemClock::default();
+    let observer = Recorded::default();
+    let input = RunInput { question: "What is the answer?", history, model, tools, settings, clock: &clock, cancel };
+    let trace = pollster::block_on(run_agent(input, &observer));
+    (trace, observer)
+}
+
+fn run(model: &Script, tools: &[&dyn Tool]) -> Trace {
+    run_with(model, tools, &AgentSettings::default(), &CancelToken::new(), &[]).0
+}
+
+/// The event types in order, as their serialised tag: short and readable in assertions.
+fn kinds(trace: &Trace) -> Vec<String> {
+    trace
+        .events
+        .iter()
+        .map(|e| serde_json::to_value(&e.kind).unwrap()["type"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn stop(trace: &Trace) -> StopReason {
+    trace.stop_reason().cloned().expect("every run ends with run_stopped")
+}
+
+const ACT_SEARCH: &str = "Thought: I should look it up.\nAction:\n```json\n{\"action\": \"search\", \"action_input\": \"forty-two\"}\n```";
+
+#[test]
+fn direct_final_answer() {
+    let model = Script::texts(&["Thought: I know this.\nFinal Answer: 42"]);
+    let trace = run(&model, &[]);
+    assert_eq!(kinds(&trace), ["run_started", "llm_request", "llm_response", "parsed", "final_answer", "run_stopped"]);
+    assert_eq!(trace.final_answer(), Some("42"));
+    assert_eq!(stop(&trace), StopReason::Answered);
+    let req = &model.requests.borrow()[0];
+    assert_eq!(req.stop, vec![OBSERVATION.to_string()]);
+    assert_eq!(req.messages[0].role, Role::System);
+    assert_eq!(req.messages.last().unwrap().content, "What is the answer?");
+}
+
+#[test]
+fn action_then_answer_builds_scratchpad() {
+    let search = FakeTool::echo("search");
+    let model = Script::texts(&[ACT_SEARCH, "Thought: done.\nFinal Answer: forty-two"]);
+    let trace = run(&model, &[&search]);
+    assert_eq!(
+        kinds(&trace),
+        ["run_started", "llm_request", "llm_response", "parsed", "tool_call", "tool_result", "llm_request", "llm_response", "parsed", "final_answer", "run_stopped"]
+    );
+    assert_eq!(*search.calls.borrow(), vec![json!("forty-two")]);
+    let second = model.last_user_message(1);
+    assert!(second.starts_with("What is the answer?\n\nYour work so far"), "{second}");
+    assert!(second.contains("Thought: I should look it up.\nAction:"), "{second}");
+    assert!(second.ends_with("Observation: search says: forty-two\nThought:"), "{second}");
+    // Steps are numbered from 1 and the system prompt names the tool.
+    assert_eq!(trace.events[4].step, 1);
+    assert_eq!(trace.events[7].step, 2);
+    assert!(model.requests.borrow()[0].messages[0].content.contains("- search: a fake tool for tests"));
+}
+
+#[test]
+fn invented_observation_is_discarded_and_recorded() {
+    let search = FakeTool::echo("search");
+    let reply = format!("{ACT_SEARCH}\nObservation: the answer is 7\nThought: so\nFinal Answer: 7");
+    let model = Script::new(vec![Say::Owned(reply), Say::Text("Final Answer: 42")]);
+    let trace = run(&model, &[&search]);
+    match &trace.events[2].kind {
+        EventKind::LlmResponse { text, discarded, .. } => {
+            assert!(!text.contains("Observation"));
+            assert!(discarded.as_deref().unwrap().starts_with("Observation: the answer is 7"));
+        }
+        other => panic!("expected llm_response, got {other:?}"),
+    }
+    assert_eq!(search.calls.borrow().len(), 1, "the action ran; the invented answer did not count");
+    assert_eq!(trace.final_answer(), Some("42"));
+}
+
+#[test]
+fn parse_error_is_fed_back_and_counted() {
+    let model = Script::texts(&["I am not sure what to do.", "Hmm.", "Final Answer: ok"]);
+    let trace = run(&model, &[]);
+    let failures: Vec<_> = trace
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ParseFailed { count, fed_back, observation, .. } => Some((*count, *fed_back, observation.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failures.len(), 2);
+    assert_eq!((failures[0].0, failures[1].0), (1, 2));
+    assert!(failures[0].1);
+    let third = model.last_user_message(2);
+    assert!(third.contains(&format!("Observation: {}", failures[1].2.trim_end())), "{third}");
+    assert_eq!(trace.final_answer(), Some("ok"));
+    assert_eq!(trace.events.iter().filter(|e| e.kind.tone() == Tone::Error).count(), 2);
+}
+
+#[test]
+fn parse_error_can_end_the_run() {
+    let settings = AgentSettings { feed_back_parse_errors: false, ..Default::default() };
+    let model = Script::texts(&["no format at all"]);
+    let (trace, _) = run_with(&model, &[], &settings, &CancelToken::new(), &[]);
+    assert_eq!(stop(&trace), StopReason::ParseFailed);
+    assert_eq!(model.requests.borrow().len(), 1);
+}
+
+#[test]
+fn custom_parse_error_message_is_what_the_model_sees() {
+    let settings = AgentSettings { parse_error_message: Some("Use the JSON format, please.".into()), ..Default::default() };
+    let model = Script::texts(&["rambling", "Final Answer: fine"]);
+    let (trace, _) = run_with(&model, &[], &settings, &CancelToken::new(), &[]);
+    assert!(model.last_user_message(1).contains("Observation: Use the JSON format, please.\nThought:"));
+    assert_eq!(trace.final_answer(), Some("fine"));
+}
+
+#[test]
+fn unknown_tool_lists_the_valid_names() {
+    let search = FakeTool::echo("search");
+    let calc = FakeTool::echo("calculator");
+    let model = Script::texts(&[
+        "Action:\n```json\n{\"action\": \"google\", \"action_input\": \"x\"}\n```",
+        "Final Answer: gave up",
+    ]);
+    let trace = run(&model, &[&search, &calc]);
+    assert!(kinds(&trace).contains(&"unknown_tool".to_string()));
+    let second = model.last_user_message(1);
+    assert!(second.contains("\"google\" is not a tool you can use. Use one of: search, calculator."), "{second}");
+    assert!(search.calls.borrow().is_empty() && calc.calls.borrow().is_empty());
+}
+
+#[test]
+fn tool_names_match_case_insensitively() {
+    let search = FakeTool::echo("Search");
+    let model = Script::texts(&["Action:\n```json\n{\"action\": \"SEARCH\", \"action_input\": \"q\"}\n```", "Final Answer: a"]);
+    let trace = run(&model, &[&search]);
+    assert_eq!(search.calls.borrow().len(), 1);
+    assert!(trace.events.iter().any(|e| matches!(&e.kind, EventKind::ToolCall { tool, .. } if tool == "Search")));
+}
+
+#[test]
+fn tool_error_is_fed_back_or_ends_the_run() {
+    let broken = FakeTool::new("search", |_| Err(ToolError::new("the service said 500")));
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: without it"]);
+    let trace = run(&model, &[&broken]);
+    assert!(model.last_user_message(1).contains("Observation: The tool \"search\" failed: the service said 500"));
+    assert_eq!(stop(&trace), StopReason::Answered);
+
+    let settings = AgentSettings { feed_back_tool_errors: false, ..Default::default() };
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: unreachable"]);
+    let (trace, _) = run_with(&model, &[&broken], &settings, &CancelToken::new(), &[]);
+    assert_eq!(stop(&trace), StopReason::ToolFailed { tool: "search".into() });
+    assert_eq!(model.requests.borrow().len(), 1);
+}
+
+#[test]
+fn tool_timeout_becomes_an_observation() {
+    let mut slow = FakeTool::echo("search");
+    slow.hang = true;
+    let settings = AgentSettings { tool_timeout_ms: 20.0, ..Default::default() };
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: later"]);
+    let (trace, _) = run_with(&model, &[&slow], &settings, &CancelToken::new(), &[]);
+    let timed_out = trace.events.iter().any(|e| matches!(e.kind, EventKind::ToolFailed { timed_out: true, .. }));
+    assert!(timed_out, "{:?}", kinds(&trace));
+    assert!(model.last_user_message(1).contains("no answer within 0 s"));
+    assert_eq!(trace.final_answer(), Some("later"));
+}
+
+#[test]
+fn the_same_action_three_times_is_refused() {
+    let search = FakeTool::echo("search");
+    let model = Script::texts(&[ACT_SEARCH, ACT_SEARCH, ACT_SEARCH, "Final Answer: 42"]);
+    let trace = run(&model, &[&search]);
+    assert_eq!(search.calls.borrow().len(), 2, "the third identical call is not run");
+    let repeated = trace.events.iter().find_map(|e| match &e.kind {
+        EventKind::RepeatedAction { times, .. } => Some(*times),
+        _ => None,
+    });
+    assert_eq!(repeated, Some(3));
+    assert!(model.last_user_message(3).contains("3 times in a row; the result will not change"));
+}
+
+#[test]
+fn a_different_input_resets_the_repeat_count() {
+    let search = FakeTool::echo("search");
+    let other = "Action:\n```json\n{\"action\": \"search\", \"action_input\": \"other\"}\n```";
+    let model = Script::texts(&[ACT_SEARCH, ACT_SEARCH, other, ACT_SEARCH, "Final Answer: 42"]);
+    run(&model, &[&search]);
+    assert_eq!(search.calls.borrow().len(), 4);
+}
+
+#[test]
+fn max_iterations_force_stops_without_an_answer() {
+    let search = FakeTool::new("search", |input| Ok(format!("result {}", input)));
+    let replies: Vec<Say> = (0..5)
+        .map(|i| Say::Owned(format!("Action:\n```json\n{{\"action\": \"search\", \"action_input\": \"q{i}\"}}\n```")))
+        .collect();
+    let model = Script::new(replies);
+    let settings = AgentSettings { max_iterations: 3, ..Default::default() };
+    let (trace, _) = run_with(&model, &[&search], &settings, &CancelToken::new(), &[]);
+    assert_eq!(stop(&trace), StopReason::MaxIterations { limit: 3 });
+    assert_eq!(model.requests.borrow().len(), 3);
+    assert_eq!(trace.final_answer(), None);
+    assert_eq!(trace.events.last().unwrap().kind.tone(), Tone::Error);
+}
+
+#[test]
+fn max_iterations_generate_asks_for_a_last_answer() {
+    let search = FakeTool::echo("search");
+    let other = "Action:\n```json\n{\"action\": \"search\", \"action_input\": \"more\"}\n```";
+    let model = Script::texts(&[ACT_SEARCH, other, "Final Answer: best guess: 42"]);
+    let settings = AgentSettings { max_iterations: 2, early_stopping: EarlyStopping::Generate, ..Default::default() };
+    let (trace, _) = run_with(&model, &[&search], &settings, &CancelToken::new(), &[]);
+    assert_eq!(model.requests.borrow().len(), 3);
+    assert!(model.last_user_message(2).ends_with(LAST_ANSWER_REQUEST));
+    assert!(trace.events.iter().any(|e| matches!(&e.kind, EventKind::LlmRequest { purpose: LlmPurpose::LastAnswer, .. })));
+    assert!(trace.events.iter().any(|e| matches!(&e.kind, EventKind::FinalAnswer { source: AnswerSource::LastAnswer, answer } if answer == "best guess: 42")));
+    assert_eq!(stop(&trace), StopReason::MaxIterations { limit: 2 });
+}
+
+#[test]
+fn generate_uses_plain_text_when_the_last_reply_has_no_label() {
+    let search = FakeTool::echo("search");
+    let model = Script::texts(&[ACT_SEARCH, "It is probably 42."]);
+    let settings = AgentSettings { max_iterations: 1, early_stopping: EarlyStopping::Generate, ..Default::default() };
+    let (trace, _) = run_with(&model, &[&search], &settings, &CancelToken::new(), &[]);
+    assert_eq!(trace.final_answer(), Some("It is probably 42."));
+}
+
+#[test]
+fn max_time_stops_a_slow_tool() {
+    let mut slow = FakeTool::echo("search");
+    slow.hang = true;
+    let settings = AgentSettings { max_time_ms: Some(30.0), ..Default::default() };
+    let model = Script::texts(&[ACT_SEARCH]);
+    let (trace, _) = run_with(&model, &[&slow], &settings, &CancelToken::new(), &[]);
+    assert_eq!(stop(&trace), StopReason::MaxTime { limit_ms: 30.0 });
+    assert!(trace.events.last().unwrap().ended_ms >= 30.0);
+}
+
+#[test]
+fn max_time_stops_a_slow_model() {
+    let settings = AgentSettings { max_time_ms: Some(30.0), ..Default::default() };
+    let model = Script::new(vec![Say::Hang]);
+    let (trace, _) = run_with(&model, &[], &settings, &CancelToken::new(), &[]);
+    assert_eq!(stop(&trace), StopReason::MaxTime { limit_ms: 30.0 });
+}
+
+#[test]
+fn stop_during_a_model_call_drops_the_request() {
+    let cancel = CancelToken::new();
+    let dropped = Rc::new(Cell::new(false));
+    let model = Script::new(vec![Say::CancelAndHang(cancel.clone(), dropped.clone())]);
+    let (trace, _) = run_with(&model, &[], &AgentSettings::default(), &cancel, &[]);
+    assert_eq!(stop(&trace), StopReason::Cancelled);
+    assert!(dropped.get(), "the in-flight call was dropped (its fetch aborted)");
+    assert_eq!(kinds(&trace), ["run_started", "llm_request", "run_stopped"]);
+}
+
+#[test]
+fn stop_during_a_tool_call() {
+    let cancel = CancelToken::new();
+    let mut tool = FakeTool::echo("search");
+    tool.hang = true;
+    tool.cancel_on_call = Some(cancel.clone());
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: never"]);
+    let (trace, _) = run_with(&model, &[&tool], &AgentSettings::default(), &cancel, &[]);
+    assert_eq!(stop(&trace), StopReason::Cancelled);
+    assert_eq!(model.requests.borrow().len(), 1);
+}
+
+#[test]
+fn stop_before_start() {
+    let cancel = CancelToken::new();
+    cancel.cancel();
+    let model = Script::texts(&["Final Answer: no"]);
+    let (trace, _) = run_with(&model, &[], &AgentSettings::default(), &cancel, &[]);
+    assert_eq!(stop(&trace), StopReason::Cancelled);
+    assert!(model.requests.borrow().is_empty());
+}
+
+#[test]
+fn return_direct_tool_answers() {
+    let mut calc = FakeTool::new("calculator", |_| Ok("75".into()));
+    calc.direct = true;
+    let model = Script::texts(&["Action:\n```json\n{\"action\": \"calculator\", \"action_input\": \"25% of 300\"}\n```"]);
+    let trace = run(&model, &[&calc]);
+    assert!(matches!(&trace.events[trace.events.len() - 2].kind, EventKind::FinalAnswer { source: AnswerSource::ReturnDirect, answer } if answer == "75"));
+    assert_eq!(stop(&trace), StopReason::Answered);
+    assert_eq!(model.requests.borrow().len(), 1);
+}
+
+#[test]
+fn model_failure_ends_the_run() {
+    let model = Script::new(vec![Say::Fail(LlmErrorKind::Auth)]);
+    let trace = run(&model, &[]);
+    assert_eq!(kinds(&trace), ["run_started", "llm_request", "llm_failed", "run_stopped"]);
+    assert_eq!(stop(&trace), StopReason::ModelFailed);
+}
+
+#[test]
+fn an_empty_reply_is_an_error() {
+    let model = Script::texts(&["   "]);
+    let trace = run(&model, &[]);
+    assert!(matches!(&trace.events[2].kind, EventKind::LlmFailed { error } if error.kind == LlmErrorKind::Empty));
+}
+
+#[test]
+fn long_observations_are_cut_in_the_prompt_only() {
+    let big = FakeTool::new("search", |_| Ok("x".repeat(5000)));
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: ok"]);
+    let trace = run(&model, &[&big]);
+    let second = model.last_user_message(1);
+    assert!(second.contains(&format!("{}\n[… cut: showing 4000 of 5000 characters]", "x".repeat(4000))));
+    assert!(!second.contains(&"x".repeat(4001)));
+    let full = trace.events.iter().find_map(|e| match &e.kind {
+        EventKind::ToolResult { observation, .. } => Some(observation.len()),
+        _ => None,
+    });
+    assert_eq!(full, Some(5000), "the trace keeps the whole observation");
+}
+
+#[test]
+fn memory_keeps_the_newest_turns_within_budget() {
+    let history = vec![
+        Turn { question: "old question".into(), answer: "old answer".repeat(10) },
+        Turn { question: "recent question".into(), answer: "recent answer".into() },
+    ];
+    let settings = AgentSettings { history_budget: 40, ..Default::default() };
+    let model = Script::texts(&["Final Answer: ok"]);
+    let (trace, _) = run_with(&model, &[], &settings, &CancelToken::new(), &history);
+    let msgs = &model.requests.borrow()[0].messages;
+    let contents: Vec<_> = msgs.iter().map(|m| (m.role, m.content.as_str())).collect();
+    assert_eq!(
+        &contents[1..],
+        [(Role::User, "recent question"), (Role::Assistant, "recent answer"), (Role::User, "What is the answer?")]
+    );
+    assert!(matches!(trace.events[0].kind, EventKind::RunStarted { history_turns: 2, .. }));
+}
+
+#[test]
+fn a_tools_own_model_call_is_traced_but_not_a_step() {
+    let mut helper = FakeTool::echo("calculator");
+    helper.asks_model = true;
+    let model = Script::texts(&[ACT_SEARCH.replace("search", "calculator").leak(), "4", "Final Answer: 4"]);
+    let trace = run(&model, &[&helper]);
+    let purposes: Vec<_> = trace
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::LlmRequest { purpose, .. } => Some(purpose.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(purposes, [LlmPurpose::Step, LlmPurpose::Tool { tool: "calculator".into() }, LlmPurpose::Step]);
+    let third = model.last_user_message(2);
+    assert!(third.contains("Observation: helper said 4\nThought:"), "{third}");
+    assert_eq!(third.matches("Action:").count(), 1, "the helper's reply is not part of the scratchpad: {third}");
+}
+
+#[test]
+fn observer_sees_every_event_in_order_and_the_stream() {
+    let search = FakeTool::echo("search");
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: 42"]);
+    let (trace, observer) = run_with(&model, &[&search], &AgentSettings::default(), &CancelToken::new(), &[]);
+    assert_eq!(*observer.events.borrow(), trace.events);
+    assert!(trace.events.iter().enumerate().all(|(i, e)| e.index as usize == i));
+    assert!(trace.events.iter().all(|e| e.ended_ms >= e.started_ms));
+    assert_eq!(*observer.deltas.borrow(), format!("{ACT_SEARCH}Final Answer: 42"));
+}
+
+#[test]
+fn totals_count_calls_and_tokens() {
+    let search = FakeTool::echo("search");
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: 42"]);
+    let totals = run(&model, &[&search]).totals();
+    assert_eq!((totals.steps, totals.llm_calls, totals.tool_calls, totals.errors), (2, 2, 1, 0));
+    assert_eq!((totals.prompt_tokens, totals.completion_tokens), (20, 10));
+}
+
+#[test]
+fn trace_round_trips_through_json() {
+    let search = FakeTool::echo("search");
+    let model = Script::texts(&["garbage", ACT_SEARCH, "Final Answer: 42"]);
+    let trace = run(&model, &[&search]);
+    let json = serde_json::to_string(&trace).unwrap();
+    let back: Trace = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, trace);
+    let md = trace.to_markdown();
+    assert!(md.contains("**Format error**") && md.contains("**Final Answer**"));
+}
+
+#[test]
+fn parsed_event_records_thought_and_decision() {
+    let search = FakeTool::echo("search");
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: 42"]);
+    let trace = run(&model, &[&search]);
+    match &trace.events[3].kind {
+        EventKind::Parsed { thought, decision, .. } => {
+            assert_eq!(thought.as_deref(), Some("I should look it up."));
+            assert_eq!(*decision, Decision::Action { tool: "search".into(), input: json!("forty-two") });
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn custom_system_template_fills_placeholders() {
+    let search = FakeTool::echo("search");
+    let settings = AgentSettings { system_template: Some("Tools: {tool_names}\n{tools}".into()), ..Default::default() };
+    let model = Script::texts(&["Final Answer: ok"]);
+    run_with(&model, &[&search], &settings, &CancelToken::new(), &[]);
+    assert_eq!(model.requests.borrow()[0].messages[0].content, "Tools: search\n- search: a fake tool for tests");
+    assert_eq!(prompt::template_problems("Tools: {tool_names}").len(), 3);
+    assert!(prompt::template_problems(prompt::DEFAULT_SYSTEM_TEMPLATE).is_empty());
+}

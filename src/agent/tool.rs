@@ -1,0 +1,87 @@
+//! The seam between the agent and its tools: the `Tool` trait, its error type and the context a
+//! tool may use while it runs (for example to ask the model to rewrite its input, as the
+//! calculator does with prose questions). Concrete tools live in `crate::tools`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+use super::model::{ChatModel, ChatRequest, ChatResponse, LlmError};
+use super::LocalBoxFuture;
+
+/// Why a tool call failed. Tool errors are usually shown to the model as the observation (it can
+/// try another input), unless the settings say a failing tool ends the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolError {
+    pub message: String,
+    /// True when trying again later may work (rate limit, network, timeout).
+    #[serde(default)]
+    pub transient: bool,
+}
+
+impl ToolError {
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError { message: message.into(), transient: false }
+    }
+    pub fn transient(message: impl Into<String>) -> Self {
+        ToolError { message: message.into(), transient: true }
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// What a tool may use while it runs.
+pub struct ToolContext<'a> {
+    pub(crate) model: &'a dyn ChatModel,
+    /// Records a model call the tool makes, so the trace shows it (the caller fills step/tool).
+    pub(crate) on_model_call: &'a dyn Fn(&ChatRequest, &Result<ChatResponse, LlmError>, f64),
+    pub(crate) now_ms: &'a dyn Fn() -> f64,
+}
+
+impl<'a> ToolContext<'a> {
+    /// Asks the run's model for a completion on the tool's behalf. The call appears in the trace.
+    pub async fn ask_model(&self, request: ChatRequest) -> Result<ChatResponse, LlmError> {
+        let started = (self.now_ms)();
+        let result = self.model.complete(&request, &|_| {}).await;
+        (self.on_model_call)(&request, &result, (self.now_ms)() - started);
+        result
+    }
+}
+
+/// Something the agent can do. `name` is what the model writes in `"action"`; `description`
+/// is what the prompt tells the model about when and how to use it.
+pub trait Tool {
+    fn name(&self) -> &str;
+    fn description(&self) -> &str;
+    /// A JSON schema of the input, for native tool calling. `None` means "one string".
+    fn input_schema(&self) -> Option<Value> {
+        None
+    }
+    /// When true, the tool's observation is the run's final answer.
+    fn return_direct(&self) -> bool {
+        false
+    }
+    fn call<'a>(&'a self, input: &'a Value, cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>>;
+}
+
+/// The text a tool receives when the model gave `action_input` as a JSON value: strings are
+/// used as they are, an object with a single string field is unwrapped (models often write
+/// `{"query": "…"}`), anything else is passed as compact JSON.
+pub fn input_as_text(input: &Value) -> String {
+    match input {
+        Value::String(s) => s.clone(),
+        Value::Object(map) if map.len() == 1 => match map.values().next() {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}

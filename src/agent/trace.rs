@@ -1,0 +1,374 @@
+//! The trace: the only record of a run. Every event is a typed value, appended as it happens,
+//! that the UI renders live, the person exports as JSON, the prompt builder reads back (the
+//! scratchpad is derived from it, never kept as a second string), and tests assert on.
+//!
+//! **Invariant:** the trace is append-only and holds no secrets: requests are recorded as the
+//! `ChatRequest` the provider received, and API keys never enter one.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::model::{ChatRequest, LlmError, Usage};
+
+/// One thing that happened during a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Position in the trace, from 0.
+    pub index: u32,
+    /// The ReAct iteration this event belongs to, from 1; 0 for run-level events.
+    pub step: u32,
+    /// Milliseconds since the run started.
+    pub started_ms: f64,
+    pub ended_ms: f64,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// Why a model call was made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "purpose", rename_all = "snake_case")]
+pub enum LlmPurpose {
+    /// The regular ReAct step: think, then act or answer.
+    Step,
+    /// Early stopping "generate": the limit was hit, so the model is asked for a last answer.
+    LastAnswer,
+    /// A tool asked the model for help (e.g. the calculator turning prose into an expression).
+    Tool { tool: String },
+}
+
+/// What the model's reply was understood to ask for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Decision {
+    Action { tool: String, input: Value },
+    Final { answer: String },
+}
+
+/// Where a final answer came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerSource {
+    /// The model wrote "Final Answer".
+    Model,
+    /// A tool marked "return direct" answered; its observation is the answer.
+    ReturnDirect,
+    /// A limit was reached and the model was asked for a last answer (early stopping "generate").
+    LastAnswer,
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum StopReason {
+    /// A final answer was given.
+    Answered,
+    /// `max_iterations` steps ran without a final answer.
+    MaxIterations { limit: u32 },
+    /// The run took longer than `max_time_ms`.
+    MaxTime { limit_ms: f64 },
+    /// The person pressed Stop.
+    Cancelled,
+    /// The model could not be reached or refused the request.
+    ModelFailed,
+    /// A tool failed and the settings say tool errors end the run.
+    ToolFailed { tool: String },
+    /// The reply could not be parsed and the settings say parse errors end the run.
+    ParseFailed,
+}
+
+impl StopReason {
+    /// A sentence for the person, naming the setting to change where one applies.
+    pub fn describe(&self) -> String {
+        match self {
+            StopReason::Answered => "Finished with an answer.".into(),
+            StopReason::MaxIterations { limit } => format!(
+                "Stopped after {limit} steps without a final answer. Raise \"Max iterations\" in Settings, or ask a narrower question."
+            ),
+            StopReason::MaxTime { limit_ms } => format!(
+                "Stopped after {:.0} s, the time limit. Raise \"Max time\" in Settings if the model or tools are slow.",
+                limit_ms / 1000.0
+            ),
+            StopReason::Cancelled => "Stopped by you.".into(),
+            StopReason::ModelFailed => "Stopped because the model call failed (see the red step above).".into(),
+            StopReason::ToolFailed { tool } => format!(
+                "Stopped because the tool \"{tool}\" failed. Turn on \"Show tool errors to the model\" in Settings to let the agent try another way."
+            ),
+            StopReason::ParseFailed => "Stopped because the model's reply did not follow the format. Turn on \"Send format errors back to the model\" in Settings to let it correct itself.".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventKind {
+    RunStarted {
+        question: String,
+        /// Names of the tools the agent was given.
+        tools: Vec<String>,
+        /// Earlier turns included as memory.
+        history_turns: usize,
+        started_unix_ms: f64,
+    },
+    /// A request as the provider received it.
+    LlmRequest {
+        #[serde(flatten)]
+        purpose: LlmPurpose,
+        request: ChatRequest,
+    },
+    LlmResponse {
+        /// What the model wrote, up to any `Observation:` it invented.
+        text: String,
+        /// Text after an invented `Observation:`, thrown away.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        discarded: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+        latency_ms: f64,
+        /// The stream stopped before the provider said it was done.
+        #[serde(default)]
+        incomplete: bool,
+    },
+    LlmFailed {
+        error: LlmError,
+    },
+    /// The reply was understood; `notes` say what had to be repaired or was ambiguous.
+    Parsed {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thought: Option<String>,
+        decision: Decision,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        notes: Vec<String>,
+    },
+    /// The reply could not be understood.
+    ParseFailed {
+        /// What is wrong, addressed to the model.
+        message: String,
+        excerpt: String,
+        /// Parse failures so far in this run, this one included.
+        count: u32,
+        /// Whether `observation` was sent back to the model.
+        fed_back: bool,
+        observation: String,
+    },
+    /// A tool call started (in progress until its result or failure arrives).
+    ToolCall {
+        tool: String,
+        input: Value,
+    },
+    ToolResult {
+        tool: String,
+        observation: String,
+    },
+    ToolFailed {
+        tool: String,
+        message: String,
+        timed_out: bool,
+        /// Whether the failure was shown to the model as the observation.
+        fed_back: bool,
+    },
+    /// The model named a tool that does not exist.
+    UnknownTool {
+        requested: String,
+        valid: Vec<String>,
+    },
+    /// The model asked for the same action with the same input too many times in a row.
+    RepeatedAction {
+        tool: String,
+        input: Value,
+        times: u32,
+    },
+    FinalAnswer {
+        answer: String,
+        source: AnswerSource,
+    },
+    RunStopped {
+        #[serde(flatten)]
+        reason: StopReason,
+        message: String,
+    },
+}
+
+/// The colour role of an event: blue while something is in progress, green for success, red
+/// for errors. Colour is never the only signal: the UI pairs each tone with an icon and label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tone {
+    Pending,
+    Success,
+    Error,
+    Neutral,
+}
+
+impl Tone {
+    /// CSS class and `data-tone` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tone::Pending => "pending",
+            Tone::Success => "success",
+            Tone::Error => "error",
+            Tone::Neutral => "neutral",
+        }
+    }
+}
+
+impl EventKind {
+    pub fn tone(&self) -> Tone {
+        match self {
+            EventKind::RunStarted { .. } => Tone::Neutral,
+            EventKind::LlmRequest { .. } | EventKind::ToolCall { .. } => Tone::Pending,
+            EventKind::LlmResponse { incomplete, .. } => {
+                if *incomplete {
+                    Tone::Error
+                } else {
+                    Tone::Success
+                }
+            }
+            EventKind::Parsed { .. } | EventKind::ToolResult { .. } | EventKind::FinalAnswer { .. } => Tone::Success,
+            EventKind::LlmFailed { .. }
+            | EventKind::ParseFailed { .. }
+            | EventKind::ToolFailed { .. }
+            | EventKind::UnknownTool { .. }
+            | EventKind::RepeatedAction { .. } => Tone::Error,
+            EventKind::RunStopped { reason, .. } => match reason {
+                StopReason::Answered => Tone::Success,
+                StopReason::Cancelled => Tone::Neutral,
+                _ => Tone::Error,
+            },
+        }
+    }
+
+    /// A short label naming the kind of event, shown beside its icon.
+    pub fn label(&self) -> &'static str {
+        match self {
+            EventKind::RunStarted { .. } => "Question",
+            EventKind::LlmRequest { .. } => "Thinking",
+            EventKind::LlmResponse { .. } => "Model reply",
+            EventKind::LlmFailed { .. } => "Model error",
+            EventKind::Parsed { decision: Decision::Action { .. }, .. } => "Action",
+            EventKind::Parsed { decision: Decision::Final { .. }, .. } => "Decision",
+            EventKind::ParseFailed { .. } => "Format error",
+            EventKind::ToolCall { .. } => "Tool call",
+            EventKind::ToolResult { .. } => "Observation",
+            EventKind::ToolFailed { .. } => "Tool error",
+            EventKind::UnknownTool { .. } => "Unknown tool",
+            EventKind::RepeatedAction { .. } => "Repeated action",
+            EventKind::FinalAnswer { .. } => "Final Answer",
+            EventKind::RunStopped { .. } => "Stopped",
+        }
+    }
+}
+
+/// Sums over a run, for the trace footer and comparisons.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    pub steps: u32,
+    pub llm_calls: u32,
+    pub tool_calls: u32,
+    pub errors: u32,
+    pub prompt_tokens: u32,
+    pub completion_tokens: u32,
+    pub duration_ms: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    pub events: Vec<Event>,
+}
+
+impl Trace {
+    pub fn final_answer(&self) -> Option<&str> {
+        self.events.iter().rev().find_map(|e| match &e.kind {
+            EventKind::FinalAnswer { answer, .. } => Some(answer.as_str()),
+            _ => None,
+        })
+    }
+
+    pub fn stop_reason(&self) -> Option<&StopReason> {
+        self.events.iter().rev().find_map(|e| match &e.kind {
+            EventKind::RunStopped { reason, .. } => Some(reason),
+            _ => None,
+        })
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.stop_reason().is_some()
+    }
+
+    pub fn totals(&self) -> Totals {
+        let mut t = Totals::default();
+        for e in &self.events {
+            t.steps = t.steps.max(e.step);
+            t.duration_ms = t.duration_ms.max(e.ended_ms);
+            match &e.kind {
+                EventKind::LlmRequest { .. } => t.llm_calls += 1,
+                EventKind::ToolCall { .. } => t.tool_calls += 1,
+                EventKind::LlmResponse { usage: Some(u), .. } => {
+                    t.prompt_tokens += u.prompt_tokens;
+                    t.completion_tokens += u.completion_tokens;
+                }
+                _ => {}
+            }
+            if e.kind.tone() == Tone::Error {
+                t.errors += 1;
+            }
+        }
+        t
+    }
+
+    /// The trace as Markdown, for pasting into an issue or a chat.
+    pub fn to_markdown(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        for e in &self.events {
+            let head = format!("**{}** · step {} · {:.0} ms", e.kind.label(), e.step, e.ended_ms - e.started_ms);
+            let body = match &e.kind {
+                EventKind::RunStarted { question, tools, .. } => {
+                    format!("{question}\n\nTools: {}", tools.join(", "))
+                }
+                EventKind::LlmRequest { request, .. } => format!("{} messages sent", request.messages.len()),
+                EventKind::LlmResponse { text, .. } => fenced(text),
+                EventKind::LlmFailed { error } => error.message.clone(),
+                EventKind::Parsed { decision: Decision::Action { tool, input }, notes, .. } => {
+                    with_notes(format!("`{tool}` ← `{}`", compact(input)), notes)
+                }
+                EventKind::Parsed { decision: Decision::Final { .. }, notes, .. } => {
+                    with_notes("final answer".into(), notes)
+                }
+                EventKind::ParseFailed { message, .. } => message.clone(),
+                EventKind::ToolCall { tool, input } => format!("`{tool}` ← `{}`", compact(input)),
+                EventKind::ToolResult { observation, .. } => fenced(observation),
+                EventKind::ToolFailed { tool, message, .. } => format!("`{tool}`: {message}"),
+                EventKind::UnknownTool { requested, valid } => {
+                    format!("`{requested}` is not one of: {}", valid.join(", "))
+                }
+                EventKind::RepeatedAction { tool, times, .. } => format!("`{tool}` asked {times} times in a row"),
+                EventKind::FinalAnswer { answer, .. } => answer.clone(),
+                EventKind::RunStopped { message, .. } => message.clone(),
+            };
+            let _ = write!(out, "{head}\n\n{body}\n\n");
+        }
+        out
+    }
+}
+
+fn compact(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn fenced(text: &str) -> String {
+    // A fence longer than any backtick run inside keeps the text literal.
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}text\n{text}\n{fence}")
+}
+
+fn with_notes(line: String, notes: &[String]) -> String {
+    if notes.is_empty() {
+        line
+    } else {
+        format!("{line}\n\n_Notes: {}_", notes.join("; "))
+    }
+}

@@ -1,0 +1,10 @@
+//! Language-model providers over `fetch`: the only code that talks HTTP to a model. Each
+//! provider implements `agent::ChatModel`; the agent never sees URLs, headers or keys.
+
+pub mod openai;
+pub mod presets;
+
+#[cfg(target_arch = "wasm32")]
+pub mod http;
+
+pub use presets::{Preset, ProviderConfig};

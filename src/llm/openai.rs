@@ -1,0 +1,190 @@
+//! The OpenAI-compatible Chat Completions client (`POST {base}/chat/completions`), used for
+//! OpenAI and every server that copies its API (Ollama, llama.cpp, vLLM, LM Studio, …).
+//! Request building and response reading are pure functions, tested natively against the
+//! recorded bodies in ../shared/fixtures; only `OpenAiCompatible::complete` does I/O.
+
+use serde_json::{json, Value};
+
+use crate::agent::{ChatRequest, ChatResponse, LlmError, LlmErrorKind, Usage};
+
+use super::presets::{Preset, ProviderConfig};
+
+pub fn endpoint(base_url: &str) -> String {
+    format!("{}/chat/completions", base_url.trim_end_matches('/'))
+}
+
+pub fn request_body(model: &str, request: &ChatRequest) -> Value {
+    let mut body = json!({
+        "model": model,
+        "messages": request.messages,
+        "temperature": request.temperature,
+        "stream": false,
+    });
+    if !request.stop.is_empty() {
+        body["stop"] = json!(request.stop);
+    }
+    if let Some(max) = request.max_tokens {
+        body["max_tokens"] = json!(max);
+    }
+    body
+}
+
+/// Reads a successful (2xx) non-streaming body.
+pub fn read_completion(body: &str) -> Result<ChatResponse, LlmError> {
+    let value: Value = serde_json::from_str(body).map_err(|e| {
+        LlmError::new(LlmErrorKind::BadResponse, format!("The provider's reply is not valid JSON ({e}). Check that the base URL points at an OpenAI-compatible API."))
+    })?;
+    let message = &value["choices"][0]["message"];
+    if message.is_null() {
+        return Err(LlmError::new(
+            LlmErrorKind::BadResponse,
+            "The provider's reply has no choices[0].message. Check that the base URL points at an OpenAI-compatible /v1 API.",
+        ));
+    }
+    let text = message["content"].as_str().unwrap_or_default().to_string();
+    let usage = value.get("usage").filter(|u| u.is_object()).map(|u| Usage {
+        prompt_tokens: u["prompt_tokens"].as_u64().unwrap_or(0) as u32,
+        completion_tokens: u["completion_tokens"].as_u64().unwrap_or(0) as u32,
+    });
+    Ok(ChatResponse { text, usage, incomplete: false })
+}
+
+/// Turns an HTTP error status and its body into a message that says what to do.
+pub fn read_error(status: u16, body: &str, preset: Preset) -> LlmError {
+    let value: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    let detail = value["error"]["message"]
+        .as_str()
+        .or_else(|| value["error"].as_str())
+        .or_else(|| value["message"].as_str())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let code = value["error"]["code"].as_str().unwrap_or("");
+    let said = if detail.is_empty() { String::new() } else { format!(" The provider said: \"{}\"", clip(&detail, 300)) };
+    let (kind, advice) = match status {
+        401 | 403 => (LlmErrorKind::Auth, format!("The provider refused the API key (HTTP {status}). Check the key in Settings{}.", if preset.needs_key() { "" } else { ", or clear it" })),
+        404 => (LlmErrorKind::NotFound, "The provider answered 404 Not Found. Check the base URL and the model name in Settings.".to_string()),
+        429 => (LlmErrorKind::RateLimited, "The provider is rate-limiting requests (HTTP 429). Wait a moment and try again, or check your plan's quota.".to_string()),
+        400 if code == "context_length_exceeded" || detail.contains("context") => (
+            LlmErrorKind::ContextLength,
+            "The prompt is longer than the model's context window. Lower \"History budget\" or \"Observation length\" in Settings, or start a new chat.".to_string(),
+        ),
+        500..=599 => (LlmErrorKind::Server { status }, format!("The provider had a server error (HTTP {status}). Try again in a moment.")),
+        _ => (LlmErrorKind::BadRequest { status }, format!("The provider rejected the request (HTTP {status}).")),
+    };
+    LlmError::new(kind, format!("{advice}{said}"))
+}
+
+fn clip(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// The message for a fetch that failed before any response: in a browser this is almost
+/// always CORS or a server that is not running.
+pub fn network_error(config: &ProviderConfig) -> LlmError {
+    let hint = match config.preset {
+        Preset::Ollama => " Ollama only accepts pages it trusts: start it with OLLAMA_ORIGINS set to this page's origin (e.g. OLLAMA_ORIGINS=\"*\").",
+        Preset::LlamaCpp | Preset::LmStudio | Preset::Vllm => " Check that the server is running and allows browser requests (CORS).",
+        _ => " The provider must allow requests from a browser page (CORS); if it does not, use a CORS proxy or another provider.",
+    };
+    LlmError::new(
+        LlmErrorKind::Network,
+        format!("Could not reach {} from the browser.{hint} Base URL and key are in Settings.", endpoint(&config.base_url)),
+    )
+}
+
+pub struct OpenAiCompatible {
+    pub config: ProviderConfig,
+}
+
+#[cfg(target_arch = "wasm32")]
+impl crate::agent::ChatModel for OpenAiCompatible {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+        on_delta: &'a dyn Fn(&str),
+    ) -> crate::agent::LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let body = request_body(&self.config.model, request).to_string();
+            let mut headers = vec![("Content-Type", "application/json".to_string())];
+            if !self.config.api_key.is_empty() {
+                headers.push(("Authorization", format!("Bearer {}", self.config.api_key)));
+            }
+            let response = super::http::post(&endpoint(&self.config.base_url), &headers, &body)
+                .await
+                .map_err(|_| network_error(&self.config))?;
+            if !(200..300).contains(&response.status) {
+                return Err(read_error(response.status, &response.body, self.config.preset));
+            }
+            let reply = read_completion(&response.body)?;
+            on_delta(&reply.text);
+            Ok(reply)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::Message;
+
+    fn fixture(path: &str) -> String {
+        let full = format!("{}/../shared/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
+    }
+
+    #[test]
+    fn body_carries_model_messages_stop_and_temperature() {
+        let req = ChatRequest { messages: vec![Message::system("s"), Message::user("q")], stop: vec!["Observation:".into()], temperature: 0.0, max_tokens: Some(256) };
+        let body = request_body("gpt-4o-mini", &req);
+        assert_eq!(body["model"], "gpt-4o-mini");
+        assert_eq!(body["messages"][1], json!({"role": "user", "content": "q"}));
+        assert_eq!(body["stop"], json!(["Observation:"]));
+        assert_eq!(body["max_tokens"], 256);
+        assert_eq!(body["temperature"], 0.0);
+    }
+
+    #[test]
+    fn reads_recorded_completions() {
+        let r = read_completion(&fixture("openai/chat_completion_gpt-4o.json")).unwrap();
+        assert_eq!(r.text, "The capital of France is Paris.");
+        assert!(r.usage.unwrap().prompt_tokens > 0);
+        let r = read_completion(&fixture("ollama/openai_chat_completion_nonstream_reasoning.json")).unwrap();
+        assert!(!r.text.is_empty());
+        let r = read_completion(&fixture("dashscope/openai_compat_chat_completion_nonstream_docs.json")).unwrap();
+        assert!(!r.text.is_empty());
+        let r = read_completion(&fixture("llamacpp/chat_completion_nonstream_finish_length_b7634.json")).unwrap();
+        assert_eq!(r.text, "");
+    }
+
+    #[test]
+    fn errors_say_what_to_do() {
+        let e = read_error(401, &fixture("openai/error_401_invalid_api_key.json"), Preset::OpenAi);
+        assert_eq!(e.kind, LlmErrorKind::Auth);
+        assert!(e.message.contains("Check the key in Settings"), "{}", e.message);
+        let e = read_error(400, &fixture("openai/error_400_context_length_exceeded.json"), Preset::OpenAi);
+        assert_eq!(e.kind, LlmErrorKind::ContextLength);
+        let e = read_error(404, &fixture("ollama/openai_error_404_model_not_found_RECONSTRUCTED.json"), Preset::Ollama);
+        assert_eq!(e.kind, LlmErrorKind::NotFound);
+        assert!(e.message.contains("not found, try pulling it first"));
+        let e = read_error(429, &fixture("openai/error_429_insufficient_quota.json"), Preset::OpenAi);
+        assert_eq!(e.kind, LlmErrorKind::RateLimited);
+        let e = read_error(503, "<html>oops</html>", Preset::Custom);
+        assert_eq!(e.kind, LlmErrorKind::Server { status: 503 });
+    }
+
+    #[test]
+    fn bad_bodies_are_errors_not_panics() {
+        assert_eq!(read_completion("not json").unwrap_err().kind, LlmErrorKind::BadResponse);
+        assert_eq!(read_completion("{\"choices\": []}").unwrap_err().kind, LlmErrorKind::BadResponse);
+    }
+
+    #[test]
+    fn network_error_names_the_ollama_setting() {
+        let cfg = ProviderConfig { preset: Preset::Ollama, base_url: Preset::Ollama.base_url().into(), model: "m".into(), api_key: String::new() };
+        assert!(network_error(&cfg).message.contains("OLLAMA_ORIGINS"));
+    }
+}

@@ -1,0 +1,145 @@
+//! Provider presets: the base URL, default model and auth style of each service people use.
+//! Pure data, so the Settings panel and tests share one list.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Preset {
+    OpenAi,
+    Ollama,
+    LmStudio,
+    LlamaCpp,
+    Vllm,
+    OpenRouter,
+    Groq,
+    DeepSeek,
+    DashScope,
+    Custom,
+}
+
+impl Preset {
+    pub const ALL: [Preset; 10] = [
+        Preset::OpenAi,
+        Preset::Ollama,
+        Preset::LmStudio,
+        Preset::LlamaCpp,
+        Preset::Vllm,
+        Preset::OpenRouter,
+        Preset::Groq,
+        Preset::DeepSeek,
+        Preset::DashScope,
+        Preset::Custom,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Preset::OpenAi => "OpenAI",
+            Preset::Ollama => "Ollama (local)",
+            Preset::LmStudio => "LM Studio (local)",
+            Preset::LlamaCpp => "llama.cpp server (local)",
+            Preset::Vllm => "vLLM (local)",
+            Preset::OpenRouter => "OpenRouter",
+            Preset::Groq => "Groq",
+            Preset::DeepSeek => "DeepSeek",
+            Preset::DashScope => "DashScope / Qwen",
+            Preset::Custom => "Custom (OpenAI-compatible)",
+        }
+    }
+
+    /// Stable identifier used in storage and in `<option value>`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Preset::OpenAi => "openai",
+            Preset::Ollama => "ollama",
+            Preset::LmStudio => "lmstudio",
+            Preset::LlamaCpp => "llamacpp",
+            Preset::Vllm => "vllm",
+            Preset::OpenRouter => "openrouter",
+            Preset::Groq => "groq",
+            Preset::DeepSeek => "deepseek",
+            Preset::DashScope => "dashscope",
+            Preset::Custom => "custom",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Preset> {
+        Preset::ALL.into_iter().find(|p| p.id() == id)
+    }
+
+    pub fn base_url(self) -> &'static str {
+        match self {
+            Preset::OpenAi => "https://api.openai.com/v1",
+            Preset::Ollama => "http://localhost:11434/v1",
+            Preset::LmStudio => "http://localhost:1234/v1",
+            Preset::LlamaCpp => "http://localhost:8080/v1",
+            Preset::Vllm => "http://localhost:8000/v1",
+            Preset::OpenRouter => "https://openrouter.ai/api/v1",
+            Preset::Groq => "https://api.groq.com/openai/v1",
+            Preset::DeepSeek => "https://api.deepseek.com/v1",
+            Preset::DashScope => "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
+            Preset::Custom => "",
+        }
+    }
+
+    pub fn default_model(self) -> &'static str {
+        match self {
+            Preset::OpenAi => "gpt-4o-mini",
+            Preset::Ollama => "llama3.2",
+            Preset::LmStudio | Preset::LlamaCpp | Preset::Vllm | Preset::Custom => "",
+            Preset::OpenRouter => "openai/gpt-4o-mini",
+            Preset::Groq => "llama-3.3-70b-versatile",
+            Preset::DeepSeek => "deepseek-chat",
+            Preset::DashScope => "qwen-plus",
+        }
+    }
+
+    /// Local servers accept any key (or none); hosted services need one.
+    pub fn needs_key(self) -> bool {
+        !matches!(self, Preset::Ollama | Preset::LmStudio | Preset::LlamaCpp | Preset::Vllm)
+    }
+}
+
+/// Where and how to reach the model. The key is held here and only ever put into the
+/// `Authorization` header of requests to `base_url`.
+#[derive(Clone, PartialEq)]
+pub struct ProviderConfig {
+    pub preset: Preset,
+    pub base_url: String,
+    pub model: String,
+    pub api_key: String,
+}
+
+impl std::fmt::Debug for ProviderConfig {
+    // Hand-written so a key can never reach a log through `{:?}`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("preset", &self.preset)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &if self.api_key.is_empty() { "(none)" } else { "(set)" })
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_and_are_unique() {
+        for p in Preset::ALL {
+            assert_eq!(Preset::from_id(p.id()), Some(p));
+        }
+        let mut ids: Vec<_> = Preset::ALL.iter().map(|p| p.id()).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), Preset::ALL.len());
+    }
+
+    #[test]
+    fn debug_never_prints_the_key() {
+        let cfg = ProviderConfig { preset: Preset::OpenAi, base_url: "u".into(), model: "m".into(), api_key: "sk-secret-123".into() };
+        assert!(!format!("{cfg:?}").contains("sk-secret"));
+    }
+}

@@ -1,0 +1,106 @@
+//! The chat column: the conversation and the box to ask in. Enter sends, Shift+Enter adds a
+//! newline; Send is disabled while a run is going, and Stop appears instead.
+
+use leptos::prelude::*;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Who {
+    User,
+    Assistant,
+    /// The run ended without an answer; the text says why and what to do.
+    Problem,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatMessage {
+    pub who: Who,
+    pub text: String,
+}
+
+const EXAMPLES: [&str; 3] = [
+    "Who is Albert Einstein?",
+    "What is 25% of 300?",
+    "Which were the most relevant publications about attention layers in neural networks in 2020?",
+];
+
+#[component]
+pub fn ChatPane(
+    messages: ReadSignal<Vec<ChatMessage>>,
+    running: ReadSignal<bool>,
+    on_send: Callback<String>,
+    on_stop: Callback<()>,
+) -> impl IntoView {
+    let draft = RwSignal::new(String::new());
+    let send = move || {
+        let text = draft.get_untracked();
+        if running.get_untracked() || text.trim().is_empty() {
+            return;
+        }
+        draft.set(String::new());
+        on_send.run(text.trim().to_string());
+    };
+
+    view! {
+        <section class="chat" aria-label="Chat">
+            <ol class="messages" data-testid="messages" aria-live="polite">
+                <Show when=move || messages.with(Vec::is_empty)>
+                    <li class="empty">
+                        <p>"Ask a question. The agent thinks, uses tools, and shows every step on the right."</p>
+                        <div class="examples">
+                            {EXAMPLES
+                                .into_iter()
+                                .map(|q| view! {
+                                    <button class="example" data-testid="example" on:click=move |_| draft.set(q.to_string())>{q}</button>
+                                })
+                                .collect_view()}
+                        </div>
+                    </li>
+                </Show>
+                <For each=move || messages.get().into_iter().enumerate() key=|(i, _)| *i let:item>
+                    <Bubble message=item.1/>
+                </For>
+            </ol>
+            <form class="composer" on:submit=move |ev| { ev.prevent_default(); send(); }>
+                <label for="question" class="visually-hidden">"Your question"</label>
+                <textarea
+                    id="question"
+                    data-testid="composer"
+                    rows="2"
+                    placeholder="Ask anything… (Enter to send, Shift+Enter for a new line)"
+                    prop:value=move || draft.get()
+                    on:input=move |ev| draft.set(event_target_value(&ev))
+                    on:keydown=move |ev| {
+                        if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                            ev.prevent_default();
+                            send();
+                        }
+                    }
+                ></textarea>
+                <Show
+                    when=move || running.get()
+                    fallback=move || view! {
+                        <button type="submit" class="primary" data-testid="send" disabled=move || draft.with(|d| d.trim().is_empty())>"Send"</button>
+                    }
+                >
+                    <button type="button" class="danger" data-testid="stop" on:click=move |_| on_stop.run(())>"■ Stop"</button>
+                </Show>
+            </form>
+        </section>
+    }
+}
+
+#[component]
+fn Bubble(message: ChatMessage) -> impl IntoView {
+    let (class, label) = match message.who {
+        Who::User => ("bubble user", "You"),
+        Who::Assistant => ("bubble assistant", "Thoughtline"),
+        Who::Problem => ("bubble problem", "⚠ Run ended"),
+    };
+    view! {
+        <li class=class data-testid="message">
+            <span class="who">{label}</span>
+            // Text, never HTML: answers come from a model and may quote tool output.
+            <div class="text">{message.text}</div>
+        </li>
+    }
+}

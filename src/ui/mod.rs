@@ -1,0 +1,62 @@
+//! The Leptos app: one component per file, wired by `App`. Components only connect events to
+//! plain functions; the agent run itself lives in `session`.
+//!
+//! Signals are owned by `App` and handed down narrowly (a read signal, a write signal or a
+//! callback), so a component re-renders only for what it shows.
+
+mod chat;
+mod session;
+mod settings_panel;
+mod trace_view;
+
+use leptos::prelude::*;
+
+use crate::agent::Event;
+use crate::storage::{load_settings, save_settings};
+
+pub use chat::{ChatMessage, Who};
+
+#[component]
+pub fn App() -> impl IntoView {
+    let settings = RwSignal::new(load_settings());
+    // Saving is the one effect that reaches the outside world from settings.
+    Effect::new(move |_| settings.with(save_settings));
+
+    let messages = RwSignal::new(Vec::<ChatMessage>::new());
+    let trace = RwSignal::new(Vec::<Event>::new());
+    let streaming = RwSignal::new(String::new());
+    let running = RwSignal::new(false);
+    let show_settings = RwSignal::new(false);
+    let run = session::Session::new(settings.read_only(), messages, trace, streaming, running);
+
+    let on_send = Callback::new(move |question: String| run.ask(question));
+    let on_stop = Callback::new(move |_: ()| run.stop());
+
+    view! {
+        <div class="app">
+            <header class="topbar">
+                <div class="brand">
+                    <img src="icons/logo.svg" alt="" width="28" height="28"/>
+                    <h1>"Thoughtline"</h1>
+                    <span class="tagline">"A ReAct agent you can watch think"</span>
+                </div>
+                <button
+                    class="ghost"
+                    data-testid="settings-toggle"
+                    aria-expanded=move || show_settings.get().to_string()
+                    aria-controls="settings"
+                    on:click=move |_| show_settings.update(|s| *s = !*s)
+                >
+                    "⚙ Settings"
+                </button>
+            </header>
+            <main class="layout">
+                <chat::ChatPane messages=messages.read_only() running=running.read_only() on_send on_stop/>
+                <trace_view::TracePane trace=trace.read_only() streaming=streaming.read_only() running=running.read_only()/>
+            </main>
+            <Show when=move || show_settings.get()>
+                <settings_panel::SettingsPanel settings on_close=Callback::new(move |_: ()| show_settings.set(false))/>
+            </Show>
+        </div>
+    }
+}

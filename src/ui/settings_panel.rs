@@ -1,0 +1,76 @@
+//! The Settings panel: provider, model, key and temperature. Values persist through the
+//! `settings` signal (saved by `App`); the key is kept across reloads only when the box is ticked.
+
+use leptos::prelude::*;
+
+use crate::llm::Preset;
+use crate::storage::Settings;
+
+#[component]
+pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> impl IntoView {
+    let choose_preset = move |id: String| {
+        if let Some(preset) = Preset::from_id(&id) {
+            settings.update(|s| {
+                s.provider.preset = preset;
+                if preset != Preset::Custom {
+                    s.provider.base_url = preset.base_url().into();
+                    s.provider.model = preset.default_model().into();
+                }
+            });
+        }
+    };
+    view! {
+        <aside id="settings" class="settings" data-testid="settings" aria-label="Settings">
+            <div class="settings-head">
+                <h2>"Settings"</h2>
+                <button class="ghost" data-testid="settings-close" on:click=move |_| on_close.run(()) aria-label="Close settings">"✕"</button>
+            </div>
+            <label>
+                "Provider"
+                <select data-testid="preset" on:change=move |ev| choose_preset(event_target_value(&ev))>
+                    {Preset::ALL
+                        .into_iter()
+                        .map(|p| view! {
+                            <option value=p.id() selected=move || settings.with(|s| s.provider.preset == p)>{p.label()}</option>
+                        })
+                        .collect_view()}
+                </select>
+            </label>
+            <label>
+                "Base URL"
+                <input type="url" data-testid="base-url" placeholder="https://…/v1"
+                    prop:value=move || settings.with(|s| s.provider.base_url.clone())
+                    on:change=move |ev| settings.update(|s| s.provider.base_url = event_target_value(&ev).trim().to_string())/>
+            </label>
+            <label>
+                "Model"
+                <input type="text" data-testid="model"
+                    prop:value=move || settings.with(|s| s.provider.model.clone())
+                    on:change=move |ev| settings.update(|s| s.provider.model = event_target_value(&ev).trim().to_string())/>
+            </label>
+            <label>
+                "API key"
+                <input type="password" data-testid="api-key" autocomplete="off"
+                    placeholder=move || if settings.with(|s| s.provider.preset.needs_key()) { "required" } else { "not needed for local servers" }
+                    prop:value=move || settings.with(|s| s.provider.api_key.clone())
+                    on:change=move |ev| settings.update(|s| s.provider.api_key = event_target_value(&ev).trim().to_string())/>
+            </label>
+            <label class="check">
+                <input type="checkbox" data-testid="remember-key"
+                    prop:checked=move || settings.with(|s| s.remember_key)
+                    on:change=move |ev| settings.update(|s| s.remember_key = event_target_checked(&ev))/>
+                "Remember the key on this device (stored in this browser's localStorage)"
+            </label>
+            <label>
+                {move || format!("Temperature: {:.1}", settings.with(|s| s.agent.temperature))}
+                <input type="range" min="0" max="2" step="0.1" data-testid="temperature"
+                    prop:value=move || settings.with(|s| s.agent.temperature.to_string())
+                    on:input=move |ev| {
+                        if let Ok(t) = event_target_value(&ev).parse::<f32>() {
+                            settings.update(|s| s.agent.temperature = t.clamp(0.0, 2.0));
+                        }
+                    }/>
+            </label>
+        </aside>
+    }
+}

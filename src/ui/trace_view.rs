@@ -1,0 +1,122 @@
+//! The trace column: every event of the current run, as it happens. Blue while in progress,
+//! green for success, red for errors, each with an icon and a label so colour is never the
+//! only signal. Every row expands to the raw data (messages sent, raw reply, full observation).
+
+use leptos::prelude::*;
+
+use crate::agent::trace::Decision;
+use crate::agent::{Event, EventKind, Tone};
+
+#[component]
+pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, running: ReadSignal<bool>) -> impl IntoView {
+    view! {
+        <section class="trace" aria-label="Agent trace">
+            <h2>"Trace"</h2>
+            <Show when=move || trace.with(Vec::is_empty) && !running.get()>
+                <p class="placeholder">"Each step of the agent appears here: the model's thoughts, tool calls and observations."</p>
+            </Show>
+            <ol class="events" data-testid="trace" aria-live="polite">
+                <For each=move || trace.get() key=|e| e.index let:event>
+                    <EventRow event/>
+                </For>
+            </ol>
+            <Show when=move || running.get()>
+                <div class="event tone-pending live" data-testid="streaming">
+                    <span class="icon" aria-hidden="true">"…"</span>
+                    <span class="label">"Model is writing"</span>
+                    <pre class="stream">{move || streaming.get()}</pre>
+                </div>
+            </Show>
+        </section>
+    }
+}
+
+fn icon(tone: Tone) -> &'static str {
+    match tone {
+        Tone::Pending => "◔",
+        Tone::Success => "✓",
+        Tone::Error => "✗",
+        Tone::Neutral => "•",
+    }
+}
+
+/// One-line summary and full detail of an event, as text.
+fn summary(kind: &EventKind) -> (String, Option<String>) {
+    let json = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    match kind {
+        EventKind::RunStarted { question, tools, .. } => {
+            (question.clone(), Some(format!("Tools: {}", if tools.is_empty() { "none".into() } else { tools.join(", ") })))
+        }
+        EventKind::LlmRequest { request, .. } => (
+            format!("{} messages sent to the model", request.messages.len()),
+            Some(request.messages.iter().map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect::<Vec<_>>().join("\n\n")),
+        ),
+        EventKind::LlmResponse { text, discarded, usage, .. } => {
+            let tokens = usage.map(|u| format!(" · {} + {} tokens", u.prompt_tokens, u.completion_tokens)).unwrap_or_default();
+            let mut detail = text.clone();
+            if let Some(d) = discarded {
+                detail.push_str("\n\n[discarded: the model wrote its own Observation]\n");
+                detail.push_str(d);
+            }
+            (format!("{} characters{tokens}", text.chars().count()), Some(detail))
+        }
+        EventKind::LlmFailed { error } => (error.message.clone(), None),
+        EventKind::Parsed { thought, decision, notes } => {
+            let head = match decision {
+                Decision::Action { tool, input } => format!("{tool} ← {}", json(input)),
+                Decision::Final { .. } => "Ready to answer".to_string(),
+            };
+            let mut detail = thought.clone().map(|t| format!("Thought: {t}")).unwrap_or_default();
+            for n in notes {
+                detail.push_str(&format!("\nNote: {n}"));
+            }
+            (head, (!detail.trim().is_empty()).then_some(detail))
+        }
+        EventKind::ParseFailed { message, excerpt, fed_back, .. } => (
+            message.clone(),
+            Some(format!("{}\n\nReply excerpt:\n{excerpt}", if *fed_back { "Sent back to the model so it can fix its format." } else { "Not sent back: the run ends." })),
+        ),
+        EventKind::ToolCall { tool, input } => (format!("{tool} ← {}", json(input)), None),
+        EventKind::ToolResult { tool, observation } => {
+            (format!("{tool}: {} characters", observation.chars().count()), Some(observation.clone()))
+        }
+        EventKind::ToolFailed { tool, message, .. } => (format!("{tool}: {message}"), None),
+        EventKind::UnknownTool { requested, valid } => {
+            (format!("\"{requested}\" is not a tool. Valid: {}", valid.join(", ")), None)
+        }
+        EventKind::RepeatedAction { tool, times, .. } => (format!("{tool} asked with the same input {times} times in a row"), None),
+        EventKind::FinalAnswer { answer, .. } => (answer.clone(), None),
+        EventKind::RunStopped { message, .. } => (message.clone(), None),
+    }
+}
+
+#[component]
+fn EventRow(event: Event) -> impl IntoView {
+    let tone = event.kind.tone();
+    let (head, detail) = summary(&event.kind);
+    let kind = serde_json::to_value(&event.kind).ok().and_then(|v| v["type"].as_str().map(str::to_string)).unwrap_or_default();
+    let timing = if event.step > 0 {
+        format!("step {} · {:.0} ms", event.step, event.ended_ms - event.started_ms)
+    } else {
+        String::new()
+    };
+    view! {
+        <li class=format!("event tone-{}", tone.as_str()) data-tone=tone.as_str() data-kind=kind data-testid="event">
+            <div class="event-head">
+                <span class="icon" aria-hidden="true">{icon(tone)}</span>
+                <span class="label">{event.kind.label()}</span>
+                <span class="meta">{timing}</span>
+            </div>
+            <div class="event-summary">{head}</div>
+            {detail.map(|d| view! {
+                <details>
+                    <summary>"Details"</summary>
+                    <pre>{d}</pre>
+                </details>
+            })}
+        </li>
+    }
+}

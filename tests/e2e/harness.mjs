@@ -1,0 +1,83 @@
+// Shared set-up for the end-to-end tests: the loopback server, Debian's Chromium driven by
+// playwright-core (never a downloaded browser), and helpers that act like a person.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const screenshotDir = path.join(here, 'screenshots');
+
+export async function startServer() {
+  const child = spawn(process.execPath, [path.join(here, '..', 'server', 'loopback.mjs'), '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const origin = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening (http:\/\/\S+)/);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`loopback server exited with ${code}`)));
+  });
+  return { origin, stop: () => child.kill('SIGTERM') };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+}
+
+let scopes = 0;
+/** A fresh page on the app, with its own server scope and a record of console errors. */
+export async function openApp(browser, origin, viewport = { width: 1280, height: 800 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
+  page.on('pageerror', (err) => errors.push(String(err)));
+  await page.goto(`${origin}/thoughtline/`);
+  await page.getByTestId('composer').waitFor();
+  const scope = `t${process.pid}-${++scopes}`;
+  return { page, context, errors, scope, base: `${origin}/s/${scope}/v1` };
+}
+
+export async function script(origin, scope, replies) {
+  const r = await fetch(`${origin}/s/${scope}/__script`, { method: 'POST', body: JSON.stringify({ replies }) });
+  if (!r.ok) throw new Error(`script failed: ${r.status}`);
+}
+
+export async function requests(origin, scope) {
+  return (await fetch(`${origin}/s/${scope}/__requests`)).json();
+}
+
+/** Points the app at the loopback server through the Settings panel, as a person would. */
+export async function configure(page, { base, model = 'test-model', key = '', remember = false }) {
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('preset').selectOption('custom');
+  await page.getByTestId('base-url').fill(base);
+  await page.getByTestId('base-url').press('Tab');
+  await page.getByTestId('model').fill(model);
+  await page.getByTestId('model').press('Tab');
+  if (key) {
+    await page.getByTestId('api-key').fill(key);
+    await page.getByTestId('api-key').press('Tab');
+  }
+  if (remember) await page.getByTestId('remember-key').check();
+  await page.getByTestId('settings-close').click();
+}
+
+export async function ask(page, question) {
+  await page.getByTestId('composer').fill(question);
+  await page.getByTestId('composer').press('Enter');
+}
+
+export async function shot(page, name) {
+  fs.mkdirSync(screenshotDir, { recursive: true });
+  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+}
