@@ -89,6 +89,37 @@ fn per_step(steps: usize, observation: &str, repeats: usize) -> f64 {
     best / steps as f64 * 1e6
 }
 
+/// Records when each model request is made, to time individual steps.
+struct StepTimes(std::cell::RefCell<Vec<Instant>>);
+
+impl thoughtline::agent::RunObserver for StepTimes {
+    fn on_event(&self, event: &thoughtline::agent::Event) {
+        if matches!(event.kind, thoughtline::agent::EventKind::LlmRequest { .. }) {
+            self.0.borrow_mut().push(Instant::now());
+        }
+    }
+}
+
+/// Per-step durations (µs) of a `steps`-long run, each the minimum over `repeats` runs.
+fn step_gaps(steps: usize, observation: &str, repeats: usize) -> Vec<f64> {
+    let mut best = vec![f64::MAX; steps - 1];
+    for _ in 0..repeats {
+        let model = Scripted { steps, calls: Cell::new(0) };
+        let tool = Instant_ { observation: observation.to_string() };
+        let tools: [&dyn Tool; 1] = [&tool];
+        let settings = AgentSettings { max_iterations: steps as u32 + 1, ..Default::default() };
+        let clock = BenchClock(Instant::now());
+        let cancel = CancelToken::new();
+        let times = StepTimes(Default::default());
+        let input = RunInput { question: "What is the answer?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel };
+        pollster::block_on(run_agent(input, &times));
+        for (i, w) in times.0.borrow().windows(2).enumerate() {
+            best[i] = best[i].min((w[1] - w[0]).as_secs_f64() * 1e6);
+        }
+    }
+    best
+}
+
 fn main() {
     println!("agent overhead per ReAct step (scripted model, instant tool; best of N runs)");
     let small = "Paris is the capital and largest city of France.";
@@ -100,10 +131,16 @@ fn main() {
         }
     }
 
-    // How the cost of one step changes as the run grows: time step k alone by differencing.
-    let t = |n| per_step(n, small, 20) * n as f64;
-    let (t1, t2, t99, t100) = (t(1), t(2), t(99), t(100));
-    println!("  marginal cost of step 2: {:.2} µs, of step 100: {:.2} µs (growth = copying the longer prompt)", t2 - t1, t100 - t99);
+    // Is the cost flat as the run grows? Time each step from one model request to the next.
+    for (label, obs) in [("short observations", small), ("4 KB observations", big.as_str())] {
+        let gaps = step_gaps(100, obs, 20);
+        let mean = |r: std::ops::Range<usize>| r.clone().map(|i| gaps[i]).sum::<f64>() / r.len() as f64;
+        println!(
+            "  100-step run, {label:<18}: steps 2-11 {:>7.2} µs/step, steps 90-99 {:>7.2} µs/step",
+            mean(0..10),
+            mean(88..98)
+        );
+    }
 
     println!("parser throughput on realistic replies");
     let replies = [

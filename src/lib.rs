@@ -6,6 +6,8 @@
 
 pub mod agent;
 pub mod llm;
+pub mod net;
+pub mod tools;
 pub mod storage;
 pub mod ui;
 

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentSettings;
 use crate::llm::{Preset, ProviderConfig};
+use crate::tools::ToolSettings;
 
 pub const SETTINGS_KEY: &str = "thoughtline.settings";
 const SETTINGS_VERSION: u32 = 1;
@@ -17,6 +18,7 @@ pub struct Settings {
     pub provider: ProviderConfig,
     pub remember_key: bool,
     pub agent: AgentSettings,
+    pub tools: ToolSettings,
 }
 
 impl Default for Settings {
@@ -26,6 +28,7 @@ impl Default for Settings {
             provider: ProviderConfig { preset, base_url: preset.base_url().into(), model: preset.default_model().into(), api_key: String::new() },
             remember_key: false,
             agent: AgentSettings::default(),
+            tools: ToolSettings::default(),
         }
     }
 }
@@ -42,6 +45,7 @@ struct StoredSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     api_key: Option<String>,
     agent: AgentSettings,
+    tools: ToolSettings,
 }
 
 impl Default for StoredSettings {
@@ -60,6 +64,7 @@ impl From<&Settings> for StoredSettings {
             remember_key: s.remember_key,
             api_key: (s.remember_key && !s.provider.api_key.is_empty()).then(|| s.provider.api_key.clone()),
             agent: s.agent.clone(),
+            tools: s.tools.clone(),
         }
     }
 }
@@ -76,6 +81,7 @@ pub fn settings_from_json(json: &str) -> Settings {
         provider: ProviderConfig { preset, base_url: stored.base_url, model: stored.model, api_key: stored.api_key.unwrap_or_default() },
         remember_key: stored.remember_key,
         agent: stored.agent,
+        tools: stored.tools,
     }
 }
 

@@ -4,7 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use thoughtline::agent::{ChatModel, ChatRequest, LlmErrorKind, Message};
-use thoughtline::llm::http;
+use thoughtline::net::browser as http;
 use thoughtline::llm::openai::OpenAiCompatible;
 use thoughtline::llm::{Preset, ProviderConfig};
 use thoughtline::storage::{load_settings, save_settings, Settings, SETTINGS_KEY};

@@ -2,6 +2,8 @@
 //! turns as memory, the question, and the scratchpad of this run's steps. Pure and derived:
 //! there is no scratchpad string kept anywhere else, so what the trace shows is what the model saw.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use super::model::{ChatRequest, Message};
@@ -79,24 +81,24 @@ pub fn template_problems(template: &str) -> Vec<String> {
 }
 
 /// Cuts `text` to at most `limit` characters (on a char boundary) with a visible marker.
-pub fn truncate_observation(text: &str, limit: usize) -> String {
+pub fn truncate_observation(text: &str, limit: usize) -> Cow<'_, str> {
     match text.char_indices().nth(limit) {
-        None => text.to_string(),
+        None => Cow::Borrowed(text),
         Some((cut, _)) => {
             let total = text.chars().count();
-            format!("{}\n[… cut: showing {limit} of {total} characters]", &text[..cut])
+            Cow::Owned(format!("{}\n[… cut: showing {limit} of {total} characters]", &text[..cut]))
         }
     }
 }
 
 /// The observation the model receives for an event, if the event produces one.
-pub fn observation_for(kind: &EventKind, limit: usize) -> Option<String> {
-    match kind {
-        EventKind::ToolResult { observation, .. } => Some(truncate_observation(observation, limit)),
+pub fn observation_for(kind: &EventKind, limit: usize) -> Option<Cow<'_, str>> {
+    let owned = match kind {
+        EventKind::ToolResult { observation, .. } => return Some(truncate_observation(observation, limit)),
+        EventKind::ParseFailed { observation, fed_back: true, .. } => return Some(Cow::Borrowed(observation)),
         EventKind::ToolFailed { tool, message, fed_back: true, .. } => {
             Some(format!("The tool \"{tool}\" failed: {message}"))
         }
-        EventKind::ParseFailed { observation, fed_back: true, .. } => Some(observation.clone()),
         EventKind::UnknownTool { requested, valid } => Some(if valid.is_empty() {
             format!("\"{requested}\" is not a tool you can use: no tools are enabled. Answer with \"Final Answer:\".")
         } else {
@@ -110,13 +112,22 @@ pub fn observation_for(kind: &EventKind, limit: usize) -> Option<String> {
             input
         )),
         _ => None,
-    }
+    };
+    owned.map(Cow::Owned)
 }
 
 /// This run's steps as text: each reply of the model followed by what it observed, ending with
 /// "Thought:" so the model continues the pattern. Empty before the first step.
 pub fn scratchpad(trace: &Trace, observation_limit: usize) -> String {
     let mut out = String::new();
+    write_scratchpad(trace, observation_limit, &mut out);
+    out
+}
+
+/// Appends the scratchpad to `out`: the prompt is built in one buffer, without an
+/// intermediate copy of what can be hundreds of kilobytes late in a long run.
+fn write_scratchpad(trace: &Trace, observation_limit: usize, out: &mut String) {
+    let start = out.len();
     // Replies to a tool's own model calls are not steps of the agent.
     let mut in_step_call = false;
     for event in &trace.events {
@@ -131,16 +142,14 @@ pub fn scratchpad(trace: &Trace, observation_limit: usize) -> String {
                     out.push_str(OBSERVATION);
                     out.push(' ');
                     out.push_str(obs.trim_end());
-                    out.push_str("\nThought:");
-                    out.push('\n');
+                    out.push_str("\nThought:\n");
                 }
             }
         }
     }
-    if out.ends_with("Thought:\n") {
+    if out.len() > start && out.ends_with("Thought:\n") {
         out.pop();
     }
-    out
 }
 
 /// The earlier turns that fit in `budget` characters, oldest first; the newest are kept.
@@ -173,12 +182,14 @@ pub fn build_request(
     let template = settings.system_template.as_deref().unwrap_or(DEFAULT_SYSTEM_TEMPLATE);
     let mut messages = vec![Message::system(render_system(template, tools))];
     messages.extend(history_messages(history, settings.history_budget));
-    let pad = scratchpad(trace, settings.observation_limit);
-    let mut user = String::with_capacity(question.len() + pad.len() + 160);
+    let mut user = String::with_capacity(question.len() + 256);
     user.push_str(question);
-    if !pad.is_empty() {
-        user.push_str("\n\nYour work so far (the person sees only your Final Answer):\n");
-        user.push_str(&pad);
+    const INTRO: &str = "\n\nYour work so far (the person sees only your Final Answer):\n";
+    user.push_str(INTRO);
+    let before = user.len();
+    write_scratchpad(trace, settings.observation_limit, &mut user);
+    if user.len() == before {
+        user.truncate(before - INTRO.len());
     }
     if last_answer {
         user.push_str("\n\n");

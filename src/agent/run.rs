@@ -56,13 +56,16 @@ impl Recorder<'_> {
 
     /// Records an event that started at `started` (ms since the run began) and ends now.
     fn record(&self, step: u32, started: f64, kind: EventKind) {
-        let event = {
+        let ended_ms = self.now();
+        {
             let mut trace = self.trace.borrow_mut();
-            let event = Event { index: trace.events.len() as u32, step, started_ms: started, ended_ms: self.now(), kind };
-            trace.events.push(event.clone());
-            event
-        };
-        self.observer.on_event(&event);
+            let index = trace.events.len() as u32;
+            trace.events.push(Event { index, step, started_ms: started, ended_ms, kind });
+        }
+        // The observer gets a reference to the stored event: no copy on the hot path.
+        if let Some(event) = self.trace.borrow().events.last() {
+            self.observer.on_event(event);
+        }
     }
 
     fn stop(&self, step: u32, reason: StopReason) {
@@ -226,7 +229,8 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
         };
         let now_ms = || rec.now();
         let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms };
-        let outcome = guarded(tool.call(&tool_input, &cx), &input, run_left(), Some(settings.tool_timeout_ms)).await;
+        let timeout_ms = tool.timeout_ms().unwrap_or(settings.tool_timeout_ms);
+        let outcome = guarded(tool.call(&tool_input, &cx), &input, run_left(), Some(timeout_ms)).await;
         let name = tool.name().to_string();
         match outcome {
             Guarded::Done(Ok(observation)) => {
@@ -250,7 +254,7 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
                 let fed_back = settings.feed_back_tool_errors;
                 let message = format!(
                     "no answer within {:.0} s. The service may be slow or unreachable; try again or use another tool.",
-                    settings.tool_timeout_ms / 1000.0
+                    timeout_ms / 1000.0
                 );
                 rec.record(step, started, EventKind::ToolFailed { tool: name.clone(), message, timed_out: true, fed_back });
                 if !fed_back {

@@ -67,6 +67,10 @@ pub trait Tool {
     fn return_direct(&self) -> bool {
         false
     }
+    /// This tool's own time limit; `None` uses the run's default (`AgentSettings::tool_timeout_ms`).
+    fn timeout_ms(&self) -> Option<f64> {
+        None
+    }
     fn call<'a>(&'a self, input: &'a Value, cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>>;
 }
 

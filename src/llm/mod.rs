@@ -4,7 +4,4 @@
 pub mod openai;
 pub mod presets;
 
-#[cfg(target_arch = "wasm32")]
-pub mod http;
-
 pub use presets::{Preset, ProviderConfig};

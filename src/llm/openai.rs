@@ -113,7 +113,7 @@ impl crate::agent::ChatModel for OpenAiCompatible {
             if !self.config.api_key.is_empty() {
                 headers.push(("Authorization", format!("Bearer {}", self.config.api_key)));
             }
-            let response = super::http::post(&endpoint(&self.config.base_url), &headers, &body)
+            let response = crate::net::browser::post(&endpoint(&self.config.base_url), &headers, &body)
                 .await
                 .map_err(|_| network_error(&self.config))?;
             if !(200..300).contains(&response.status) {

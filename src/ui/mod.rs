@@ -5,8 +5,10 @@
 //! callback), so a component re-renders only for what it shows.
 
 mod chat;
+mod fields;
 mod session;
 mod settings_panel;
+mod tool_settings;
 mod trace_view;
 
 use leptos::prelude::*;

@@ -114,11 +114,16 @@ impl Session {
 
     #[cfg(target_arch = "wasm32")]
     fn spawn_run(self, question: String, history: Vec<Turn>, settings: Settings, token: CancelToken) {
+        use std::rc::Rc;
+
         use crate::agent::{run_agent, RunInput, Tool};
+        use crate::browser::BrowserClock;
         use crate::llm::openai::OpenAiCompatible;
+        use crate::net::browser::BrowserFetch;
         leptos::task::spawn_local(async move {
             let model = OpenAiCompatible { config: settings.provider.clone() };
-            let tools: Vec<&dyn Tool> = Vec::new();
+            let owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
+            let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
             let observer = UiObserver { trace: self.trace, streaming: self.streaming };
             let input = RunInput {
                 question: &question,
@@ -126,7 +131,7 @@ impl Session {
                 model: &model,
                 tools: &tools,
                 settings: &settings.agent,
-                clock: &crate::browser::BrowserClock,
+                clock: &BrowserClock,
                 cancel: &token,
             };
             let trace = run_agent(input, &observer).await;

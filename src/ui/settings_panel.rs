@@ -71,6 +71,7 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
                         }
                     }/>
             </label>
+            <super::tool_settings::ToolSettingsPanel settings/>
         </aside>
     }
 }

@@ -34,17 +34,26 @@ export async function launch() {
 }
 
 let scopes = 0;
-/** A fresh page on the app, with its own server scope and a record of console errors. */
-export async function openApp(browser, origin, viewport = { width: 1280, height: 800 }) {
+/**
+ * A fresh page on the app, with its own server scope and a record of console errors.
+ * `seed(scope, base)` may return stored settings to start with (as if saved earlier).
+ */
+export async function openApp(browser, origin, { viewport = { width: 1280, height: 800 }, seed } = {}) {
   const context = await browser.newContext({ viewport });
+  const scope = `t${process.pid}-${++scopes}`;
+  const base = `${origin}/s/${scope}/v1`;
+  if (seed) {
+    await context.addInitScript(([key, value]) => {
+      if (!localStorage.getItem(key)) localStorage.setItem(key, value);
+    }, ['thoughtline.settings', JSON.stringify(seed(`${origin}/s/${scope}`, base))]);
+  }
   const page = await context.newPage();
   const errors = [];
   page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
   page.on('pageerror', (err) => errors.push(String(err)));
   await page.goto(`${origin}/thoughtline/`);
   await page.getByTestId('composer').waitFor();
-  const scope = `t${process.pid}-${++scopes}`;
-  return { page, context, errors, scope, base: `${origin}/s/${scope}/v1` };
+  return { page, context, errors, scope, base };
 }
 
 export async function script(origin, scope, replies) {
@@ -80,4 +89,31 @@ export async function ask(page, question) {
 export async function shot(page, name) {
   fs.mkdirSync(screenshotDir, { recursive: true });
   await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+}
+
+export async function toolRequests(origin, scope) {
+  return (await fetch(`${origin}/s/${scope}/__tool_requests`)).json();
+}
+
+/** Stored settings pointing the model and every tool at the loopback server. */
+export function loopbackSettings(scopeUrl, base, tools = {}) {
+  return {
+    preset: 'custom', base_url: base, model: 'test-model', remember_key: true, api_key: 'sk-test',
+    tools: {
+      wikipedia: { base_url: `${scopeUrl}/wikipedia` },
+      arxiv: { openalex_url: `${scopeUrl}/openalex` },
+      web_search: { ddg_url: `${scopeUrl}/ddg` },
+      ...tools,
+    },
+  };
+}
+
+/** The trace as "kind:tone" strings, in order. */
+export async function traceTones(page) {
+  return page.getByTestId('event').evaluateAll((els) => els.map((e) => `${e.dataset.kind}:${e.dataset.tone}`));
+}
+
+/** A model reply asking for one tool call, in the canonical format. */
+export function action(tool, input) {
+  return { text: `Thought: I should use ${tool}.\nAction:\n\`\`\`json\n${JSON.stringify({ action: tool, action_input: input })}\n\`\`\`` };
 }

@@ -10,6 +10,12 @@
 //   GET  /s/<scope>/__requests   the chat requests received (method, path, headers, body)
 //   POST /s/<scope>/v1/chat/completions   pops the next Reply (OpenAI-compatible)
 //   /nocors/s/<scope>/...        the same, without any CORS header (to prove the CORS message)
+//   GET  /s/<scope>/wikipedia/w/api.php?...   MediaWiki Action API (search, extracts) from fixtures
+//   GET  /s/<scope>/arxiv/api/query?...        arXiv Atom feed (errors for id_list=abc)
+//   GET  /s/<scope>/openalex/works?...         OpenAlex works search
+//   GET  /s/<scope>/ddg/?q=...                 DuckDuckGo instant answer (empty for unknown topics)
+//   GET  /s/<scope>/proxy?url=<encoded>        a CORS proxy that answers for the services above
+//   GET  /s/<scope>/__tool_requests            the tool requests received (URLs)
 // Reply: {"text": "..."} | {"status": 401, "fixture": "openai/error_401_invalid_api_key.json"}
 //        | {"status": 500, "body": "..."} ; optional "delay_ms" before answering.
 import http from 'node:http';
@@ -29,9 +35,9 @@ const arg = (name, dflt) => {
 const port = Number(arg('--port', '0'));
 const dist = path.resolve(arg('--dist', path.join(root, 'dist')));
 
-const scopes = new Map(); // scope -> {replies: [], requests: []}
+const scopes = new Map(); // scope -> {replies: [], requests: [], toolRequests: []}
 const scope = (id) => {
-  if (!scopes.has(id)) scopes.set(id, { replies: [], requests: [] });
+  if (!scopes.has(id)) scopes.set(id, { replies: [], requests: [], toolRequests: [] });
   return scopes.get(id);
 };
 
@@ -63,6 +69,36 @@ function completion(text, model) {
     choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
     usage: { prompt_tokens: 100 + text.length, completion_tokens: Math.ceil(text.length / 4), total_tokens: 0 },
   });
+}
+
+const fixture = (name) => fs.readFileSync(path.join(fixtures, name), 'utf8');
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The recorded answer of a public service for a request path (below the scope), or null. */
+function serviceAnswer(rest, params) {
+  if (rest === '/wikipedia/w/api.php') {
+    if (params.get('list') === 'search') {
+      const q = params.get('srsearch') ?? '';
+      const file = /gobbilygook|nothing/i.test(q) ? 'wikipedia/action_query_list_search_no_results_2017.json' : 'wikipedia/action_query_list_search_srlimit3.json';
+      return { status: 200, type: JSON_TYPE, body: fixture(file) };
+    }
+    if ((params.get('prop') ?? '').startsWith('extracts')) {
+      return { status: 200, type: JSON_TYPE, body: fixture('wikipedia/action_query_prop_extracts_explaintext_full.json') };
+    }
+    return { status: 200, type: JSON_TYPE, body: fixture('wikipedia/action_api_error_unknown_action.json') };
+  }
+  if (rest === '/arxiv/api/query') {
+    if (params.get('id_list') === 'abc') return { status: 400, type: 'application/atom+xml', body: fixture('arxiv/error_400_incorrect_id_format.xml') };
+    return { status: 200, type: 'application/atom+xml; charset=utf-8', body: fixture('arxiv/search_all_testing_first3_trimmed.xml') };
+  }
+  if (rest === '/openalex/works') {
+    return { status: 200, type: JSON_TYPE, body: fixture('openalex/works_search_machine_learning_public_health_trimmed2.json') };
+  }
+  if (rest === '/ddg/' || rest === '/ddg') {
+    const known = /rust/i.test(params.get('q') ?? '');
+    return { status: 200, type: 'application/x-javascript', body: fixture(known ? 'duckduckgo/instant_answer_rust_programming_language.json' : 'duckduckgo/instant_answer_no_result.json') };
+  }
+  return null;
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -126,6 +162,29 @@ const server = http.createServer(async (req, res) => {
     res.writeHead(reply.status ?? 500, headers);
     const payload = reply.fixture ? fs.readFileSync(path.join(fixtures, reply.fixture)) : (reply.body ?? '');
     return res.end(payload);
+  }
+  if (rest === '/__tool_requests') {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    return res.end(JSON.stringify(s.toolRequests));
+  }
+  const service = serviceAnswer(rest, url.searchParams);
+  if (service) {
+    s.toolRequests.push(rest + url.search);
+    res.writeHead(service.status, { 'Content-Type': service.type });
+    return res.end(service.body);
+  }
+  if (rest === '/proxy') {
+    // The target's own address decides the answer, as with a real proxy in front of the service.
+    const target = new URL(url.searchParams.get('url') ?? 'http://invalid/');
+    const map = { 'export.arxiv.org': '/arxiv', 'api.duckduckgo.com': '/ddg', 'api.openalex.org': '/openalex' };
+    const answer = map[target.host] && serviceAnswer(map[target.host] + target.pathname, target.searchParams);
+    s.toolRequests.push(`/proxy -> ${target.href}`);
+    if (!answer) {
+      res.writeHead(502, { 'Content-Type': 'text/plain' });
+      return res.end('proxy: unknown target');
+    }
+    res.writeHead(answer.status, { 'Content-Type': answer.type });
+    return res.end(answer.body);
   }
   if (rest.startsWith('/echo/')) {
     // For browser fetch tests: answers with the status named in the path and echoes the request.

@@ -5,16 +5,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Request, RequestInit, Response};
 
-pub struct HttpResponse {
-    pub status: u16,
-    pub body: String,
-    pub retry_after: Option<String>,
-}
-
-/// Why a fetch produced no response. In a browser a `TypeError` from fetch means the network or
-/// CORS; the page cannot tell which, so callers explain both.
-#[derive(Debug)]
-pub struct FetchFailed(pub String);
+use super::{Fetch, FetchFailed, HttpResponse};
+use crate::agent::LocalBoxFuture;
 
 struct AbortOnDrop {
     controller: AbortController,
@@ -66,4 +58,16 @@ pub async fn send(method: &str, url: &str, headers: &[(&str, String)], body: Opt
 
 pub async fn post(url: &str, headers: &[(&str, String)], body: &str) -> Result<HttpResponse, FetchFailed> {
     send("POST", url, headers, Some(body)).await
+}
+
+/// The browser's `fetch`, for tools.
+pub struct BrowserFetch;
+
+impl Fetch for BrowserFetch {
+    fn get<'a>(&'a self, url: &'a str, headers: &'a [(String, String)]) -> LocalBoxFuture<'a, Result<HttpResponse, FetchFailed>> {
+        Box::pin(async move {
+            let headers: Vec<(&str, String)> = headers.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+            send("GET", url, &headers, None).await
+        })
+    }
 }

@@ -1,0 +1,572 @@
+//! OpenAlex fallback for the arXiv tool, pure half. arXiv's API sends no CORS
+//! headers, so from a browser page it is often unreachable; OpenAlex indexes
+//! arXiv, answers every origin (`Access-Control-Allow-Origin: *`), and can be
+//! restricted to works that have an arXiv-hosted location. This module builds
+//! that request and turns the JSON into an observation shaped like arXiv's,
+//! headed by `SOURCE_NOTE` so the model knows where the text came from.
+//! It does no I/O.
+//!
+//! Format facts relied on (shared/fixtures/README.md, openalex/): list
+//! responses are `{"meta":{..},"results":[work..]}`; the abstract exists only
+//! as `abstract_inverted_index` (word → positions); arXiv copies appear as a
+//! `locations[]` entry whose `source.id` is `https://openalex.org/S4306400194`
+//! with an `https://arxiv.org/abs/..` landing page; errors are
+//! `{"error","message"}`; 503 comes with `Retry-After`, 429 (and sometimes
+//! 403) means the daily budget is used up. Since 2026-02 an API key is
+//! expected (`api_key=` query parameter), hence the optional key argument.
+
+use super::text::{
+    self, bound, clean_query, collapse_whitespace, encode_component, is_success, parse_json,
+    shorten, trim_base, Request, ServiceError, ServiceErrorKind,
+};
+use serde_json::Value;
+
+pub const TOOL: &str = "openalex";
+const SERVICE: &str = "OpenAlex";
+
+/// First line of every OpenAlex observation: the model must not mistake this
+/// for arXiv's own answer (coverage, ranking and dates differ).
+pub const SOURCE_NOTE: &str =
+    "Source: OpenAlex (arXiv-hosted works), because arXiv itself could not be reached from the browser.";
+
+pub const DEFAULT_RESULTS: u32 = 3;
+pub const DEFAULT_MAX_CHARS: usize = 4000;
+const MAX_RESULTS_CAP: u32 = 20;
+const MAX_AUTHORS_SHOWN: usize = 8;
+/// OpenAlex's id for the source "arXiv (Cornell University)".
+pub const ARXIV_SOURCE_ID: &str = "S4306400194";
+/// Abstract words beyond this position are ignored: real abstracts have a few
+/// hundred words, and the cap keeps a hostile index from costing memory.
+const MAX_ABSTRACT_WORDS: usize = 3000;
+
+/// Fields we read; `select` shrinks each work from ~30 KB to a few KB.
+const SELECT: &str =
+    "id,doi,title,display_name,publication_date,authorships,abstract_inverted_index,locations";
+
+/// Works search restricted to arXiv-hosted works.
+/// `n` is clamped to 1..=20. `api_key` is appended when given (OpenAlex
+/// requires one since 2026-02; without it a small daily allowance applies).
+pub fn search_url(
+    base: &str,
+    query: &str,
+    n: u32,
+    api_key: Option<&str>,
+) -> Result<Request, ServiceError> {
+    let b = trim_base(base);
+    if !(b.starts_with("https://") || b.starts_with("http://")) {
+        return Err(ServiceError::bad_input(
+            TOOL,
+            format!(
+                "The OpenAlex base URL '{}' must start with http:// or https://.",
+                shorten(b, 60)
+            ),
+        ));
+    }
+    let q = clean_query(TOOL, query)?;
+    let n = n.clamp(1, MAX_RESULTS_CAP);
+    let mut url = format!(
+        "{}/works?search={}&filter=locations.source.id:{}&per-page={}&select={}",
+        b,
+        encode_component(&q),
+        ARXIV_SOURCE_ID,
+        n,
+        SELECT
+    );
+    if let Some(key) = api_key.map(str::trim).filter(|k| !k.is_empty()) {
+        url.push_str("&api_key=");
+        url.push_str(&encode_component(key));
+    }
+    Ok(Request {
+        url,
+        headers: Vec::new(),
+    })
+}
+
+/// One work, reduced to what the observation shows.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Work {
+    pub id: String,
+    pub title: String,
+    pub publication_date: String,
+    pub authors: Vec<String>,
+    pub abstract_text: String,
+    /// arXiv abs page when the work has an arXiv location.
+    pub arxiv_url: Option<String>,
+    pub doi: Option<String>,
+}
+
+impl Work {
+    /// Best link for the model: arXiv landing page, else DOI, else OpenAlex id.
+    pub fn url(&self) -> String {
+        self.arxiv_url
+            .clone()
+            .or_else(|| self.doi.clone())
+            .unwrap_or_else(|| self.id.clone())
+    }
+}
+
+/// Rebuild the abstract from OpenAlex's inverted index (word → positions).
+/// Pairs are sorted instead of placed into a position-indexed vector, so a
+/// bogus position like 10^12 costs nothing.
+pub fn rebuild_abstract(index: &Value) -> String {
+    let Some(map) = index.as_object() else {
+        return String::new();
+    };
+    let mut pairs: Vec<(u64, &str)> = Vec::new();
+    for (word, positions) in map {
+        if let Some(list) = positions.as_array() {
+            for p in list {
+                if let Some(pos) = p.as_u64() {
+                    if pairs.len() < MAX_ABSTRACT_WORDS {
+                        pairs.push((pos, word.as_str()));
+                    }
+                }
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs.dedup_by_key(|(pos, _)| *pos);
+    collapse_whitespace(&pairs.iter().map(|(_, w)| *w).collect::<Vec<_>>().join(" "))
+}
+
+fn str_field(v: &Value, key: &str) -> Option<String> {
+    v.get(key)
+        .and_then(Value::as_str)
+        .map(collapse_whitespace)
+        .filter(|s| !s.is_empty())
+}
+
+fn arxiv_location(work: &Value) -> Option<String> {
+    let locations = work.get("locations")?.as_array()?;
+    locations.iter().find_map(|loc| {
+        let landing = loc
+            .get("landing_page_url")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let source_is_arxiv = loc
+            .get("source")
+            .and_then(|s| s.get("id"))
+            .and_then(Value::as_str)
+            .is_some_and(|id| id.ends_with(ARXIV_SOURCE_ID));
+        if landing.contains("arxiv.org/abs/") {
+            Some(landing.replacen("http://", "https://", 1))
+        } else if source_is_arxiv {
+            // Landing page missing or odd: derive it from the PDF link.
+            let pdf = loc.get("pdf_url").and_then(Value::as_str).unwrap_or("");
+            pdf.find("arxiv.org/pdf/")
+                .and_then(|i| pdf.get(i + 14..))
+                .map(|id| format!("https://arxiv.org/abs/{}", id.trim_end_matches(".pdf")))
+        } else {
+            None
+        }
+    })
+}
+
+fn work_from_value(v: &Value) -> Option<Work> {
+    if !v.is_object() {
+        return None;
+    }
+    let title = str_field(v, "title")
+        .or_else(|| str_field(v, "display_name"))
+        .unwrap_or_default();
+    let authors = v
+        .get("authorships")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|a| a.get("author").and_then(|x| str_field(x, "display_name")))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(Work {
+        id: str_field(v, "id").unwrap_or_default(),
+        title,
+        publication_date: str_field(v, "publication_date").unwrap_or_default(),
+        authors,
+        abstract_text: v
+            .get("abstract_inverted_index")
+            .map(rebuild_abstract)
+            .unwrap_or_default(),
+        arxiv_url: arxiv_location(v),
+        doi: str_field(v, "doi"),
+    })
+}
+
+fn bad_shape() -> ServiceError {
+    ServiceError::bad_response(
+        TOOL,
+        "OpenAlex's answer did not have the expected shape (no 'results' list); try again or use another tool.",
+    )
+}
+
+/// Read a works list (`{"results":[..]}`) or a single work object.
+pub fn parse_works(body: &str) -> Result<Vec<Work>, ServiceError> {
+    let v = parse_json(TOOL, SERVICE, body)?;
+    match v.get("results") {
+        Some(Value::Array(items)) => Ok(items.iter().filter_map(work_from_value).collect()),
+        Some(_) => Err(bad_shape()),
+        None if v
+            .get("id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| id.contains("openalex.org/W")) =>
+        {
+            Ok(work_from_value(&v).into_iter().collect())
+        }
+        None => Err(bad_shape()),
+    }
+}
+
+fn api_error(v: &Value, status: u16) -> Option<ServiceError> {
+    let err = v.get("error")?;
+    let code = match err {
+        Value::String(s) => collapse_whitespace(s),
+        other => shorten(&other.to_string(), 60),
+    };
+    let detail = str_field(v, "message")
+        .map(|m| shorten(&m, 240))
+        .unwrap_or_default();
+    let hint = if status == 403 || status == 429 {
+        "The daily allowance may be used up; configure an OpenAlex API key or try again tomorrow."
+    } else {
+        "Rephrase the query with plain keywords."
+    };
+    let sep = if detail.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", detail.trim_end_matches('.'))
+    };
+    Some(ServiceError::new(
+        TOOL,
+        ServiceErrorKind::Api { code: code.clone() },
+        format!(
+            "OpenAlex rejected the request ({}){}. {}",
+            code.trim_end_matches('.'),
+            sep,
+            hint
+        ),
+    ))
+}
+
+fn status_error(status: u16, retry_after: Option<&str>) -> ServiceError {
+    match status {
+        429 => {
+            let secs = text::parse_retry_after(retry_after);
+            ServiceError::new(
+                TOOL,
+                ServiceErrorKind::RateLimited { retry_after_s: secs },
+                format!(
+                    "OpenAlex is rate-limiting requests (its daily allowance may be used up); {}. An OpenAlex API key raises the limit.",
+                    text::wait_phrase(secs, "try again later")
+                ),
+            )
+        }
+        503 if text::parse_retry_after(retry_after).is_some() => {
+            let secs = text::parse_retry_after(retry_after);
+            ServiceError::new(
+                TOOL,
+                ServiceErrorKind::RateLimited { retry_after_s: secs },
+                format!("OpenAlex is temporarily overloaded; {}.", text::wait_phrase(secs, "try again shortly")),
+            )
+        }
+        403 => ServiceError::new(
+            TOOL,
+            ServiceErrorKind::Http { status },
+            "OpenAlex refused the request (HTTP 403): the daily allowance may be used up or an API key is required; configure an OpenAlex API key or try again tomorrow.",
+        ),
+        _ => text::http_error(TOOL, SERVICE, status),
+    }
+}
+
+/// The `Ok` observation when nothing matched.
+pub fn no_results_observation(query: &str) -> String {
+    format!(
+        "{}\n\nOpenAlex has no arXiv-hosted works matching '{}'. Try fewer or more general keywords.",
+        SOURCE_NOTE,
+        shorten(&collapse_whitespace(query), 100)
+    )
+}
+
+fn format_authors(authors: &[String]) -> String {
+    match authors.len() {
+        0 => "(unknown)".to_string(),
+        n if n <= MAX_AUTHORS_SHOWN => authors.join(", "),
+        n => format!(
+            "{} et al. ({} authors)",
+            authors
+                .iter()
+                .take(MAX_AUTHORS_SHOWN)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+            n
+        ),
+    }
+}
+
+/// Observation: `SOURCE_NOTE`, a blank line, then one arXiv-style block per
+/// work, all bounded by `max_chars`.
+pub fn format_works(works: &[Work], max_chars: usize) -> String {
+    let budget = max_chars.saturating_sub(SOURCE_NOTE.len() + 2);
+    let share = (budget / works.len().max(1)).saturating_sub(250).max(150);
+    let blocks: Vec<String> = works
+        .iter()
+        .map(|w| {
+            format!(
+                "Published: {}\nTitle: {}\nAuthors: {}\nSummary: {}\nURL: {}",
+                if w.publication_date.is_empty() {
+                    "(unknown)"
+                } else {
+                    &w.publication_date
+                },
+                if w.title.is_empty() {
+                    "(untitled)"
+                } else {
+                    &w.title
+                },
+                format_authors(&w.authors),
+                if w.abstract_text.is_empty() {
+                    "(no abstract available)".to_string()
+                } else {
+                    shorten(&w.abstract_text, share)
+                },
+                w.url()
+            )
+        })
+        .collect();
+    bound(
+        &format!("{}\n\n{}", SOURCE_NOTE, text::join_blocks(&blocks)),
+        max_chars,
+    )
+}
+
+/// Interpret an OpenAlex works response into the observation.
+pub fn interpret(
+    status: u16,
+    retry_after: Option<&str>,
+    body: &str,
+    query: &str,
+    max_chars: usize,
+) -> Result<String, ServiceError> {
+    if status == 429 || status == 503 {
+        return Err(status_error(status, retry_after));
+    }
+    let parsed = parse_json(TOOL, SERVICE, body);
+    if let Ok(v) = &parsed {
+        if let Some(e) = api_error(v, status) {
+            return Err(e);
+        }
+    }
+    if !is_success(status) {
+        return Err(status_error(status, retry_after));
+    }
+    parsed?;
+    let works = parse_works(body)?;
+    if works.is_empty() {
+        return Ok(no_results_observation(query));
+    }
+    Ok(format_works(&works, max_chars))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(path: &str) -> String {
+        let full = format!("{}/../shared/fixtures/{}", env!("CARGO_MANIFEST_DIR"), path);
+        std::fs::read_to_string(&full)
+            .unwrap_or_else(|e| panic!("cannot read fixture {}: {}", full, e))
+    }
+
+    #[test]
+    fn url_shape() {
+        let r = search_url(
+            "https://api.openalex.org/",
+            "graph neural networks",
+            3,
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            r.url,
+            "https://api.openalex.org/works?search=graph%20neural%20networks&filter=locations.source.id:S4306400194&per-page=3&select=id,doi,title,display_name,publication_date,authorships,abstract_inverted_index,locations"
+        );
+        let r = search_url("http://127.0.0.1:1", "x", 99, Some(" k&y ")).unwrap();
+        assert!(
+            r.url.contains("per-page=20&") && r.url.ends_with("&api_key=k%26y"),
+            "{}",
+            r.url
+        );
+        assert!(search_url("https://x", "x", 0, Some(""))
+            .unwrap()
+            .url
+            .contains("per-page=1&"));
+        assert!(!search_url("https://x", "x", 1, Some("  "))
+            .unwrap()
+            .url
+            .contains("api_key"));
+        assert_eq!(
+            search_url("https://x", " ", 3, None).unwrap_err().kind,
+            ServiceErrorKind::BadInput
+        );
+        assert!(search_url("api.openalex.org", "x", 3, None).is_err());
+    }
+
+    #[test]
+    fn search_fixture_two_works() {
+        let body = fixture("openalex/works_search_machine_learning_public_health_trimmed2.json");
+        let works = parse_works(&body).unwrap();
+        assert_eq!(works.len(), 2);
+        let a = &works[0];
+        assert_eq!(a.title, "Redefining climate regions in the United States of America using satellite remote sensing and machine learning for public health applications");
+        assert_eq!(a.publication_date, "2014-12-01");
+        assert_eq!(
+            a.authors,
+            vec!["Alexander Liss", "Magaly Koch", "Elena N. Naumova"]
+        );
+        assert!(a.abstract_text.starts_with("Existing climate classification has not been designed for an efficient handling of public health scenarios."));
+        assert!(a.abstract_text.ends_with(
+            "Its utility in forecasting and mitigating these effects has to be further explored."
+        ));
+        assert_eq!(a.abstract_text.split(' ').count(), 240);
+        assert_eq!(a.arxiv_url, None);
+        assert_eq!(a.url(), "https://doi.org/10.4081/gh.2014.294");
+        let b = &works[1];
+        assert_eq!(
+            b.title,
+            "Data Science in Public Health: Building Next Generation Capacity"
+        );
+        assert_eq!(b.authors, vec!["Nicholas Mirin", "Rumi Chunara"]);
+        assert_eq!(b.url(), "https://arxiv.org/abs/2208.03461");
+        assert!(b
+            .abstract_text
+            .starts_with("Rapidly evolving technology, data, and analytic landscapes"));
+
+        let obs = interpret(200, None, &body, "machine learning AND public health", 4000).unwrap();
+        assert!(
+            obs.starts_with(&format!(
+                "{}\n\nPublished: 2014-12-01\nTitle: Redefining climate regions",
+                SOURCE_NOTE
+            )),
+            "{}",
+            obs
+        );
+        assert!(obs.contains("\n\nPublished: 2022-10-27\nTitle: Data Science in Public Health: Building Next Generation Capacity\nAuthors: Nicholas Mirin, Rumi Chunara\nSummary: Rapidly evolving"));
+        assert!(obs.ends_with("URL: https://arxiv.org/abs/2208.03461"));
+        assert!(obs.chars().count() <= 4000);
+        let small = interpret(200, None, &body, "q", 600).unwrap();
+        assert!(small.chars().count() <= 600 && small.starts_with(SOURCE_NOTE));
+    }
+
+    #[test]
+    fn singleton_fixture_2026_schema() {
+        let body = fixture("openalex/work_single_W2741809807_2026.json");
+        let works = parse_works(&body).unwrap();
+        assert_eq!(works.len(), 1);
+        let w = &works[0];
+        assert_eq!(w.title, "The state of OA: a large-scale analysis of the prevalence and impact of Open Access articles");
+        assert_eq!(w.publication_date, "2018-02-13");
+        assert_eq!(w.authors.len(), 9);
+        assert_eq!(w.authors[0], "Heather Piwowar");
+        assert_eq!(w.authors[3], "Juan Pablo Alperín");
+        assert!(w
+            .abstract_text
+            .starts_with("Despite growing interest in Open Access (OA) to scholarly literature"));
+        assert_eq!(w.url(), "https://doi.org/10.7717/peerj.4375");
+        let obs = interpret(200, None, &body, "state of OA", 4000).unwrap();
+        assert!(obs.contains("Authors: Heather Piwowar, Jason Priem, Vincent Larivière, Juan Pablo Alperín, Lisa Matthias, Bree Norlander, Ashley Farley, Jevin D. West et al. (9 authors)"), "{}", obs);
+    }
+
+    #[test]
+    fn empty_results() {
+        let body = r#"{"meta":{"count":0,"db_response_time_ms":12,"page":1,"per_page":3,"groups_count":null},"results":[],"group_by":[]}"#;
+        let obs = interpret(200, None, body, "zzqx", 4000).unwrap();
+        assert_eq!(obs, format!("{}\n\nOpenAlex has no arXiv-hosted works matching 'zzqx'. Try fewer or more general keywords.", SOURCE_NOTE));
+    }
+
+    #[test]
+    fn errors() {
+        // Shape from the OpenAlex API server source (fixtures README): no recorded body exists.
+        let body = r#"{"error":"Invalid query parameters error.","message":"per-page is not a valid parameter. Valid parameters are: filter, search, sort."}"#;
+        let e = interpret(400, None, body, "q", 4000).unwrap_err();
+        assert_eq!(
+            e.kind,
+            ServiceErrorKind::Api {
+                code: "Invalid query parameters error.".into()
+            }
+        );
+        assert!(
+            e.message.contains("per-page is not a valid parameter"),
+            "{}",
+            e.message
+        );
+        let e = interpret(429, Some("3600"), "{\"error\":\"x\"}", "q", 4000).unwrap_err();
+        assert_eq!(
+            e.kind,
+            ServiceErrorKind::RateLimited {
+                retry_after_s: Some(3600)
+            }
+        );
+        assert!(e.message.contains("about 60 minutes"), "{}", e.message);
+        let e = interpret(503, Some("30"), "<html>busy</html>", "q", 4000).unwrap_err();
+        assert_eq!(
+            e.kind,
+            ServiceErrorKind::RateLimited {
+                retry_after_s: Some(30)
+            }
+        );
+        assert_eq!(
+            interpret(503, None, "", "q", 4000).unwrap_err().kind,
+            ServiceErrorKind::Http { status: 503 }
+        );
+        let e = interpret(403, None, "", "q", 4000).unwrap_err();
+        assert_eq!(e.kind, ServiceErrorKind::Http { status: 403 });
+        assert!(e.message.contains("API key"));
+        assert_eq!(
+            interpret(500, None, "oops", "q", 4000).unwrap_err().kind,
+            ServiceErrorKind::Http { status: 500 }
+        );
+    }
+
+    #[test]
+    fn bad_bodies_never_panic() {
+        let full = fixture("openalex/works_search_machine_learning_public_health_trimmed2.json");
+        for cut in [0, 1, 100, full.len() / 2, full.len() - 1] {
+            let part = full.get(..cut).unwrap_or("");
+            assert_eq!(
+                interpret(200, None, part, "q", 4000).unwrap_err().kind,
+                ServiceErrorKind::BadResponse,
+                "cut {}",
+                cut
+            );
+        }
+        assert_eq!(
+            interpret(200, None, "<!DOCTYPE html><html></html>", "q", 4000)
+                .unwrap_err()
+                .kind,
+            ServiceErrorKind::BadResponse
+        );
+        assert_eq!(
+            interpret(200, None, "{\"results\":{}}", "q", 4000)
+                .unwrap_err()
+                .kind,
+            ServiceErrorKind::BadResponse
+        );
+        assert_eq!(
+            interpret(200, None, "{}", "q", 4000).unwrap_err().kind,
+            ServiceErrorKind::BadResponse
+        );
+        // Hostile inverted index: huge and negative positions, wrong types.
+        let odd = r#"{"results":[{"id":"https://openalex.org/W1","title":null,"display_name":"Fallback title",
+            "authorships":[{"author":null},{"author":{"display_name":"Ann"}}],
+            "abstract_inverted_index":{"end":[1000000000000],"start":[0],"bad":[-1,"x",null],"mid":"nope"},
+            "locations":[{"landing_page_url":null,"pdf_url":"http://arxiv.org/pdf/2101.00001v2","source":{"id":"https://openalex.org/S4306400194"}}]},
+            5, null]}"#;
+        let works = parse_works(odd).unwrap();
+        assert_eq!(works.len(), 1);
+        assert_eq!(works[0].title, "Fallback title");
+        assert_eq!(works[0].authors, vec!["Ann"]);
+        assert_eq!(works[0].abstract_text, "start end");
+        assert_eq!(works[0].url(), "https://arxiv.org/abs/2101.00001v2");
+        assert!(interpret(200, None, odd, "q", 10).is_ok());
+    }
+}

@@ -1,0 +1,66 @@
+//! Settings for the tools: which are enabled (the prompt lists only those), "return direct",
+//! per-tool time limits and options, and the CORS proxy that arXiv and DuckDuckGo need.
+
+use leptos::prelude::*;
+
+use crate::storage::Settings;
+use crate::tools::{Common, SearchBackend};
+
+use super::fields::{check_field, number_field, text_field};
+
+/// The on/off, return-direct and timeout controls every tool has.
+fn common_fields(
+    settings: RwSignal<Settings>,
+    name: &'static str,
+    get: fn(&Settings) -> &Common,
+    get_mut: fn(&mut Settings) -> &mut Common,
+) -> impl IntoView {
+    let ids = |suffix: &str| format!("tool-{name}-{suffix}");
+    view! {
+        {check_field(settings, "Enabled", ids("enabled"), move |s| get(s).enabled, move |s, v| get_mut(s).enabled = v)}
+        {check_field(settings, "Return its result directly as the answer", ids("direct"), move |s| get(s).return_direct, move |s, v| get_mut(s).return_direct = v)}
+        {number_field(settings, "Time limit (seconds)", ids("timeout"), (1.0, 300.0, 1.0), move |s| get(s).timeout_s, move |s, v| get_mut(s).timeout_s = v)}
+    }
+}
+
+#[component]
+pub fn ToolSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
+    view! {
+        <fieldset class="group" data-testid="tool-settings">
+            <legend>"Tools"</legend>
+            <details open>
+                <summary>"Wikipedia"</summary>
+                {common_fields(settings, "wikipedia", |s| &s.tools.wikipedia.common, |s| &mut s.tools.wikipedia.common)}
+                {text_field(settings, "Language edition (en, de, zh, …)", "wikipedia-lang", "en", |s| s.tools.wikipedia.lang.clone(), |s, v| s.tools.wikipedia.lang = if v.is_empty() { "en".into() } else { v })}
+                {number_field(settings, "Articles per search", "wikipedia-results", (1.0, 10.0, 1.0), |s| s.tools.wikipedia.results as f64, |s, v| s.tools.wikipedia.results = v as u32)}
+            </details>
+            <details>
+                <summary>"arXiv"</summary>
+                {common_fields(settings, "arxiv", |s| &s.tools.arxiv.common, |s| &mut s.tools.arxiv.common)}
+                {number_field(settings, "Papers per search", "arxiv-results", (1.0, 20.0, 1.0), |s| s.tools.arxiv.max_results as f64, |s, v| s.tools.arxiv.max_results = v as u32)}
+                {text_field(settings, "OpenAlex API key (fallback when arXiv is unreachable)", "openalex-key", "optional", |s| s.tools.arxiv.openalex_key.clone(), |s, v| s.tools.arxiv.openalex_key = v)}
+            </details>
+            <details>
+                <summary>"Calculator"</summary>
+                {common_fields(settings, "calculator", |s| &s.tools.calculator, |s| &mut s.tools.calculator)}
+            </details>
+            <details>
+                <summary>"Web search"</summary>
+                {common_fields(settings, "web_search", |s| &s.tools.web_search.common, |s| &mut s.tools.web_search.common)}
+                <label>
+                    "Search service"
+                    <select data-testid="search-backend" on:change=move |ev| {
+                        let backend = if event_target_value(&ev) == "searx" { SearchBackend::Searx } else { SearchBackend::DuckDuckGo };
+                        settings.update(|s| s.tools.web_search.backend = backend);
+                    }>
+                        <option value="duckduckgo" selected=move || settings.with(|s| s.tools.web_search.backend == SearchBackend::DuckDuckGo)>"DuckDuckGo instant answers (needs the CORS proxy)"</option>
+                        <option value="searx" selected=move || settings.with(|s| s.tools.web_search.backend == SearchBackend::Searx)>"SearXNG instance"</option>
+                    </select>
+                </label>
+                {text_field(settings, "SearXNG URL", "searx-url", "https://searx.example.org", |s| s.tools.web_search.searx_url.clone(), |s, v| s.tools.web_search.searx_url = v)}
+            </details>
+            {text_field(settings, "CORS proxy for arXiv and DuckDuckGo ({url} = encoded address)", "cors-proxy", "https://proxy.example/?url={url}", |s| s.tools.cors_proxy.clone(), |s, v| s.tools.cors_proxy = v)}
+            <p class="hint">"arXiv and DuckDuckGo do not allow requests from web pages. Without a proxy, arXiv searches fall back to OpenAlex (which indexes arXiv); under "<code>"scripts/serve"</code>" a built-in development proxy is used."</p>
+        </fieldset>
+    }
+}
