@@ -36,7 +36,7 @@ struct Scripted {
 }
 
 impl ChatModel for Scripted {
-    fn complete<'a>(&'a self, _r: &'a ChatRequest, on_delta: &'a dyn Fn(&str)) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
+    fn complete<'a>(&'a self, _r: &'a ChatRequest, progress: &'a dyn Fn(thoughtline::agent::Progress<'_>)) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
         let n = self.calls.get() + 1;
         self.calls.set(n);
         let text = if n < self.steps {
@@ -44,7 +44,7 @@ impl ChatModel for Scripted {
         } else {
             "Thought: I can answer now.\nFinal Answer: The answer is 42.".to_string()
         };
-        on_delta(&text);
+        progress(thoughtline::agent::Progress::Text(&text));
         Box::pin(async move { Ok(ChatResponse { text, usage: None, incomplete: false }) })
     }
 }

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentSettings;
-use crate::llm::{Preset, ProviderConfig};
+use crate::llm::{Connection, Preset, ProviderConfig};
 use crate::tools::ToolSettings;
 
 pub const SETTINGS_KEY: &str = "thoughtline.settings";
@@ -17,6 +17,7 @@ const SETTINGS_VERSION: u32 = 1;
 pub struct Settings {
     pub provider: ProviderConfig,
     pub remember_key: bool,
+    pub connection: Connection,
     pub agent: AgentSettings,
     pub tools: ToolSettings,
 }
@@ -27,6 +28,7 @@ impl Default for Settings {
         Settings {
             provider: ProviderConfig { preset, base_url: preset.base_url().into(), model: preset.default_model().into(), api_key: String::new() },
             remember_key: false,
+            connection: Connection::default(),
             agent: AgentSettings::default(),
             tools: ToolSettings::default(),
         }
@@ -44,6 +46,7 @@ struct StoredSettings {
     remember_key: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     api_key: Option<String>,
+    connection: Connection,
     agent: AgentSettings,
     tools: ToolSettings,
 }
@@ -63,6 +66,7 @@ impl From<&Settings> for StoredSettings {
             model: s.provider.model.clone(),
             remember_key: s.remember_key,
             api_key: (s.remember_key && !s.provider.api_key.is_empty()).then(|| s.provider.api_key.clone()),
+            connection: s.connection.clone(),
             agent: s.agent.clone(),
             tools: s.tools.clone(),
         }
@@ -80,6 +84,7 @@ pub fn settings_from_json(json: &str) -> Settings {
     Settings {
         provider: ProviderConfig { preset, base_url: stored.base_url, model: stored.model, api_key: stored.api_key.unwrap_or_default() },
         remember_key: stored.remember_key,
+        connection: stored.connection,
         agent: stored.agent,
         tools: stored.tools,
     }

@@ -3,10 +3,14 @@
 //! THOUGHTLINE_TEST_SERVER at compile time; scripts/test starts the server and sets it.
 #![cfg(target_arch = "wasm32")]
 
-use thoughtline::agent::{ChatModel, ChatRequest, LlmErrorKind, Message};
+use std::cell::RefCell;
+
+use thoughtline::agent::{ChatModel, ChatRequest, ChatResponse, LlmErrorKind, Message, Progress};
 use thoughtline::net::browser as http;
-use thoughtline::llm::openai::OpenAiCompatible;
-use thoughtline::llm::{Preset, ProviderConfig};
+use std::rc::Rc;
+
+use thoughtline::browser::BrowserClock;
+use thoughtline::llm::{Connection, Preset, Provider, ProviderConfig};
 use thoughtline::storage::{load_settings, save_settings, Settings, SETTINGS_KEY};
 use wasm_bindgen_test::*;
 
@@ -67,11 +71,42 @@ async fn script(scope: &str, replies: serde_json::Value) {
     assert_eq!(resp.status, 204);
 }
 
-fn client(scope: &str, preset: Preset, cors: bool) -> OpenAiCompatible {
+fn client(scope: &str, preset: Preset, cors: bool) -> Provider {
+    connect(scope, preset, cors, Connection { stream: false, ..Connection::default() })
+}
+
+fn connect(scope: &str, preset: Preset, cors: bool, connection: Connection) -> Provider {
     let prefix = if cors { "" } else { "/nocors" };
-    OpenAiCompatible {
-        config: ProviderConfig { preset, base_url: format!("{}{prefix}/s/{scope}/v1", server()), model: "m".into(), api_key: "sk-web".into() },
-    }
+    // Anthropic's base URL has no /v1 (the client adds /v1/messages).
+    let base_url = match preset {
+        Preset::Anthropic => format!("{}{prefix}/s/{scope}", server()),
+        _ => format!("{}{prefix}/s/{scope}/v1", server()),
+    };
+    let config = ProviderConfig { preset, base_url, model: "m".into(), api_key: "sk-web-secret".into() };
+    Provider::new(config, connection, Rc::new(BrowserClock))
+}
+
+fn streaming(scope: &str, preset: Preset) -> Provider {
+    connect(scope, preset, true, Connection::default())
+}
+
+/// Calls the model and records what it reported along the way.
+async fn complete(p: &Provider) -> (Result<ChatResponse, thoughtline::agent::LlmError>, Vec<String>) {
+    let log = RefCell::new(Vec::new());
+    let progress = |p: Progress<'_>| {
+        log.borrow_mut().push(match p {
+            Progress::Text(t) => format!("text:{t}"),
+            Progress::Reasoning(t) => format!("reasoning:{t}"),
+            Progress::Retry { attempt, wait_ms, reason } => format!("retry:{attempt}:{wait_ms}:{reason}"),
+        })
+    };
+    let result = p.complete(&request(), &progress).await;
+    (result, log.into_inner())
+}
+
+async fn recorded(scope: &str) -> Vec<serde_json::Value> {
+    let resp = http::send("GET", &format!("{}/s/{scope}/__requests", server()), &[], None).await.unwrap();
+    serde_json::from_str(&resp.body).unwrap()
 }
 
 fn request() -> ChatRequest {
@@ -108,5 +143,151 @@ async fn the_app_mounts_with_its_shell() {
     let doc = web_sys::window().unwrap().document().unwrap();
     for id in ["composer", "messages", "trace", "settings-toggle"] {
         assert!(doc.query_selector(&format!("[data-testid={id}]")).unwrap().is_some(), "missing {id}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn openai_streams_deltas_in_order_and_records_usage() {
+    script("st-openai", serde_json::json!([{ "text": "Thought: easy.\nFinal Answer: streamed" }])).await;
+    let (reply, log) = complete(&streaming("st-openai", Preset::OpenAi)).await;
+    let reply = reply.unwrap();
+    assert_eq!(reply.text, "Thought: easy.\nFinal Answer: streamed");
+    assert!(!reply.incomplete);
+    assert!(log.len() > 3, "several deltas: {log:?}");
+    let joined: String = log.iter().filter_map(|l| l.strip_prefix("text:")).collect();
+    assert_eq!(joined, reply.text);
+    assert_eq!(reply.usage.unwrap().prompt_tokens, 100);
+    let sent = recorded("st-openai").await;
+    assert_eq!(sent[0]["body"]["stream"], true);
+}
+
+#[wasm_bindgen_test]
+async fn recorded_streams_of_each_family_are_assembled() {
+    let cases = [
+        ("fx-openai", Preset::OpenAi, "openai/chat_completion_stream_text_include_usage.sse"),
+        ("fx-ollama", Preset::Ollama, "ollama/openai_chat_completion_stream_include_usage_pre_v0.32.6.sse"),
+        ("fx-dashscope", Preset::DashScope, "dashscope/openai_compat_stream_include_usage_docs.sse"),
+        ("fx-anthropic", Preset::Anthropic, "anthropic/messages_stream_text.sse"),
+        ("fx-thinking", Preset::Anthropic, "anthropic/messages_stream_thinking.sse"),
+    ];
+    for (scope, preset, fixture) in cases {
+        script(scope, serde_json::json!([{ "sse_fixture": fixture, "chunk_bytes": 5 }])).await;
+        let (reply, log) = complete(&streaming(scope, preset)).await;
+        let reply = reply.unwrap_or_else(|e| panic!("{fixture}: {e}"));
+        assert!(!reply.text.is_empty(), "{fixture}");
+        assert!(reply.usage.is_some(), "{fixture}: usage recorded");
+        if fixture.contains("thinking") {
+            assert!(log.iter().any(|l| l.starts_with("reasoning:")), "{fixture}: reasoning streamed");
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn anthropic_streams_and_sends_its_headers() {
+    script("st-anthropic", serde_json::json!([{ "text": "Final Answer: from Claude" }])).await;
+    let (reply, _) = complete(&streaming("st-anthropic", Preset::Anthropic)).await;
+    assert_eq!(reply.unwrap().text, "Final Answer: from Claude");
+    let sent = recorded("st-anthropic").await;
+    assert_eq!(sent[0]["headers"]["anthropic-dangerous-direct-browser-access"], "true");
+    assert_eq!(sent[0]["headers"]["x-api-key"], "sk-web-secret");
+    assert_eq!(sent[0]["body"]["system"], serde_json::Value::Null, "no system message in this request");
+}
+
+#[wasm_bindgen_test]
+async fn rate_limits_are_retried_after_retry_after_and_announced() {
+    script("retry-429", serde_json::json!([
+        { "status": 429, "fixture": "openai/error_429_rate_limit_exceeded_RECONSTRUCTED.json", "retry_after": 1 },
+        { "status": 503, "body": "{}" },
+        { "text": "Final Answer: third time lucky" }
+    ])).await;
+    let (reply, log) = complete(&streaming("retry-429", Preset::OpenAi)).await;
+    assert_eq!(reply.unwrap().text, "Final Answer: third time lucky");
+    let retries: Vec<_> = log.iter().filter(|l| l.starts_with("retry:")).collect();
+    assert_eq!(retries, ["retry:1:1000:HTTP 429", "retry:2:2000:HTTP 503"]);
+}
+
+#[wasm_bindgen_test]
+async fn anthropic_overload_is_retried_then_reported() {
+    let overloaded = serde_json::json!({ "status": 529, "fixture": "anthropic/error_529_overloaded_error_2026.json", "retry_after": 0 });
+    script("retry-529", serde_json::json!([overloaded, overloaded])).await;
+    let c = connect("retry-529", Preset::Anthropic, true, Connection { max_attempts: 2, ..Connection::default() });
+    let (reply, log) = complete(&c).await;
+    let err = reply.unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::Server { status: 529 });
+    assert_eq!(log.iter().filter(|l| l.starts_with("retry:")).count(), 1);
+}
+
+#[wasm_bindgen_test]
+async fn client_errors_are_not_retried_and_say_what_to_do() {
+    let cases = [
+        ("e404", 404, "ollama/openai_error_404_model_not_found_RECONSTRUCTED.json", LlmErrorKind::NotFound, "base URL and the model name"),
+        ("e400", 400, "openai/error_400_context_length_exceeded.json", LlmErrorKind::ContextLength, "History budget"),
+        ("e403", 403, "openai/error_401_invalid_api_key.json", LlmErrorKind::Auth, "Check the key"),
+    ];
+    for (scope, status, fixture, kind, advice) in cases {
+        script(scope, serde_json::json!([{ "status": status, "fixture": fixture }])).await;
+        let (reply, log) = complete(&streaming(scope, Preset::OpenAi)).await;
+        let err = reply.unwrap_err();
+        assert_eq!(err.kind, kind, "{scope}");
+        assert!(err.message.contains(advice), "{scope}: {}", err.message);
+        assert!(!err.message.contains("sk-web-secret"));
+        assert!(log.is_empty(), "{scope}: no retry");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_stream_cut_off_keeps_what_arrived_and_is_marked_incomplete() {
+    script("cut", serde_json::json!([{ "text": "Thought: this reply will be cut off somewhere in the middle", "cut_after": 3 }])).await;
+    let (reply, _) = complete(&streaming("cut", Preset::OpenAi)).await;
+    let reply = reply.unwrap();
+    assert!(reply.incomplete);
+    assert_eq!(reply.text, "Thought: this repl");
+}
+
+#[wasm_bindgen_test]
+async fn silence_times_out_and_aborts_the_request() {
+    script("hang", serde_json::json!([{ "hang": true }])).await;
+    let c = connect("hang", Preset::OpenAi, true, Connection { timeout_s: 1.0, ..Connection::default() });
+    let (reply, _) = complete(&c).await;
+    let err = reply.unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::Timeout);
+    assert!(err.message.contains("Request timeout"));
+    // Give the server a moment to notice the closed connection.
+    thoughtline::agent::Clock::sleep(&BrowserClock, 200.0).await;
+    assert_eq!(recorded("hang").await[0]["aborted"], true);
+}
+
+#[wasm_bindgen_test]
+async fn a_provider_that_refuses_streaming_gets_whole_replies() {
+    script("nostream", serde_json::json!([{ "reject_stream": true, "text": "Final Answer: whole" }, { "text": "Final Answer: again" }])).await;
+    let c = streaming("nostream", Preset::OpenAi);
+    let (reply, _) = complete(&c).await;
+    assert_eq!(reply.unwrap().text, "Final Answer: whole");
+    let (reply, _) = complete(&c).await;
+    assert_eq!(reply.unwrap().text, "Final Answer: again");
+    let sent = recorded("nostream").await;
+    let streams: Vec<_> = sent.iter().map(|r| r["body"]["stream"].clone()).collect();
+    assert_eq!(streams, [true, false, false], "falls back once and remembers");
+}
+
+#[wasm_bindgen_test]
+async fn a_malformed_body_is_a_clear_error() {
+    script("garbled", serde_json::json!([{ "status": 200, "body": "<html>proxy error</html>" }])).await;
+    let (reply, _) = complete(&client("garbled", Preset::OpenAi, true)).await;
+    assert_eq!(reply.unwrap_err().kind, LlmErrorKind::BadResponse);
+}
+
+#[wasm_bindgen_test]
+async fn the_key_reaches_no_trace_event() {
+    use thoughtline::agent::{run_agent, AgentSettings, CancelToken, RunInput};
+    script("nokey", serde_json::json!([{ "status": 401, "fixture": "openai/error_401_invalid_api_key.json" }, { "text": "Final Answer: ok" }])).await;
+    let model = streaming("nokey", Preset::OpenAi);
+    let settings = AgentSettings::default();
+    let cancel = CancelToken::new();
+    for _ in 0..2 {
+        let input = RunInput { question: "q", history: &[], model: &model, tools: &[], settings: &settings, clock: &BrowserClock, cancel: &cancel };
+        let trace = run_agent(input, &()).await;
+        let json = serde_json::to_string(&trace).unwrap();
+        assert!(!json.contains("sk-web-secret"), "{json}");
     }
 }

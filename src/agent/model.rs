@@ -120,15 +120,26 @@ impl fmt::Display for LlmError {
 
 impl std::error::Error for LlmError {}
 
+/// What a provider reports while a call is in flight.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Progress<'a> {
+    /// Visible text of the reply as it streams (a non-streaming provider sends it once).
+    Text(&'a str),
+    /// Reasoning some models stream before their reply: shown, never parsed.
+    Reasoning(&'a str),
+    /// The call failed in a way worth retrying; it will be tried again after `wait_ms`.
+    Retry { attempt: u32, wait_ms: f64, reason: &'a str },
+}
+
 /// A language model the agent can ask for a completion.
 ///
-/// `on_delta` receives streamed text as it arrives (providers that do not stream call it once
-/// with the whole text, or never). Dropping the returned future must abandon the request: in the
-/// browser that aborts the fetch, which is how Stop and time limits cancel a call.
+/// `progress` receives streamed text and retry notices as they happen. Dropping the returned
+/// future must abandon the request: in the browser that aborts the fetch, which is how Stop and
+/// time limits cancel a call.
 pub trait ChatModel {
     fn complete<'a>(
         &'a self,
         request: &'a ChatRequest,
-        on_delta: &'a dyn Fn(&str),
+        progress: &'a dyn Fn(Progress<'_>),
     ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>>;
 }

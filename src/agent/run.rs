@@ -10,7 +10,7 @@ use std::cell::RefCell;
 
 use serde_json::Value;
 
-use super::model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind};
+use super::model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Progress};
 use super::parse::{cut_at_observation, parse_reply, resolve_tool, Reply};
 use super::prompt::{build_request, Turn};
 use super::settings::{AgentSettings, EarlyStopping};
@@ -23,6 +23,8 @@ pub trait RunObserver {
     fn on_event(&self, _event: &Event) {}
     /// Streamed text of the model call in progress in `step`.
     fn on_delta(&self, _step: u32, _delta: &str) {}
+    /// Streamed reasoning (some models think aloud before replying) of the call in `step`.
+    fn on_reasoning(&self, _step: u32, _delta: &str) {}
 }
 
 impl RunObserver for () {}
@@ -328,8 +330,14 @@ async fn call_model(
 ) -> Guarded<Result<String, LlmError>> {
     let started = rec.now();
     rec.record(step, started, EventKind::LlmRequest { purpose, request: request.clone() });
-    let on_delta = |delta: &str| rec.observer.on_delta(step, delta);
-    let outcome = guarded(input.model.complete(&request, &on_delta), input, run_left, None).await;
+    let progress = |p: Progress<'_>| match p {
+        Progress::Text(delta) => rec.observer.on_delta(step, delta),
+        Progress::Reasoning(delta) => rec.observer.on_reasoning(step, delta),
+        Progress::Retry { attempt, wait_ms, reason } => {
+            rec.record(step, rec.now(), EventKind::LlmRetry { attempt, wait_ms, reason: reason.to_string() })
+        }
+    };
+    let outcome = guarded(input.model.complete(&request, &progress), input, run_left, None).await;
     let latency = to_micros(rec.now() - started);
     match outcome {
         Guarded::Done(result) => {

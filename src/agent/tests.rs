@@ -48,7 +48,7 @@ impl Drop for DropFlag {
 }
 
 impl ChatModel for Script {
-    fn complete<'a>(&'a self, request: &'a ChatRequest, on_delta: &'a dyn Fn(&str)) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
+    fn complete<'a>(&'a self, request: &'a ChatRequest, progress: &'a dyn Fn(Progress<'_>)) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
         self.requests.borrow_mut().push(request.clone());
         let next = self.replies.borrow_mut().pop().unwrap_or(Say::Text("Final Answer: (script ran out)"));
         Box::pin(async move {
@@ -66,8 +66,8 @@ impl ChatModel for Script {
             };
             // Stream in two pieces, as a provider would.
             let mid = text.char_indices().nth(text.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
-            on_delta(&text[..mid]);
-            on_delta(&text[mid..]);
+            progress(Progress::Text(&text[..mid]));
+            progress(Progress::Text(&text[mid..]));
             Ok(ChatResponse { text, usage: Some(Usage { prompt_tokens: 10, completion_tokens: 5 }), incomplete: false })
         })
     }

@@ -131,6 +131,12 @@ pub enum EventKind {
     LlmFailed {
         error: LlmError,
     },
+    /// The provider refused for now (rate limit, overload, server error); the call is retried.
+    LlmRetry {
+        attempt: u32,
+        wait_ms: f64,
+        reason: String,
+    },
     /// The reply was understood; `notes` say what had to be repaired or was ambiguous.
     Parsed {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -228,7 +234,8 @@ impl EventKind {
             | EventKind::ParseFailed { .. }
             | EventKind::ToolFailed { .. }
             | EventKind::UnknownTool { .. }
-            | EventKind::RepeatedAction { .. } => Tone::Error,
+            | EventKind::RepeatedAction { .. }
+            | EventKind::LlmRetry { .. } => Tone::Error,
             EventKind::RunStopped { reason, .. } => match reason {
                 StopReason::Answered => Tone::Success,
                 StopReason::Cancelled => Tone::Neutral,
@@ -244,6 +251,7 @@ impl EventKind {
             EventKind::LlmRequest { .. } => "Thinking",
             EventKind::LlmResponse { .. } => "Model reply",
             EventKind::LlmFailed { .. } => "Model error",
+            EventKind::LlmRetry { .. } => "Retrying",
             EventKind::Parsed { decision: Decision::Action { .. }, .. } => "Action",
             EventKind::Parsed { decision: Decision::Final { .. }, .. } => "Decision",
             EventKind::ParseFailed { .. } => "Format error",
@@ -328,6 +336,9 @@ impl Trace {
                 EventKind::LlmRequest { request, .. } => format!("{} messages sent", request.messages.len()),
                 EventKind::LlmResponse { text, .. } => fenced(text),
                 EventKind::LlmFailed { error } => error.message.clone(),
+                EventKind::LlmRetry { attempt, wait_ms, reason } => {
+                    format!("attempt {attempt} failed ({reason}); retrying in {:.1} s", wait_ms / 1000.0)
+                }
                 EventKind::Parsed { decision: Decision::Action { tool, input }, notes, .. } => {
                     with_notes(format!("`{tool}` ← `{}`", compact(input)), notes)
                 }

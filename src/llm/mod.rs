@@ -1,7 +1,15 @@
-//! Language-model providers over `fetch`: the only code that talks HTTP to a model. Each
-//! provider implements `agent::ChatModel`; the agent never sees URLs, headers or keys.
+//! Language-model providers over `fetch`: the only code that talks HTTP to a model. `client.rs`
+//! implements `agent::ChatModel` for every preset (streaming, retries, time limits); the
+//! per-API modules (`openai.rs`, `anthropic.rs`) and the stream decoders (`sse.rs`,
+//! `stream.rs`) are pure and tested natively against recorded provider responses.
 
+pub mod anthropic;
+pub mod client;
 pub mod openai;
 pub mod presets;
+pub mod retry;
+pub mod sse;
+pub mod stream;
 
-pub use presets::{Preset, ProviderConfig};
+pub use client::{Connection, Provider};
+pub use presets::{Api, Preset, ProviderConfig};

@@ -7,19 +7,23 @@ use serde_json::{json, Value};
 
 use crate::agent::{ChatRequest, ChatResponse, LlmError, LlmErrorKind, Usage};
 
-use super::presets::{Preset, ProviderConfig};
+use super::presets::Preset;
 
 pub fn endpoint(base_url: &str) -> String {
     format!("{}/chat/completions", base_url.trim_end_matches('/'))
 }
 
-pub fn request_body(model: &str, request: &ChatRequest) -> Value {
+pub fn request_body(model: &str, request: &ChatRequest, stream: bool) -> Value {
     let mut body = json!({
         "model": model,
         "messages": request.messages,
         "temperature": request.temperature,
-        "stream": false,
+        "stream": stream,
     });
+    if stream {
+        // Token counts arrive in a last chunk only when asked for.
+        body["stream_options"] = json!({"include_usage": true});
+    }
     if !request.stop.is_empty() {
         body["stop"] = json!(request.stop);
     }
@@ -82,50 +86,6 @@ fn clip(s: &str, max: usize) -> &str {
     }
 }
 
-/// The message for a fetch that failed before any response: in a browser this is almost
-/// always CORS or a server that is not running.
-pub fn network_error(config: &ProviderConfig) -> LlmError {
-    let hint = match config.preset {
-        Preset::Ollama => " Ollama only accepts pages it trusts: start it with OLLAMA_ORIGINS set to this page's origin (e.g. OLLAMA_ORIGINS=\"*\").",
-        Preset::LlamaCpp | Preset::LmStudio | Preset::Vllm => " Check that the server is running and allows browser requests (CORS).",
-        _ => " The provider must allow requests from a browser page (CORS); if it does not, use a CORS proxy or another provider.",
-    };
-    LlmError::new(
-        LlmErrorKind::Network,
-        format!("Could not reach {} from the browser.{hint} Base URL and key are in Settings.", endpoint(&config.base_url)),
-    )
-}
-
-pub struct OpenAiCompatible {
-    pub config: ProviderConfig,
-}
-
-#[cfg(target_arch = "wasm32")]
-impl crate::agent::ChatModel for OpenAiCompatible {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ChatRequest,
-        on_delta: &'a dyn Fn(&str),
-    ) -> crate::agent::LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
-        Box::pin(async move {
-            let body = request_body(&self.config.model, request).to_string();
-            let mut headers = vec![("Content-Type", "application/json".to_string())];
-            if !self.config.api_key.is_empty() {
-                headers.push(("Authorization", format!("Bearer {}", self.config.api_key)));
-            }
-            let response = crate::net::browser::post(&endpoint(&self.config.base_url), &headers, &body)
-                .await
-                .map_err(|_| network_error(&self.config))?;
-            if !(200..300).contains(&response.status) {
-                return Err(read_error(response.status, &response.body, self.config.preset));
-            }
-            let reply = read_completion(&response.body)?;
-            on_delta(&reply.text);
-            Ok(reply)
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,7 +99,7 @@ mod tests {
     #[test]
     fn body_carries_model_messages_stop_and_temperature() {
         let req = ChatRequest { messages: vec![Message::system("s"), Message::user("q")], stop: vec!["Observation:".into()], temperature: 0.0, max_tokens: Some(256) };
-        let body = request_body("gpt-4o-mini", &req);
+        let body = request_body("gpt-4o-mini", &req, false);
         assert_eq!(body["model"], "gpt-4o-mini");
         assert_eq!(body["messages"][1], json!({"role": "user", "content": "q"}));
         assert_eq!(body["stop"], json!(["Observation:"]));
@@ -180,11 +140,5 @@ mod tests {
     fn bad_bodies_are_errors_not_panics() {
         assert_eq!(read_completion("not json").unwrap_err().kind, LlmErrorKind::BadResponse);
         assert_eq!(read_completion("{\"choices\": []}").unwrap_err().kind, LlmErrorKind::BadResponse);
-    }
-
-    #[test]
-    fn network_error_names_the_ollama_setting() {
-        let cfg = ProviderConfig { preset: Preset::Ollama, base_url: Preset::Ollama.base_url().into(), model: "m".into(), api_key: String::new() };
-        assert!(network_error(&cfg).message.contains("OLLAMA_ORIGINS"));
     }
 }

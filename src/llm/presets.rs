@@ -15,11 +15,21 @@ pub enum Preset {
     Groq,
     DeepSeek,
     DashScope,
+    Anthropic,
     Custom,
 }
 
+/// The wire format a preset speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// `POST {base}/chat/completions`, the format most servers copy.
+    OpenAi,
+    /// `POST {base}/v1/messages`.
+    Anthropic,
+}
+
 impl Preset {
-    pub const ALL: [Preset; 10] = [
+    pub const ALL: [Preset; 11] = [
         Preset::OpenAi,
         Preset::Ollama,
         Preset::LmStudio,
@@ -29,8 +39,16 @@ impl Preset {
         Preset::Groq,
         Preset::DeepSeek,
         Preset::DashScope,
+        Preset::Anthropic,
         Preset::Custom,
     ];
+
+    pub fn api(self) -> Api {
+        match self {
+            Preset::Anthropic => Api::Anthropic,
+            _ => Api::OpenAi,
+        }
+    }
 
     pub fn label(self) -> &'static str {
         match self {
@@ -43,6 +61,7 @@ impl Preset {
             Preset::Groq => "Groq",
             Preset::DeepSeek => "DeepSeek",
             Preset::DashScope => "DashScope / Qwen",
+            Preset::Anthropic => "Anthropic (Claude)",
             Preset::Custom => "Custom (OpenAI-compatible)",
         }
     }
@@ -59,6 +78,7 @@ impl Preset {
             Preset::Groq => "groq",
             Preset::DeepSeek => "deepseek",
             Preset::DashScope => "dashscope",
+            Preset::Anthropic => "anthropic",
             Preset::Custom => "custom",
         }
     }
@@ -78,6 +98,7 @@ impl Preset {
             Preset::Groq => "https://api.groq.com/openai/v1",
             Preset::DeepSeek => "https://api.deepseek.com/v1",
             Preset::DashScope => "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
+            Preset::Anthropic => "https://api.anthropic.com",
             Preset::Custom => "",
         }
     }
@@ -91,6 +112,7 @@ impl Preset {
             Preset::Groq => "llama-3.3-70b-versatile",
             Preset::DeepSeek => "deepseek-chat",
             Preset::DashScope => "qwen-plus",
+            Preset::Anthropic => "claude-sonnet-4-5",
         }
     }
 

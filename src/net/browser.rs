@@ -28,9 +28,53 @@ fn js_message(value: &JsValue) -> String {
         .unwrap_or_else(|| format!("{value:?}"))
 }
 
-pub async fn send(method: &str, url: &str, headers: &[(&str, String)], body: Option<&str>) -> Result<HttpResponse, FetchFailed> {
+/// A response whose headers have arrived; the body is read with `text` or chunk by chunk.
+/// Dropping it before the body is finished aborts the request.
+pub struct Opened {
+    response: Response,
+    guard: AbortOnDrop,
+    reader: Option<web_sys::ReadableStreamDefaultReader>,
+}
+
+impl Opened {
+    pub fn status(&self) -> u16 {
+        self.response.status()
+    }
+
+    pub fn retry_after(&self) -> Option<String> {
+        self.response.headers().get("Retry-After").ok().flatten()
+    }
+
+    /// The whole body as text.
+    pub async fn text(mut self) -> Result<String, FetchFailed> {
+        let promise = self.response.text().map_err(|e| FetchFailed(js_message(&e)))?;
+        let body = JsFuture::from(promise).await.map_err(|e| FetchFailed(js_message(&e)))?;
+        self.guard.finished = true;
+        Ok(body.as_string().unwrap_or_default())
+    }
+
+    /// The next chunk of the body, or `None` at its end.
+    pub async fn chunk(&mut self) -> Result<Option<Vec<u8>>, FetchFailed> {
+        if self.reader.is_none() {
+            let body = self.response.body().ok_or_else(|| FetchFailed("the response has no body".into()))?;
+            self.reader = Some(body.get_reader().unchecked_into());
+        }
+        let Some(reader) = &self.reader else { return Ok(None) };
+        let result = JsFuture::from(reader.read()).await.map_err(|e| FetchFailed(js_message(&e)))?;
+        let done = js_sys::Reflect::get(&result, &JsValue::from_str("done")).map(|d| d.is_truthy()).unwrap_or(true);
+        if done {
+            self.guard.finished = true;
+            return Ok(None);
+        }
+        let value = js_sys::Reflect::get(&result, &JsValue::from_str("value")).map_err(|e| FetchFailed(js_message(&e)))?;
+        Ok(Some(js_sys::Uint8Array::new(&value).to_vec()))
+    }
+}
+
+/// Starts a request and waits for the response headers.
+pub async fn open(method: &str, url: &str, headers: &[(&str, String)], body: Option<&str>) -> Result<Opened, FetchFailed> {
     let controller = AbortController::new().map_err(|e| FetchFailed(js_message(&e)))?;
-    let mut guard = AbortOnDrop { controller, finished: false };
+    let guard = AbortOnDrop { controller, finished: false };
     let init = RequestInit::new();
     init.set_method(method);
     init.set_signal(Some(&guard.controller.signal()));
@@ -46,14 +90,14 @@ pub async fn send(method: &str, url: &str, headers: &[(&str, String)], body: Opt
         .await
         .map_err(|e| FetchFailed(js_message(&e)))?
         .unchecked_into();
-    let text = response.text().map_err(|e| FetchFailed(js_message(&e)))?;
-    let body = JsFuture::from(text).await.map_err(|e| FetchFailed(js_message(&e)))?;
-    guard.finished = true;
-    Ok(HttpResponse {
-        status: response.status(),
-        body: body.as_string().unwrap_or_default(),
-        retry_after: response.headers().get("Retry-After").ok().flatten(),
-    })
+    Ok(Opened { response, guard, reader: None })
+}
+
+pub async fn send(method: &str, url: &str, headers: &[(&str, String)], body: Option<&str>) -> Result<HttpResponse, FetchFailed> {
+    let opened = open(method, url, headers, body).await?;
+    let status = opened.status();
+    let retry_after = opened.retry_after();
+    Ok(HttpResponse { status, retry_after, body: opened.text().await? })
 }
 
 pub async fn post(url: &str, headers: &[(&str, String)], body: &str) -> Result<HttpResponse, FetchFailed> {

@@ -71,7 +71,7 @@ impl Clock for FakeClock {
 struct OneReply(&'static str);
 
 impl ChatModel for OneReply {
-    fn complete<'a>(&'a self, _r: &'a ChatRequest, _d: &'a dyn Fn(&str)) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
+    fn complete<'a>(&'a self, _r: &'a ChatRequest, _d: &'a dyn Fn(crate::agent::Progress<'_>)) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
         Box::pin(async move { Ok(ChatResponse { text: self.0.into(), usage: None, incomplete: false }) })
     }
 }

@@ -118,10 +118,10 @@ impl Session {
 
         use crate::agent::{run_agent, RunInput, Tool};
         use crate::browser::BrowserClock;
-        use crate::llm::openai::OpenAiCompatible;
+        use crate::llm::Provider;
         use crate::net::browser::BrowserFetch;
         leptos::task::spawn_local(async move {
-            let model = OpenAiCompatible { config: settings.provider.clone() };
+            let model = Provider::new(settings.provider.clone(), settings.connection.clone(), Rc::new(BrowserClock));
             let owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
             let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
             let observer = UiObserver { trace: self.trace, streaming: self.streaming };

@@ -6,6 +6,8 @@ use leptos::prelude::*;
 use crate::llm::Preset;
 use crate::storage::Settings;
 
+use super::fields::{check_field, number_field};
+
 #[component]
 pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> impl IntoView {
     let choose_preset = move |id: String| {
@@ -71,6 +73,9 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
                         }
                     }/>
             </label>
+            {check_field(settings, "Stream replies token by token", "stream", |s| s.connection.stream, |s, v| s.connection.stream = v)}
+            {number_field(settings, "Request timeout: give up after this many silent seconds", "timeout", (5.0, 3600.0, 5.0), |s| s.connection.timeout_s, |s, v| s.connection.timeout_s = v)}
+            {number_field(settings, "Tries per model call (rate limits, server errors)", "attempts", (1.0, 10.0, 1.0), |s| s.connection.max_attempts as f64, |s, v| s.connection.max_attempts = v as u32)}
             <super::tool_settings::ToolSettingsPanel settings/>
         </aside>
     }

@@ -64,6 +64,9 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
             (format!("{} characters{tokens}", text.chars().count()), Some(detail))
         }
         EventKind::LlmFailed { error } => (error.message.clone(), None),
+        EventKind::LlmRetry { attempt, wait_ms, reason } => {
+            (format!("Attempt {attempt} failed ({reason}); trying again in {:.1} s", wait_ms / 1000.0), None)
+        }
         EventKind::Parsed { thought, decision, notes } => {
             let head = match decision {
                 Decision::Action { tool, input } => format!("{tool} ← {}", json(input)),

@@ -16,8 +16,16 @@
 //   GET  /s/<scope>/ddg/?q=...                 DuckDuckGo instant answer (empty for unknown topics)
 //   GET  /s/<scope>/proxy?url=<encoded>        a CORS proxy that answers for the services above
 //   GET  /s/<scope>/__tool_requests            the tool requests received (URLs)
-// Reply: {"text": "..."} | {"status": 401, "fixture": "openai/error_401_invalid_api_key.json"}
-//        | {"status": 500, "body": "..."} ; optional "delay_ms" before answering.
+//   POST /s/<scope>/v1/messages           pops the next Reply (Anthropic Messages API)
+// Reply: {"text": "..."}: streamed as SSE in small chunks when the request asks for a stream,
+//          else one JSON body; "cut_after": N closes the stream after N text chunks;
+//          "chunk_delay_ms" paces the chunks
+//        | {"sse_fixture": "openai/....sse", "chunk_bytes": 7}: replays a recorded stream
+//        | {"status": 401, "fixture": "openai/error_401_invalid_api_key.json", "retry_after": 1}
+//        | {"status": 500, "body": "..."} | {"hang": true}: never answers
+//        | {"reject_stream": true, "text": "..."}: 400 for stream requests, the text otherwise
+//        optional "delay_ms" before answering.
+// Requests record whether the client went away before the answer ended ("aborted").
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -101,6 +109,43 @@ function serviceAnswer(rest, params) {
   return null;
 }
 
+/** Splits text into small pieces, as a model streams tokens. */
+function pieces(text) {
+  const out = [];
+  for (let i = 0; i < text.length; i += 6) out.push(text.slice(i, i + 6));
+  return out;
+}
+
+function openaiEvents(text, model) {
+  const base = { id: 'chatcmpl-loopback', object: 'chat.completion.chunk', created: 1, model };
+  const frame = (obj) => `data: ${JSON.stringify({ ...base, ...obj })}\n\n`;
+  return [
+    { frame: frame({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }], usage: null }) },
+    ...pieces(text).map((p) => ({ text: true, frame: frame({ choices: [{ index: 0, delta: { content: p }, finish_reason: null }], usage: null }) })),
+    { frame: frame({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: null }) },
+    { frame: frame({ choices: [], usage: { prompt_tokens: 100, completion_tokens: pieces(text).length, total_tokens: 100 + pieces(text).length } }) },
+    { frame: 'data: [DONE]\n\n' },
+  ];
+}
+
+function anthropicMessage(text, model) {
+  return JSON.stringify({ id: 'msg_loopback', type: 'message', role: 'assistant', model, content: [{ type: 'text', text }],
+    stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 100, output_tokens: pieces(text).length } });
+}
+
+function anthropicEvents(text, model) {
+  const frame = (type, obj) => `event: ${type}\ndata: ${JSON.stringify({ type, ...obj })}\n\n`;
+  return [
+    { frame: frame('message_start', { message: { id: 'msg_loopback', type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: 100, output_tokens: 1 } } }) },
+    { frame: frame('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) },
+    { frame: 'event: ping\ndata: {"type": "ping"}\n\n' },
+    ...pieces(text).map((p) => ({ text: true, frame: frame('content_block_delta', { index: 0, delta: { type: 'text_delta', text: p } }) })),
+    { frame: frame('content_block_stop', { index: 0 }) },
+    { frame: frame('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: pieces(text).length } }) },
+    { frame: frame('message_stop', {}) },
+  ];
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function serveStatic(req, res, urlPath) {
@@ -147,15 +192,50 @@ const server = http.createServer(async (req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     return res.end(JSON.stringify(s.requests));
   }
-  if (rest.endsWith('/chat/completions') && req.method === 'POST') {
+  const anthropic = rest.endsWith('/v1/messages');
+  if ((rest.endsWith('/chat/completions') || anthropic) && req.method === 'POST') {
     let parsed = null;
     try { parsed = JSON.parse(body); } catch { /* recorded as text */ }
-    s.requests.push({ method: req.method, path: rest, headers: req.headers, body: parsed ?? body });
+    const record = { method: req.method, path: rest, headers: req.headers, body: parsed ?? body, aborted: false };
+    s.requests.push(record);
+    res.on('close', () => { if (!res.writableFinished) record.aborted = true; });
     const reply = s.replies.shift() ?? { status: 500, body: '{"error":{"message":"the test script ran out of replies"}}' };
     if (reply.delay_ms) await sleep(reply.delay_ms);
+    if (reply.hang) return; // never answers: the client's timeout or Stop must end it
+    const wantsStream = parsed?.stream === true;
+    if (reply.reject_stream && wantsStream) {
+      s.replies.unshift(reply); // the same reply answers the client's non-streaming retry
+      res.writeHead(400, { 'Content-Type': 'application/json' });
+      return res.end('{"error":{"message":"stream is not supported by this model","type":"invalid_request_error"}}');
+    }
+    if (reply.sse_fixture) {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
+      const bytes = fs.readFileSync(path.join(fixtures, reply.sse_fixture));
+      const step = reply.chunk_bytes ?? 7;
+      for (let i = 0; i < bytes.length; i += step) {
+        res.write(bytes.subarray(i, i + step));
+        await sleep(reply.chunk_delay_ms ?? 1);
+      }
+      return res.end();
+    }
     if (reply.text !== undefined) {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      return res.end(completion(reply.text, parsed?.model ?? 'unknown'));
+      const model = parsed?.model ?? 'unknown';
+      if (!wantsStream) {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        return res.end(anthropic ? anthropicMessage(reply.text, model) : completion(reply.text, model));
+      }
+      res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
+      const events = anthropic ? anthropicEvents(reply.text, model) : openaiEvents(reply.text, model);
+      let textChunks = 0;
+      for (const ev of events) {
+        if (ev.text && reply.cut_after !== undefined && textChunks++ >= reply.cut_after) {
+          res.destroy(); // the connection drops mid-stream
+          return;
+        }
+        res.write(ev.frame);
+        await sleep(reply.chunk_delay_ms ?? 2);
+      }
+      return res.end();
     }
     const headers = { 'Content-Type': 'application/json' };
     if (reply.retry_after) headers['Retry-After'] = String(reply.retry_after);
