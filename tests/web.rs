@@ -291,3 +291,70 @@ async fn the_key_reaches_no_trace_event() {
         assert!(!json.contains("sk-web-secret"), "{json}");
     }
 }
+
+mod tools {
+    //! The real tools through the browser's fetch, against the loopback server's recorded
+    //! service responses, with and without CORS headers.
+    use super::*;
+    use serde_json::json;
+    use thoughtline::agent::Tool;
+    use thoughtline::net::browser::BrowserFetch;
+    use thoughtline::tools::{build_tools, ToolSettings};
+
+    fn tool(settings: &ToolSettings, name: &str) -> Box<dyn Tool> {
+        build_tools(settings, Rc::new(BrowserFetch), Rc::new(BrowserClock)).into_iter().find(|t| t.name() == name).unwrap()
+    }
+
+    async fn call(tool: &dyn Tool, input: serde_json::Value) -> Result<String, thoughtline::agent::ToolError> {
+        let model = streaming("tools-model", Preset::OpenAi);
+        thoughtline::agent::tool::call_with_model(tool, &input, &model).await
+    }
+
+    #[wasm_bindgen_test]
+    async fn wikipedia_through_fetch() {
+        let mut s = ToolSettings::default();
+        s.wikipedia.base_url = format!("{}/s/tw/wikipedia", server());
+        let obs = call(tool(&s, "wikipedia").as_ref(), json!("Python")).await.unwrap();
+        assert!(obs.contains("Page: Python (programming language)"), "{obs}");
+    }
+
+    #[wasm_bindgen_test]
+    async fn wikipedia_without_cors_is_an_actionable_error() {
+        let mut s = ToolSettings::default();
+        s.wikipedia.base_url = format!("{}/nocors/s/tw/wikipedia", server());
+        let err = call(tool(&s, "wikipedia").as_ref(), json!("Python")).await.unwrap_err();
+        assert!(err.message.contains("Could not reach Wikipedia"), "{}", err.message);
+    }
+
+    #[wasm_bindgen_test]
+    async fn arxiv_without_cors_falls_back_to_openalex() {
+        // No proxy and no dev proxy on the test page: the OpenAlex fallback answers.
+        let mut s = ToolSettings::default();
+        s.arxiv.openalex_url = format!("{}/s/ta/openalex", server());
+        let obs = call(tool(&s, "arxiv").as_ref(), json!("machine learning")).await.unwrap();
+        assert!(obs.starts_with("Source: OpenAlex"), "{obs}");
+    }
+
+    #[wasm_bindgen_test]
+    async fn arxiv_through_the_cors_proxy() {
+        let mut s = ToolSettings::default();
+        s.cors_proxy = format!("{}/s/tp/proxy?url={{url}}", server());
+        let obs = call(tool(&s, "arxiv").as_ref(), json!("testing")).await.unwrap();
+        assert!(obs.contains("Title:") && obs.contains("arxiv.org/abs/"), "{obs}");
+    }
+
+    #[wasm_bindgen_test]
+    async fn duckduckgo_through_the_cors_proxy_and_its_empty_answer() {
+        let mut s = ToolSettings::default();
+        s.cors_proxy = format!("{}/s/td/proxy?url={{url}}", server());
+        let t = tool(&s, "web_search");
+        assert!(call(t.as_ref(), json!("Rust programming language")).await.unwrap().contains("Rust"));
+        assert!(call(t.as_ref(), json!("zzqx unknown topic")).await.unwrap().contains("No instant answer"));
+    }
+
+    #[wasm_bindgen_test]
+    async fn calculator_in_the_browser() {
+        let s = ToolSettings::default();
+        assert_eq!(call(tool(&s, "calculator").as_ref(), json!("2^10")).await.unwrap(), "2^10 = 1024");
+    }
+}

@@ -54,6 +54,14 @@ impl<'a> ToolContext<'a> {
     }
 }
 
+/// Runs one tool call outside a run (tests, a tool playground): the tool's own model calls go
+/// to `model` and are not recorded anywhere.
+pub async fn call_with_model(tool: &dyn Tool, input: &Value, model: &dyn ChatModel) -> Result<String, ToolError> {
+    let now = || 0.0;
+    let cx = ToolContext { model, on_model_call: &|_, _, _| {}, now_ms: &now };
+    tool.call(input, &cx).await
+}
+
 /// Something the agent can do. `name` is what the model writes in `"action"`; `description`
 /// is what the prompt tells the model about when and how to use it.
 pub trait Tool {

@@ -27,11 +27,25 @@ pub struct Connection {
     pub timeout_s: f64,
     /// Tries per call for rate limits and server errors, the first included.
     pub max_attempts: u32,
+    /// Extra request headers, one `Name: value` per line (e.g. OpenRouter's `HTTP-Referer`).
+    pub extra_headers: String,
 }
 
 impl Default for Connection {
     fn default() -> Self {
-        Connection { stream: true, timeout_s: 120.0, max_attempts: 3 }
+        Connection { stream: true, timeout_s: 120.0, max_attempts: 3, extra_headers: String::new() }
+    }
+}
+
+impl Connection {
+    /// The extra headers as pairs; lines without a colon or with an empty name are skipped.
+    pub fn header_pairs(&self) -> Vec<(String, String)> {
+        self.extra_headers
+            .lines()
+            .filter_map(|line| line.split_once(':'))
+            .map(|(name, value)| (name.trim().to_string(), value.trim().to_string()))
+            .filter(|(name, _)| !name.is_empty() && !name.contains(' '))
+            .collect()
     }
 }
 
@@ -49,7 +63,7 @@ pub struct Provider {
 #[derive(Debug, PartialEq)]
 pub struct HttpParts {
     pub url: String,
-    pub headers: Vec<(&'static str, String)>,
+    pub headers: Vec<(String, String)>,
     pub body: String,
 }
 
@@ -61,20 +75,22 @@ impl Provider {
     /// The request for `request`; the key goes only into the auth header for the base URL.
     pub fn http_parts(&self, request: &ChatRequest, stream: bool) -> HttpParts {
         let c = &self.config;
-        match c.preset.api() {
+        let mut parts = match c.preset.api() {
             Api::OpenAi => {
-                let mut headers = vec![("Content-Type", "application/json".to_string())];
+                let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
                 if !c.api_key.is_empty() {
-                    headers.push(("Authorization", format!("Bearer {}", c.api_key)));
+                    headers.push(("Authorization".to_string(), format!("Bearer {}", c.api_key)));
                 }
                 HttpParts { url: openai::endpoint(&c.base_url), headers, body: openai::request_body(&c.model, request, stream).to_string() }
             }
             Api::Anthropic => HttpParts {
                 url: anthropic::endpoint(&c.base_url),
-                headers: anthropic::headers(&c.api_key),
+                headers: anthropic::headers(&c.api_key).into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
                 body: anthropic::request_body(&c.model, request, stream).to_string(),
             },
-        }
+        };
+        parts.headers.extend(self.connection.header_pairs());
+        parts
     }
 
     pub fn error_for(&self, status: u16, body: &str) -> LlmError {
@@ -152,7 +168,7 @@ mod io {
 
         async fn attempt(&self, request: &ChatRequest, stream: bool, progress: &dyn Fn(Progress<'_>)) -> Result<ChatResponse, Failure> {
             let parts = self.http_parts(request, stream);
-            let headers: Vec<(&str, String)> = parts.headers.iter().map(|(k, v)| (*k, v.clone())).collect();
+            let headers: Vec<(&str, String)> = parts.headers.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
             let opened = match race(open("POST", &parts.url, &headers, Some(&parts.body)), self.clock.sleep(self.silence_ms())).await {
                 Either::Left(Ok(opened)) => opened,
                 Either::Left(Err(_)) => return Err(Failure::Final(self.network_error())),
@@ -268,24 +284,34 @@ mod tests {
     fn openai_presets_send_the_key_only_as_a_bearer_header() {
         let parts = provider(Preset::OpenAi, "sk-abc").http_parts(&request(), true);
         assert_eq!(parts.url, "https://api.openai.com/v1/chat/completions");
-        assert!(parts.headers.contains(&("Authorization", "Bearer sk-abc".into())));
+        assert!(parts.headers.contains(&("Authorization".into(), "Bearer sk-abc".into())));
         assert!(!parts.body.contains("sk-abc"));
         let body: serde_json::Value = serde_json::from_str(&parts.body).unwrap();
         assert_eq!(body["stream"], true);
         assert_eq!(body["stream_options"]["include_usage"], true);
-        assert!(provider(Preset::Ollama, "").http_parts(&request(), false).headers.iter().all(|(k, _)| *k != "Authorization"));
+        assert!(provider(Preset::Ollama, "").http_parts(&request(), false).headers.iter().all(|(k, _)| k != "Authorization"));
     }
 
     #[test]
     fn anthropic_maps_system_and_sends_the_browser_header() {
         let parts = provider(Preset::Anthropic, "sk-ant").http_parts(&request(), false);
         assert_eq!(parts.url, "https://api.anthropic.com/v1/messages");
-        assert!(parts.headers.contains(&("anthropic-dangerous-direct-browser-access", "true".into())));
-        assert!(parts.headers.contains(&("x-api-key", "sk-ant".into())));
+        assert!(parts.headers.contains(&("anthropic-dangerous-direct-browser-access".into(), "true".into())));
+        assert!(parts.headers.contains(&("x-api-key".into(), "sk-ant".into())));
         let body: serde_json::Value = serde_json::from_str(&parts.body).unwrap();
         assert_eq!(body["system"], "rules");
         assert_eq!(body["stop_sequences"], serde_json::json!(["Observation:"]));
         assert!(!parts.body.contains("sk-ant"));
+    }
+
+    #[test]
+    fn extra_headers_are_added_and_malformed_lines_skipped() {
+        let mut p = provider(Preset::OpenRouter, "k");
+        p.connection.extra_headers = "HTTP-Referer: https://example.org\nnot a header\nX-Title:  Thoughtline \n: empty".into();
+        let headers = p.http_parts(&request(), false).headers;
+        assert!(headers.contains(&("HTTP-Referer".into(), "https://example.org".into())));
+        assert!(headers.contains(&("X-Title".into(), "Thoughtline".into())));
+        assert_eq!(headers.len(), 4);
     }
 
     #[test]

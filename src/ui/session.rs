@@ -36,6 +36,15 @@ impl RunObserver for UiObserver {
     fn on_delta(&self, _step: u32, delta: &str) {
         self.streaming.update(|s| s.push_str(delta));
     }
+    fn on_reasoning(&self, _step: u32, delta: &str) {
+        // Shown in the live box, set apart from the reply; never parsed.
+        self.streaming.update(|s| {
+            if s.is_empty() {
+                s.push_str("(thinking) ");
+            }
+            s.push_str(delta)
+        });
+    }
 }
 
 /// Earlier question/answer pairs of the conversation, for memory.

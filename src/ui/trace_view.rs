@@ -23,8 +23,10 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
             <Show when=move || running.get()>
                 <div class="event tone-pending live" data-testid="streaming">
                     <span class="icon" aria-hidden="true">"…"</span>
-                    <span class="label">"Model is writing"</span>
-                    <pre class="stream">{move || streaming.get()}</pre>
+                    <span class="label">{move || if streaming.with(String::is_empty) { "Waiting for the model…" } else { "Model is writing" }}</span>
+                    <Show when=move || !streaming.with(String::is_empty)>
+                        <pre class="stream">{move || streaming.get()}</pre>
+                    </Show>
                 </div>
             </Show>
         </section>
