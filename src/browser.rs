@@ -53,3 +53,36 @@ fn show_fatal_banner(detail: &str) {
     }
     let _ = body.prepend_with_node_1(&banner);
 }
+
+/// Offers `text` to the person as a file download.
+pub fn download(filename: &str, mime: &str, text: &str) -> Result<(), String> {
+    let fail = |e: wasm_bindgen::JsValue| format!("The download could not start: {e:?}");
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(fail)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(fail)?;
+    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let link: web_sys::HtmlAnchorElement = document.create_element("a").map_err(fail)?.unchecked_into();
+    link.set_href(&url);
+    link.set_download(filename);
+    link.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// Puts `text` on the clipboard.
+pub async fn copy_text(text: &str) -> Result<(), String> {
+    let clipboard = web_sys::window().ok_or("no window")?.navigator().clipboard();
+    wasm_bindgen_futures::JsFuture::from(clipboard.write_text(text))
+        .await
+        .map(|_| ())
+        .map_err(|_| "The browser refused clipboard access; use Export instead.".to_string())
+}
+
+/// The text of the first file chosen in a file input.
+pub async fn read_chosen_file(input: &web_sys::HtmlInputElement) -> Result<String, String> {
+    let file = input.files().and_then(|f| f.get(0)).ok_or("No file was chosen.")?;
+    let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|_| "The file could not be read.".to_string())?;
+    Ok(text.as_string().unwrap_or_default())
+}

@@ -90,6 +90,85 @@ pub fn settings_from_json(json: &str) -> Settings {
     }
 }
 
+pub const EXPORT_FORMAT: &str = "thoughtline.run";
+const EXPORT_VERSION: u32 = 1;
+
+/// The settings a run used, as exported: everything but the key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ExportedSettings {
+    pub preset: String,
+    pub base_url: String,
+    pub model: String,
+    pub connection: Connection,
+    pub agent: AgentSettings,
+    pub tools: ToolSettings,
+}
+
+impl Default for ExportedSettings {
+    fn default() -> Self {
+        ExportedSettings::from(&Settings::default())
+    }
+}
+
+impl From<&Settings> for ExportedSettings {
+    fn from(s: &Settings) -> Self {
+        ExportedSettings {
+            preset: s.provider.preset.id().into(),
+            base_url: s.provider.base_url.clone(),
+            model: s.provider.model.clone(),
+            connection: s.connection.clone(),
+            agent: s.agent.clone(),
+            tools: s.tools.clone(),
+        }
+    }
+}
+
+/// One run as a file a person can keep, share and open again without any key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportedRun {
+    pub format: String,
+    pub version: u32,
+    pub exported_unix_ms: f64,
+    pub question: String,
+    pub answer: Option<String>,
+    pub settings: ExportedSettings,
+    pub trace: crate::agent::Trace,
+}
+
+pub fn export_run(trace: &crate::agent::Trace, settings: &Settings, now_unix_ms: f64) -> String {
+    let question = trace
+        .events
+        .iter()
+        .find_map(|e| match &e.kind {
+            crate::agent::EventKind::RunStarted { question, .. } => Some(question.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let run = ExportedRun {
+        format: EXPORT_FORMAT.into(),
+        version: EXPORT_VERSION,
+        exported_unix_ms: now_unix_ms.round(),
+        question,
+        answer: trace.final_answer().map(str::to_string),
+        settings: ExportedSettings::from(settings),
+        trace: trace.clone(),
+    };
+    serde_json::to_string_pretty(&run).unwrap_or_default()
+}
+
+/// Reads an exported run, saying what is wrong with a file that is not one.
+pub fn import_run(json: &str) -> Result<ExportedRun, String> {
+    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("This file is not JSON ({e})."))?;
+    if value["format"] != EXPORT_FORMAT {
+        return Err("This JSON file is not a Thoughtline run export (its \"format\" is not \"thoughtline.run\").".into());
+    }
+    if value["version"].as_u64().unwrap_or(0) > EXPORT_VERSION as u64 {
+        return Err("This run was exported by a newer Thoughtline; update the page to open it.".into());
+    }
+    serde_json::from_value(value).map_err(|e| format!("This run export is damaged: {e}."))
+}
+
 #[cfg(target_arch = "wasm32")]
 fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
@@ -141,6 +220,32 @@ mod tests {
     fn key_round_trips_when_remembered() {
         let s = with_key(true);
         assert_eq!(settings_from_json(&settings_to_json(&s)), s);
+    }
+
+    #[test]
+    fn exported_runs_round_trip_without_the_key() {
+        use crate::agent::trace::{Event, EventKind, StopReason};
+        let events = vec![
+            Event { index: 0, step: 0, started_ms: 0.0, ended_ms: 0.0, kind: EventKind::RunStarted { question: "Who?".into(), tools: vec![], history_turns: 0, started_unix_ms: 1.0 } },
+            Event { index: 1, step: 1, started_ms: 1.0, ended_ms: 2.5, kind: EventKind::FinalAnswer { answer: "Ada".into(), source: crate::agent::trace::AnswerSource::Model } },
+            Event { index: 2, step: 1, started_ms: 2.5, ended_ms: 2.5, kind: EventKind::RunStopped { reason: StopReason::Answered, message: "done".into() } },
+        ];
+        let trace = crate::agent::Trace { events };
+        let json = export_run(&trace, &with_key(true), 1000.0);
+        assert!(!json.contains("sk-live-abc"), "{json}");
+        let back = import_run(&json).unwrap();
+        assert_eq!(back.trace, trace);
+        assert_eq!(back.question, "Who?");
+        assert_eq!(back.answer.as_deref(), Some("Ada"));
+        assert_eq!(back.settings.model, "my-model");
+    }
+
+    #[test]
+    fn importing_something_else_says_what_is_wrong() {
+        assert!(import_run("nope").unwrap_err().contains("not JSON"));
+        assert!(import_run("{\"a\": 1}").unwrap_err().contains("not a Thoughtline run export"));
+        assert!(import_run(r#"{"format": "thoughtline.run", "version": 99}"#).unwrap_err().contains("newer"));
+        assert!(import_run(r#"{"format": "thoughtline.run", "version": 1}"#).unwrap_err().contains("damaged"));
     }
 
     #[test]

@@ -4,11 +4,13 @@
 //! Signals are owned by `App` and handed down narrowly (a read signal, a write signal or a
 //! callback), so a component re-renders only for what it shows.
 
+mod agent_settings;
 mod chat;
 mod fields;
 mod session;
 mod settings_panel;
 mod tool_settings;
+mod trace_tools;
 mod trace_view;
 
 use leptos::prelude::*;
@@ -33,6 +35,7 @@ pub fn App() -> impl IntoView {
 
     let on_send = Callback::new(move |question: String| run.ask(question));
     let on_stop = Callback::new(move |_: ()| run.stop());
+    let on_import = Callback::new(move |imported: crate::storage::ExportedRun| run.show_imported(imported));
 
     view! {
         <div class="app">
@@ -54,7 +57,9 @@ pub fn App() -> impl IntoView {
             </header>
             <main class="layout">
                 <chat::ChatPane messages=messages.read_only() running=running.read_only() on_send on_stop/>
-                <trace_view::TracePane trace=trace.read_only() streaming=streaming.read_only() running=running.read_only()/>
+                <trace_view::TracePane trace=trace.read_only() streaming=streaming.read_only() running=running.read_only()>
+                    <trace_tools::TraceTools trace=trace.read_only() settings=settings.read_only() running=running.read_only() on_import/>
+                </trace_view::TracePane>
             </main>
             <Show when=move || show_settings.get()>
                 <settings_panel::SettingsPanel settings on_close=Callback::new(move |_: ()| show_settings.set(false))/>

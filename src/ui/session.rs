@@ -97,6 +97,23 @@ impl Session {
         self.spawn_run(question, history, settings, token);
     }
 
+    /// Shows an exported run: its trace, and its question and answer in the chat.
+    pub fn show_imported(self, run: crate::storage::ExportedRun) {
+        if self.running.get_untracked() {
+            return;
+        }
+        let mut shown = vec![ChatMessage { who: Who::User, text: run.question }];
+        shown.push(match run.answer {
+            Some(answer) => ChatMessage { who: Who::Assistant, text: answer },
+            None => ChatMessage {
+                who: Who::Problem,
+                text: run.trace.stop_reason().map(|r| r.describe()).unwrap_or_else(|| "This run ended without an answer.".into()),
+            },
+        });
+        self.messages.set(shown);
+        self.trace.set(run.trace.events);
+    }
+
     pub fn stop(self) {
         if let Some(token) = self.cancel.get_value() {
             token.cancel();

@@ -73,6 +73,7 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
                         }
                     }/>
             </label>
+            <ConnectionTest settings=settings.read_only()/>
             {check_field(settings, "Stream replies token by token", "stream", |s| s.connection.stream, |s, v| s.connection.stream = v)}
             {number_field(settings, "Request timeout: give up after this many silent seconds", "timeout", (5.0, 3600.0, 5.0), |s| s.connection.timeout_s, |s, v| s.connection.timeout_s = v)}
             {number_field(settings, "Tries per model call (rate limits, server errors)", "attempts", (1.0, 10.0, 1.0), |s| s.connection.max_attempts as f64, |s, v| s.connection.max_attempts = v as u32)}
@@ -82,7 +83,59 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
                     prop:value=move || settings.with(|s| s.connection.extra_headers.clone())
                     on:change=move |ev| settings.update(|s| s.connection.extra_headers = event_target_value(&ev))></textarea>
             </label>
+            <super::agent_settings::AgentSettingsPanel settings/>
             <super::tool_settings::ToolSettingsPanel settings/>
         </aside>
     }
+}
+
+/// "Test connection": one tiny request with the current settings, and its outcome in words.
+#[component]
+fn ConnectionTest(settings: ReadSignal<Settings>) -> impl IntoView {
+    let status = RwSignal::new(None::<(bool, String)>);
+    let testing = RwSignal::new(false);
+    let test = move |_| {
+        if let Some(problem) = super::session::missing_setting(&settings.get_untracked()) {
+            status.set(Some((false, problem.to_string())));
+            return;
+        }
+        testing.set(true);
+        status.set(None);
+        run_connection_test(settings.get_untracked(), status, testing);
+    };
+    view! {
+        <div class="connection-test">
+            <button type="button" class="ghost" data-testid="test-connection" disabled=move || testing.get() on:click=test>
+                {move || if testing.get() { "Testing…" } else { "Test connection" }}
+            </button>
+            <p role="status" data-testid="connection-status"
+                class=move || match status.get() { Some((true, _)) => "ok", Some((false, _)) => "bad", None => "" }>
+                {move || status.get().map(|(ok, text)| format!("{} {text}", if ok { "✓" } else { "✗" }))}
+            </p>
+        </div>
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn run_connection_test(settings: Settings, status: RwSignal<Option<(bool, String)>>, testing: RwSignal<bool>) {
+    use crate::agent::{ChatModel, ChatRequest, Message};
+    leptos::task::spawn_local(async move {
+        let clock = crate::browser::BrowserClock;
+        let provider = crate::llm::Provider::new(settings.provider.clone(), settings.connection.clone(), std::rc::Rc::new(clock));
+        let request = ChatRequest { messages: vec![Message::user("Reply with the single word OK.")], stop: vec![], temperature: 0.0, max_tokens: Some(16) };
+        let started = js_sys::Date::now();
+        let outcome = provider.complete(&request, &|_| {}).await;
+        let ms = js_sys::Date::now() - started;
+        status.set(Some(match outcome {
+            Ok(reply) => (true, format!("Connected to {} in {:.0} ms. The model said: \"{}\"", settings.provider.model, ms, reply.text.trim())),
+            Err(e) => (false, e.message),
+        }));
+        testing.set(false);
+    });
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn run_connection_test(_settings: Settings, status: RwSignal<Option<(bool, String)>>, testing: RwSignal<bool>) {
+    status.set(Some((false, "Testing a connection needs a browser.".into())));
+    testing.set(false);
 }

@@ -8,10 +8,13 @@ use crate::agent::trace::Decision;
 use crate::agent::{Event, EventKind, Tone};
 
 #[component]
-pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, running: ReadSignal<bool>) -> impl IntoView {
+pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, running: ReadSignal<bool>, children: Children) -> impl IntoView {
     view! {
         <section class="trace" aria-label="Agent trace">
-            <h2>"Trace"</h2>
+            <div class="trace-head">
+                <h2>"Trace"</h2>
+                {children()}
+            </div>
             <Show when=move || trace.with(Vec::is_empty) && !running.get()>
                 <p class="placeholder">"Each step of the agent appears here: the model's thoughts, tool calls and observations."</p>
             </Show>

@@ -120,5 +120,7 @@ test('Stop ends a slow run at once', async () => {
   assert.ok(Date.now() - started < 5000, 'stopped without waiting for the model');
   assert.match(await page.locator('.bubble.problem').textContent(), /Stopped by you/);
   await page.getByTestId('send').waitFor();
+  const sent = await requests(server.origin, scope);
+  assert.equal(sent[0].aborted, true, 'the in-flight request was aborted, not left running');
   await context.close();
 });

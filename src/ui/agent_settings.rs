@@ -1,0 +1,55 @@
+//! Settings for the agent loop: limits, early stopping, what the model is told about its own
+//! mistakes, prompt budgets, and the system prompt template (with a reset to the built-in one).
+
+use leptos::prelude::*;
+
+use crate::agent::prompt::{template_problems, DEFAULT_SYSTEM_TEMPLATE};
+use crate::agent::EarlyStopping;
+use crate::storage::Settings;
+
+use super::fields::{check_field, number_field};
+
+#[component]
+pub fn AgentSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
+    let template = move || settings.with(|s| s.agent.system_template.clone().unwrap_or_else(|| DEFAULT_SYSTEM_TEMPLATE.to_string()));
+    let problems = move || settings.with(|s| s.agent.system_template.as_deref().map(template_problems).unwrap_or_default());
+    view! {
+        <fieldset class="group" data-testid="agent-settings">
+            <legend>"Agent"</legend>
+            {number_field(settings, "Max iterations (model calls per question)", "max-iterations", (1.0, 100.0, 1.0), |s| s.agent.max_iterations as f64, |s, v| s.agent.max_iterations = v as u32)}
+            {number_field(settings, "Max time per question (seconds, 0 = no limit)", "max-time", (0.0, 3600.0, 5.0), |s| s.agent.max_time_ms.map(|ms| ms / 1000.0).unwrap_or(0.0), |s, v| s.agent.max_time_ms = (v > 0.0).then_some(v * 1000.0))}
+            <label>
+                "When a limit is reached"
+                <select data-testid="early-stopping" on:change=move |ev| {
+                    let mode = if event_target_value(&ev) == "generate" { EarlyStopping::Generate } else { EarlyStopping::Force };
+                    settings.update(|s| s.agent.early_stopping = mode);
+                }>
+                    <option value="force" selected=move || settings.with(|s| s.agent.early_stopping == EarlyStopping::Force)>"Stop and say which limit was hit"</option>
+                    <option value="generate" selected=move || settings.with(|s| s.agent.early_stopping == EarlyStopping::Generate)>"Ask the model for a last answer"</option>
+                </select>
+            </label>
+            {check_field(settings, "Send format errors back to the model so it can correct itself", "feed-parse-errors", |s| s.agent.feed_back_parse_errors, |s, v| s.agent.feed_back_parse_errors = v)}
+            {check_field(settings, "Show tool errors to the model (else a failing tool ends the run)", "feed-tool-errors", |s| s.agent.feed_back_tool_errors, |s, v| s.agent.feed_back_tool_errors = v)}
+            {number_field(settings, "Observation length (characters shown to the model)", "observation-limit", (200.0, 100000.0, 100.0), |s| s.agent.observation_limit as f64, |s, v| s.agent.observation_limit = v as usize)}
+            {number_field(settings, "History budget (characters of earlier turns)", "history-budget", (0.0, 200000.0, 500.0), |s| s.agent.history_budget as f64, |s, v| s.agent.history_budget = v as usize)}
+            <label>
+                "System prompt ({tools} and {tool_names} are filled in)"
+                <textarea rows="8" data-testid="system-template" spellcheck="false"
+                    prop:value=template
+                    on:change=move |ev| {
+                        let text = event_target_value(&ev);
+                        // The built-in text is stored as "no override", so it follows later improvements.
+                        settings.update(|s| s.agent.system_template = (text != DEFAULT_SYSTEM_TEMPLATE).then_some(text));
+                    }></textarea>
+            </label>
+            <ul class="problems" data-testid="template-problems">
+                {move || problems().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
+            </ul>
+            <button type="button" class="ghost" data-testid="reset-template"
+                disabled=move || settings.with(|s| s.agent.system_template.is_none())
+                on:click=move |_| settings.update(|s| s.agent.system_template = None)>
+                "Reset to the built-in prompt"
+            </button>
+        </fieldset>
+    }
+}

@@ -1,0 +1,102 @@
+//! The trace's toolbar: export the run as JSON, copy it as Markdown, and import an exported
+//! run to look at it again (no key needed: nothing is re-run).
+
+use leptos::prelude::*;
+
+use crate::agent::{Event, Trace};
+use crate::storage::{ExportedRun, Settings};
+
+#[component]
+pub fn TraceTools(
+    trace: ReadSignal<Vec<Event>>,
+    settings: ReadSignal<Settings>,
+    running: ReadSignal<bool>,
+    on_import: Callback<ExportedRun>,
+) -> impl IntoView {
+    let status = RwSignal::new(String::new());
+    let empty = move || trace.with(Vec::is_empty) || running.get();
+    let current = move || Trace { events: trace.get_untracked() };
+
+    let export = move |_| {
+        let json = crate::storage::export_run(&current(), &settings.get_untracked(), js_now());
+        status.set(match save("thoughtline-run.json", "application/json", &json) {
+            Ok(()) => "Exported.".into(),
+            Err(e) => e,
+        });
+    };
+    let copy = move |_| {
+        let markdown = current().to_markdown();
+        copy_later(markdown, status);
+    };
+    let import = move |ev: leptos::ev::Event| {
+        let input = event_target::<web_sys::HtmlInputElement>(&ev);
+        import_later(input, on_import, status);
+    };
+
+    view! {
+        <div class="trace-tools" role="toolbar" aria-label="Trace actions">
+            <button class="ghost small" data-testid="export" disabled=empty on:click=export>"⬇ Export JSON"</button>
+            <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy>"Copy as Markdown"</button>
+            <label class="ghost small file-button">
+                "⬆ Import…"
+                <input type="file" accept="application/json,.json" data-testid="import" class="visually-hidden" on:change=import/>
+            </label>
+            <span class="status" role="status" data-testid="trace-status">{move || status.get()}</span>
+        </div>
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn js_now() -> f64 {
+    js_sys::Date::now()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn js_now() -> f64 {
+    0.0
+}
+
+#[cfg(target_arch = "wasm32")]
+fn save(name: &str, mime: &str, text: &str) -> Result<(), String> {
+    crate::browser::download(name, mime, text)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn save(_name: &str, _mime: &str, _text: &str) -> Result<(), String> {
+    Err("Exporting needs a browser.".into())
+}
+
+#[cfg(target_arch = "wasm32")]
+fn copy_later(text: String, status: RwSignal<String>) {
+    leptos::task::spawn_local(async move {
+        status.set(match crate::browser::copy_text(&text).await {
+            Ok(()) => "Copied as Markdown.".into(),
+            Err(e) => e,
+        });
+    });
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn copy_later(_text: String, status: RwSignal<String>) {
+    status.set("Copying needs a browser.".into());
+}
+
+#[cfg(target_arch = "wasm32")]
+fn import_later(input: web_sys::HtmlInputElement, on_import: Callback<ExportedRun>, status: RwSignal<String>) {
+    leptos::task::spawn_local(async move {
+        let result = crate::browser::read_chosen_file(&input).await.and_then(|text| crate::storage::import_run(&text));
+        input.set_value("");
+        match result {
+            Ok(run) => {
+                status.set(format!("Imported a run of {} events.", run.trace.events.len()));
+                on_import.run(run);
+            }
+            Err(e) => status.set(e),
+        }
+    });
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn import_later(_input: web_sys::HtmlInputElement, _on_import: Callback<ExportedRun>, status: RwSignal<String>) {
+    status.set("Importing needs a browser.".into());
+}

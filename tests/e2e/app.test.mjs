@@ -1,0 +1,124 @@
+// End-to-end tests of what a person does around a run: export and import it, copy it as
+// Markdown, test the connection, change the agent's limits and prompt.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { startServer, launch, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+test('export then import shows the same trace, without the key', async () => {
+  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
+  await script(server.origin, scope, [action('calculator', '6*7'), { text: 'Final Answer: 42' }]);
+  await ask(page, 'What is six times seven?');
+  await page.locator('.bubble.assistant').waitFor();
+  const before = await traceTones(page);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
+  const file = await download.path();
+  const text = fs.readFileSync(file, 'utf8');
+  assert.ok(!text.includes('sk-test'), 'the key is not in the export');
+  const exported = JSON.parse(text);
+  assert.equal(exported.format, 'thoughtline.run');
+  assert.equal(exported.answer, '42');
+
+  // A fresh page with no settings at all opens it.
+  const fresh = await openApp(browser, server.origin);
+  await fresh.page.getByTestId('import').setInputFiles(file);
+  await fresh.page.locator('.bubble.assistant').waitFor();
+  assert.deepEqual(await traceTones(fresh.page), before);
+  assert.equal(await fresh.page.locator('.bubble.user .text').textContent(), 'What is six times seven?');
+  assert.equal(await fresh.page.locator('.bubble.assistant .text').textContent(), '42');
+  await shot(fresh.page, 'imported');
+  await fresh.context.close();
+  await context.close();
+});
+
+test('importing a file that is not a run says so', async () => {
+  const { page, context } = await openApp(browser, server.origin);
+  await page.getByTestId('import').setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
+  await page.getByText('not a Thoughtline run export').waitFor();
+  await context.close();
+});
+
+test('the trace copies as Markdown', async () => {
+  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
+  await script(server.origin, scope, [{ text: 'Final Answer: copied' }]);
+  await ask(page, 'Copy me');
+  await page.locator('.bubble.assistant').waitFor();
+  await page.getByTestId('copy-markdown').click();
+  await page.getByText('Copied as Markdown.').waitFor();
+  const clip = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(clip, /\*\*Final Answer\*\* · step 1/);
+  assert.match(clip, /copied/);
+  await context.close();
+});
+
+test('Test connection reports success and the precise error', async () => {
+  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
+  await script(server.origin, scope, [{ text: 'OK' }, { status: 401, fixture: 'openai/error_401_invalid_api_key.json' }]);
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('test-connection').click();
+  await page.getByText(/✓ Connected to test-model in \d+ ms\. The model said: "OK"/).waitFor();
+  await page.getByTestId('test-connection').click();
+  await page.getByText(/✗ The provider refused the API key \(HTTP 401\)/).waitFor();
+  const sent = await requests(server.origin, scope);
+  assert.equal(sent[0].body.max_tokens, 16);
+  await shot(page, 'connection-test');
+  await context.close();
+});
+
+test('the iteration limit stops a looping model with a red, actionable message', async () => {
+  const seed = (scopeUrl, base) => ({ ...loopbackSettings(scopeUrl, base), agent: { max_iterations: 2 } });
+  const { page, context, scope } = await openApp(browser, server.origin, { seed });
+  await script(server.origin, scope, [action('calculator', '1+1'), action('calculator', '2+2'), { text: 'Final Answer: never asked' }]);
+  await ask(page, 'Loop for me');
+  await page.locator('.bubble.problem').waitFor();
+  assert.match(await page.locator('.bubble.problem').textContent(), /Stopped after 2 steps without a final answer\. Raise "Max iterations" in Settings/);
+  assert.equal((await traceTones(page)).at(-1), 'run_stopped:error');
+  assert.equal((await requests(server.origin, scope)).length, 2);
+  await context.close();
+});
+
+test('a parse error is red, fed back, and the model recovers (green)', async () => {
+  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
+  await script(server.origin, scope, [{ text: 'I think I will just ramble without any format.' }, { text: 'Thought: fixed.\nFinal Answer: recovered' }]);
+  await ask(page, 'Test recovery');
+  await page.locator('.bubble.assistant').waitFor();
+  const tones = await traceTones(page);
+  assert.ok(tones.includes('parse_failed:error'), tones.join(' '));
+  assert.equal(tones.at(-1), 'run_stopped:success');
+  const sent = await requests(server.origin, scope);
+  assert.match(sent[1].body.messages.at(-1).content, /Observation: .+/);
+  await shot(page, 'parse-recovery');
+  await context.close();
+});
+
+test('the system prompt can be edited and reset', async () => {
+  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
+  await page.getByTestId('settings-toggle').click();
+  const editor = page.getByTestId('system-template');
+  assert.match(await editor.inputValue(), /\{tools\}/);
+  await editor.fill('Be brief. Tools: {tool_names}');
+  await editor.press('Tab');
+  assert.match(await page.getByTestId('template-problems').textContent(), /no \{tools\} placeholder/);
+  await page.getByTestId('settings-close').click();
+  await script(server.origin, scope, [{ text: 'Final Answer: brief' }]);
+  await ask(page, 'Hi');
+  await page.locator('.bubble.assistant').waitFor();
+  const sent = await requests(server.origin, scope);
+  assert.equal(sent[0].body.messages[0].content, 'Be brief. Tools: wikipedia, arxiv, calculator, web_search');
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('reset-template').click();
+  assert.match(await page.getByTestId('system-template').inputValue(), /You are Thoughtline/);
+  await context.close();
+});
