@@ -82,13 +82,33 @@ pub fn template_problems(template: &str) -> Vec<String> {
 
 /// Cuts `text` to at most `limit` characters (on a char boundary) with a visible marker.
 pub fn truncate_observation(text: &str, limit: usize) -> Cow<'_, str> {
-    match text.char_indices().nth(limit) {
-        None => Cow::Borrowed(text),
-        Some((cut, _)) => {
-            let total = text.chars().count();
-            Cow::Owned(format!("{}\n[… cut: showing {limit} of {total} characters]", &text[..cut]))
-        }
+    match split_observation(text, limit) {
+        (kept, None) => Cow::Borrowed(kept),
+        (kept, Some(total)) => Cow::Owned(format!("{kept}{}", cut_marker(limit, total))),
     }
+}
+
+fn cut_marker(limit: usize, total: usize) -> String {
+    format!("\n[… cut: showing {limit} of {total} characters]")
+}
+
+/// The first `limit` characters of `text`, and its length in characters when it is longer.
+///
+/// This runs for every observation on every step, so it counts UTF-8 lead bytes instead of
+/// decoding chars: a text of at most `limit` bytes cannot be too long, and the rest is a
+/// plain byte scan.
+fn split_observation(text: &str, limit: usize) -> (&str, Option<usize>) {
+    if text.len() <= limit {
+        return (text, None);
+    }
+    let is_lead = |b: &u8| (*b as i8) >= -0x40; // not a continuation byte (0b10xx_xxxx)
+    let total = text.as_bytes().iter().filter(|b| is_lead(b)).count();
+    if total <= limit {
+        return (text, None);
+    }
+    // The byte offset where char number `limit` starts.
+    let cut = text.as_bytes().iter().enumerate().filter(|(_, b)| is_lead(b)).nth(limit).map_or(text.len(), |(i, _)| i);
+    (&text[..cut], Some(total))
 }
 
 /// The observation the model receives for an event, if the event produces one.
@@ -136,6 +156,19 @@ fn write_scratchpad(trace: &Trace, observation_limit: usize, out: &mut String) {
             EventKind::LlmResponse { text, .. } if in_step_call => {
                 out.push_str(text.trim_end());
                 out.push('\n');
+            }
+            // The common case, written straight into the prompt: no copy per observation.
+            EventKind::ToolResult { observation, .. } => {
+                let (kept, cut) = split_observation(observation, observation_limit);
+                out.push_str(OBSERVATION);
+                out.push(' ');
+                if let Some(total) = cut {
+                    out.push_str(kept);
+                    out.push_str(&cut_marker(observation_limit, total));
+                } else {
+                    out.push_str(kept.trim_end());
+                }
+                out.push_str("\nThought:\n");
             }
             kind => {
                 if let Some(obs) = observation_for(kind, observation_limit) {
@@ -201,5 +234,19 @@ pub fn build_request(
         stop: vec![OBSERVATION.to_string()],
         temperature: settings.temperature,
         max_tokens: settings.max_tokens,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_counts_characters_not_bytes() {
+        assert_eq!(truncate_observation("short", 10), "short");
+        assert_eq!(truncate_observation("ééé", 3), "ééé", "6 bytes but 3 characters");
+        assert_eq!(truncate_observation("ééééé", 3), "ééé\n[… cut: showing 3 of 5 characters]");
+        assert_eq!(truncate_observation("ab😀cd", 3), "ab😀\n[… cut: showing 3 of 5 characters]");
+        assert_eq!(truncate_observation("abc", 0), "\n[… cut: showing 0 of 3 characters]");
     }
 }
