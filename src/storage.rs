@@ -169,6 +169,137 @@ pub fn import_run(json: &str) -> Result<ExportedRun, String> {
     serde_json::from_value(value).map_err(|e| format!("This run export is damaged: {e}."))
 }
 
+/// The list of conversations, newest first.
+pub const CHATS_KEY: &str = "thoughtline.chats";
+/// The conversation that was open last.
+pub const CURRENT_CHAT_KEY: &str = "thoughtline.current";
+const CHAT_VERSION: u32 = 1;
+
+fn chat_key(id: &str) -> String {
+    format!("thoughtline.chat.{id}")
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatSummary {
+    pub id: String,
+    pub title: String,
+    pub updated_unix_ms: f64,
+}
+
+/// One conversation as stored: its messages and the trace of its latest run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StoredChat {
+    pub version: u32,
+    pub id: String,
+    pub title: String,
+    pub messages: Vec<crate::ui::ChatMessage>,
+    pub trace: Vec<crate::agent::Event>,
+    /// A run was in progress when this was saved.
+    pub running: bool,
+}
+
+impl Default for StoredChat {
+    fn default() -> Self {
+        StoredChat { version: CHAT_VERSION, id: String::new(), title: String::new(), messages: Vec::new(), trace: Vec::new(), running: false }
+    }
+}
+
+/// A title from the first question, cut at a word boundary.
+pub fn chat_title(messages: &[crate::ui::ChatMessage]) -> String {
+    let first = messages.iter().find(|m| m.who == crate::ui::Who::User).map(|m| m.text.trim()).unwrap_or("");
+    if first.is_empty() {
+        return "New chat".into();
+    }
+    let line = first.lines().next().unwrap_or(first);
+    if line.chars().count() <= 60 {
+        return line.to_string();
+    }
+    let cut: String = line.chars().take(60).collect();
+    let cut = cut.rsplit_once(' ').map(|(head, _)| head).filter(|h| h.len() > 20).unwrap_or(&cut);
+    format!("{cut}…")
+}
+
+/// A chat saved while a run was in progress was cut off by a reload or a closed tab: say so
+/// in the chat and the trace, and clear the flag. Returns whether anything changed.
+pub fn mark_interrupted(chat: &mut StoredChat) -> bool {
+    if !chat.running {
+        return false;
+    }
+    chat.running = false;
+    let message = "This run was interrupted (the page was reloaded or closed before it finished). Ask again to run it anew.";
+    chat.messages.push(crate::ui::ChatMessage { who: crate::ui::Who::Problem, text: message.into() });
+    let index = chat.trace.len() as u32;
+    let (step, at) = chat.trace.last().map(|e| (e.step, e.ended_ms)).unwrap_or((0, 0.0));
+    chat.trace.push(crate::agent::Event {
+        index,
+        step,
+        started_ms: at,
+        ended_ms: at,
+        kind: crate::agent::EventKind::RunStopped { reason: crate::agent::StopReason::Interrupted, message: message.into() },
+    });
+    true
+}
+
+pub fn load_chat_index() -> Vec<ChatSummary> {
+    read(CHATS_KEY).and_then(|json| serde_json::from_str(&json).ok()).unwrap_or_default()
+}
+
+pub fn save_chat_index(index: &[ChatSummary]) {
+    write(CHATS_KEY, &serde_json::to_string(index).unwrap_or_default());
+}
+
+/// A stored chat, with an interrupted run already marked as such.
+pub fn load_chat(id: &str) -> Option<StoredChat> {
+    let mut chat: StoredChat = serde_json::from_str(&read(&chat_key(id))?).ok()?;
+    if mark_interrupted(&mut chat) {
+        save_chat(&chat);
+    }
+    Some(chat)
+}
+
+pub fn save_chat(chat: &StoredChat) {
+    write(&chat_key(&chat.id), &serde_json::to_string(chat).unwrap_or_default());
+    write(CURRENT_CHAT_KEY, &chat.id);
+}
+
+pub fn delete_chat(id: &str) {
+    remove(&chat_key(id));
+}
+
+pub fn current_chat_id() -> Option<String> {
+    read(CURRENT_CHAT_KEY)
+}
+
+fn read(key: &str) -> Option<String> {
+    #[cfg(target_arch = "wasm32")]
+    return local_storage()?.get_item(key).ok().flatten();
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = key;
+        None
+    }
+}
+
+/// Storage may be full or disabled (private mode); that costs persistence, never the page.
+fn write(key: &str, value: &str) {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(storage) = local_storage() {
+        let _ = storage.set_item(key, value);
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (key, value);
+}
+
+fn remove(key: &str) {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(storage) = local_storage() {
+        let _ = storage.remove_item(key);
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = key;
+}
+
 #[cfg(target_arch = "wasm32")]
 fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
@@ -176,21 +307,11 @@ fn local_storage() -> Option<web_sys::Storage> {
 
 /// Loads the saved settings, or the defaults when there are none.
 pub fn load_settings() -> Settings {
-    #[cfg(target_arch = "wasm32")]
-    if let Some(json) = local_storage().and_then(|s| s.get_item(SETTINGS_KEY).ok().flatten()) {
-        return settings_from_json(&json);
-    }
-    Settings::default()
+    read(SETTINGS_KEY).map(|json| settings_from_json(&json)).unwrap_or_default()
 }
 
-/// Saves settings; storage may be full or disabled (private mode), which only costs persistence.
 pub fn save_settings(settings: &Settings) {
-    #[cfg(target_arch = "wasm32")]
-    if let Some(storage) = local_storage() {
-        let _ = storage.set_item(SETTINGS_KEY, &settings_to_json(settings));
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    let _ = settings;
+    write(SETTINGS_KEY, &settings_to_json(settings));
 }
 
 #[cfg(test)]
@@ -246,6 +367,29 @@ mod tests {
         assert!(import_run("{\"a\": 1}").unwrap_err().contains("not a Thoughtline run export"));
         assert!(import_run(r#"{"format": "thoughtline.run", "version": 99}"#).unwrap_err().contains("newer"));
         assert!(import_run(r#"{"format": "thoughtline.run", "version": 1}"#).unwrap_err().contains("damaged"));
+    }
+
+    #[test]
+    fn titles_come_from_the_first_question() {
+        use crate::ui::{ChatMessage, Who};
+        let m = |who, text: &str| ChatMessage { who, text: text.into() };
+        assert_eq!(chat_title(&[]), "New chat");
+        assert_eq!(chat_title(&[m(Who::User, "Who is Ada?\nMore detail")]), "Who is Ada?");
+        let long = "Which were the most relevant publications about attention layers in neural networks in 2020?";
+        assert_eq!(chat_title(&[m(Who::User, long)]), "Which were the most relevant publications about attention…");
+    }
+
+    #[test]
+    fn an_interrupted_run_is_marked_once() {
+        use crate::ui::{ChatMessage, Who};
+        let mut chat = StoredChat { id: "a".into(), running: true, messages: vec![ChatMessage { who: Who::User, text: "q".into() }], ..Default::default() };
+        assert!(mark_interrupted(&mut chat));
+        assert!(!chat.running);
+        assert_eq!(chat.messages.last().unwrap().who, Who::Problem);
+        assert!(matches!(chat.trace.last().unwrap().kind, crate::agent::EventKind::RunStopped { reason: crate::agent::StopReason::Interrupted, .. }));
+        assert!(!mark_interrupted(&mut chat));
+        let back: StoredChat = serde_json::from_str(&serde_json::to_string(&chat).unwrap()).unwrap();
+        assert_eq!(back, chat);
     }
 
     #[test]

@@ -68,6 +68,8 @@ pub enum StopReason {
     MaxTime { limit_ms: f64 },
     /// The person pressed Stop.
     Cancelled,
+    /// The page was reloaded or closed while the run was going.
+    Interrupted,
     /// The model could not be reached or refused the request.
     ModelFailed,
     /// A tool failed and the settings say tool errors end the run.
@@ -89,6 +91,7 @@ impl StopReason {
                 limit_ms / 1000.0
             ),
             StopReason::Cancelled => "Stopped by you.".into(),
+            StopReason::Interrupted => "Interrupted: the page was reloaded or closed before the run finished.".into(),
             StopReason::ModelFailed => "Stopped because the model call failed (see the red step above).".into(),
             StopReason::ToolFailed { tool } => format!(
                 "Stopped because the tool \"{tool}\" failed. Turn on \"Show tool errors to the model\" in Settings to let the agent try another way."

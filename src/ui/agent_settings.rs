@@ -16,8 +16,8 @@ pub fn AgentSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
     view! {
         <fieldset class="group" data-testid="agent-settings">
             <legend>"Agent"</legend>
-            {number_field(settings, "Max iterations (model calls per question)", "max-iterations", (1.0, 100.0, 1.0), |s| s.agent.max_iterations as f64, |s, v| s.agent.max_iterations = v as u32)}
-            {number_field(settings, "Max time per question (seconds, 0 = no limit)", "max-time", (0.0, 3600.0, 5.0), |s| s.agent.max_time_ms.map(|ms| ms / 1000.0).unwrap_or(0.0), |s, v| s.agent.max_time_ms = (v > 0.0).then_some(v * 1000.0))}
+            {number_field(settings, "Max iterations (model calls per question)", "max-iterations".into(), (1.0, 100.0, 1.0), |s| s.agent.max_iterations as f64, |s, v| s.agent.max_iterations = v as u32)}
+            {number_field(settings, "Max time per question (seconds, 0 = no limit)", "max-time".into(), (0.0, 3600.0, 5.0), |s| s.agent.max_time_ms.map(|ms| ms / 1000.0).unwrap_or(0.0), |s, v| s.agent.max_time_ms = (v > 0.0).then_some(v * 1000.0))}
             <label>
                 "When a limit is reached"
                 <select data-testid="early-stopping" on:change=move |ev| {
@@ -28,10 +28,10 @@ pub fn AgentSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                     <option value="generate" selected=move || settings.with(|s| s.agent.early_stopping == EarlyStopping::Generate)>"Ask the model for a last answer"</option>
                 </select>
             </label>
-            {check_field(settings, "Send format errors back to the model so it can correct itself", "feed-parse-errors", |s| s.agent.feed_back_parse_errors, |s, v| s.agent.feed_back_parse_errors = v)}
-            {check_field(settings, "Show tool errors to the model (else a failing tool ends the run)", "feed-tool-errors", |s| s.agent.feed_back_tool_errors, |s, v| s.agent.feed_back_tool_errors = v)}
-            {number_field(settings, "Observation length (characters shown to the model)", "observation-limit", (200.0, 100000.0, 100.0), |s| s.agent.observation_limit as f64, |s, v| s.agent.observation_limit = v as usize)}
-            {number_field(settings, "History budget (characters of earlier turns)", "history-budget", (0.0, 200000.0, 500.0), |s| s.agent.history_budget as f64, |s, v| s.agent.history_budget = v as usize)}
+            {check_field(settings, "Send format errors back to the model so it can correct itself", "feed-parse-errors".into(), |s| s.agent.feed_back_parse_errors, |s, v| s.agent.feed_back_parse_errors = v)}
+            {check_field(settings, "Show tool errors to the model (else a failing tool ends the run)", "feed-tool-errors".into(), |s| s.agent.feed_back_tool_errors, |s, v| s.agent.feed_back_tool_errors = v)}
+            {number_field(settings, "Observation length (characters shown to the model)", "observation-limit".into(), (200.0, 100000.0, 100.0), |s| s.agent.observation_limit as f64, |s, v| s.agent.observation_limit = v as usize)}
+            {number_field(settings, "History budget (characters of earlier turns)", "history-budget".into(), (0.0, 200000.0, 500.0), |s| s.agent.history_budget as f64, |s, v| s.agent.history_budget = v as usize)}
             <label>
                 "System prompt ({tools} and {tool_names} are filled in)"
                 <textarea rows="8" data-testid="system-template" spellcheck="false"

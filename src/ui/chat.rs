@@ -3,7 +3,8 @@
 
 use leptos::prelude::*;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Who {
     User,
     Assistant,
@@ -11,7 +12,7 @@ pub enum Who {
     Problem,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ChatMessage {
     pub who: Who,
     pub text: String,
@@ -56,7 +57,8 @@ pub fn ChatPane(
                         </div>
                     </li>
                 </Show>
-                <For each=move || messages.get().into_iter().enumerate() key=|(i, _)| *i let:item>
+                // Keyed by position and text: switching conversations replaces rows whose text changed.
+                <For each=move || messages.get().into_iter().enumerate() key=|(i, m)| (*i, m.text.clone()) let:item>
                     <Bubble message=item.1/>
                 </For>
             </ol>

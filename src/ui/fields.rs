@@ -1,5 +1,7 @@
 //! Small form controls bound to one field of the settings, so panels read as a list of
-//! fields instead of repeated signal plumbing. Each takes a getter and a setter.
+//! fields instead of repeated signal plumbing. Each takes a getter and a setter as plain `fn`
+//! pointers, not generic closures: one compiled copy serves every field, which keeps the
+//! WASM bundle small.
 
 use leptos::prelude::*;
 
@@ -8,12 +10,11 @@ use crate::storage::Settings;
 pub fn text_field(
     settings: RwSignal<Settings>,
     label: &'static str,
-    testid: impl Into<String>,
+    testid: String,
     placeholder: &'static str,
-    get: impl Fn(&Settings) -> String + Send + Sync + Copy + 'static,
-    set: impl Fn(&mut Settings, String) + Send + Sync + Copy + 'static,
+    get: fn(&Settings) -> String,
+    set: fn(&mut Settings, String),
 ) -> impl IntoView {
-    let testid: String = testid.into();
     view! {
         <label>
             {label}
@@ -27,12 +28,11 @@ pub fn text_field(
 pub fn number_field(
     settings: RwSignal<Settings>,
     label: &'static str,
-    testid: impl Into<String>,
+    testid: String,
     (min, max, step): (f64, f64, f64),
-    get: impl Fn(&Settings) -> f64 + Send + Sync + Copy + 'static,
-    set: impl Fn(&mut Settings, f64) + Send + Sync + Copy + 'static,
+    get: fn(&Settings) -> f64,
+    set: fn(&mut Settings, f64),
 ) -> impl IntoView {
-    let testid: String = testid.into();
     view! {
         <label>
             {label}
@@ -53,11 +53,10 @@ pub fn number_field(
 pub fn check_field(
     settings: RwSignal<Settings>,
     label: &'static str,
-    testid: impl Into<String>,
-    get: impl Fn(&Settings) -> bool + Send + Sync + Copy + 'static,
-    set: impl Fn(&mut Settings, bool) + Send + Sync + Copy + 'static,
+    testid: String,
+    get: fn(&Settings) -> bool,
+    set: fn(&mut Settings, bool),
 ) -> impl IntoView {
-    let testid: String = testid.into();
     view! {
         <label class="check">
             <input type="checkbox" data-testid=testid

@@ -6,6 +6,7 @@
 
 mod agent_settings;
 mod chat;
+mod chats;
 mod fields;
 mod session;
 mod settings_panel;
@@ -31,6 +32,7 @@ pub fn App() -> impl IntoView {
     let streaming = RwSignal::new(String::new());
     let running = RwSignal::new(false);
     let show_settings = RwSignal::new(false);
+    let chats = chats::Chats::restore(messages, trace, running);
     let run = session::Session::new(settings.read_only(), messages, trace, streaming, running);
 
     let on_send = Callback::new(move |question: String| run.ask(question));
@@ -56,6 +58,7 @@ pub fn App() -> impl IntoView {
                 </button>
             </header>
             <main class="layout">
+                <chats::ChatList chats running=running.read_only()/>
                 <chat::ChatPane messages=messages.read_only() running=running.read_only() on_send on_stop/>
                 <trace_view::TracePane trace=trace.read_only() streaming=streaming.read_only() running=running.read_only()>
                     <trace_tools::TraceTools trace=trace.read_only() settings=settings.read_only() running=running.read_only() on_import/>

@@ -74,9 +74,9 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
                     }/>
             </label>
             <ConnectionTest settings=settings.read_only()/>
-            {check_field(settings, "Stream replies token by token", "stream", |s| s.connection.stream, |s, v| s.connection.stream = v)}
-            {number_field(settings, "Request timeout: give up after this many silent seconds", "timeout", (5.0, 3600.0, 5.0), |s| s.connection.timeout_s, |s, v| s.connection.timeout_s = v)}
-            {number_field(settings, "Tries per model call (rate limits, server errors)", "attempts", (1.0, 10.0, 1.0), |s| s.connection.max_attempts as f64, |s, v| s.connection.max_attempts = v as u32)}
+            {check_field(settings, "Stream replies token by token", "stream".into(), |s| s.connection.stream, |s, v| s.connection.stream = v)}
+            {number_field(settings, "Request timeout: give up after this many silent seconds", "timeout".into(), (5.0, 3600.0, 5.0), |s| s.connection.timeout_s, |s, v| s.connection.timeout_s = v)}
+            {number_field(settings, "Tries per model call (rate limits, server errors)", "attempts".into(), (1.0, 10.0, 1.0), |s| s.connection.max_attempts as f64, |s, v| s.connection.max_attempts = v as u32)}
             <label>
                 "Extra request headers (one \"Name: value\" per line)"
                 <textarea rows="2" data-testid="extra-headers" spellcheck="false"

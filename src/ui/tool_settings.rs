@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::storage::Settings;
 use crate::tools::{Common, SearchBackend};
 
-use super::fields::{check_field, number_field, text_field};
+use super::fields::{number_field, text_field};
 
 /// The on/off, return-direct and timeout controls every tool has.
 fn common_fields(
@@ -15,11 +15,30 @@ fn common_fields(
     get: fn(&Settings) -> &Common,
     get_mut: fn(&mut Settings) -> &mut Common,
 ) -> impl IntoView {
-    let ids = |suffix: &str| format!("tool-{name}-{suffix}");
+    let id = |suffix: &str| format!("tool-{name}-{suffix}");
     view! {
-        {check_field(settings, "Enabled", ids("enabled"), move |s| get(s).enabled, move |s, v| get_mut(s).enabled = v)}
-        {check_field(settings, "Return its result directly as the answer", ids("direct"), move |s| get(s).return_direct, move |s, v| get_mut(s).return_direct = v)}
-        {number_field(settings, "Time limit (seconds)", ids("timeout"), (1.0, 300.0, 1.0), move |s| get(s).timeout_s, move |s, v| get_mut(s).timeout_s = v)}
+        <label class="check">
+            <input type="checkbox" data-testid=id("enabled")
+                prop:checked=move || settings.with(|s| get(s).enabled)
+                on:change=move |ev| settings.update(|s| get_mut(s).enabled = event_target_checked(&ev))/>
+            "Enabled"
+        </label>
+        <label class="check">
+            <input type="checkbox" data-testid=id("direct")
+                prop:checked=move || settings.with(|s| get(s).return_direct)
+                on:change=move |ev| settings.update(|s| get_mut(s).return_direct = event_target_checked(&ev))/>
+            "Return its result directly as the answer"
+        </label>
+        <label>
+            "Time limit (seconds)"
+            <input type="number" min="1" max="300" step="1" data-testid=id("timeout")
+                prop:value=move || settings.with(|s| get(s).timeout_s.to_string())
+                on:change=move |ev| {
+                    if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                        settings.update(|s| get_mut(s).timeout_s = v.clamp(1.0, 300.0));
+                    }
+                }/>
+        </label>
     }
 }
 
@@ -31,14 +50,14 @@ pub fn ToolSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
             <details open>
                 <summary>"Wikipedia"</summary>
                 {common_fields(settings, "wikipedia", |s| &s.tools.wikipedia.common, |s| &mut s.tools.wikipedia.common)}
-                {text_field(settings, "Language edition (en, de, zh, …)", "wikipedia-lang", "en", |s| s.tools.wikipedia.lang.clone(), |s, v| s.tools.wikipedia.lang = if v.is_empty() { "en".into() } else { v })}
-                {number_field(settings, "Articles per search", "wikipedia-results", (1.0, 10.0, 1.0), |s| s.tools.wikipedia.results as f64, |s, v| s.tools.wikipedia.results = v as u32)}
+                {text_field(settings, "Language edition (en, de, zh, …)", "wikipedia-lang".into(), "en", |s| s.tools.wikipedia.lang.clone(), |s, v| s.tools.wikipedia.lang = if v.is_empty() { "en".into() } else { v })}
+                {number_field(settings, "Articles per search", "wikipedia-results".into(), (1.0, 10.0, 1.0), |s| s.tools.wikipedia.results as f64, |s, v| s.tools.wikipedia.results = v as u32)}
             </details>
             <details>
                 <summary>"arXiv"</summary>
                 {common_fields(settings, "arxiv", |s| &s.tools.arxiv.common, |s| &mut s.tools.arxiv.common)}
-                {number_field(settings, "Papers per search", "arxiv-results", (1.0, 20.0, 1.0), |s| s.tools.arxiv.max_results as f64, |s, v| s.tools.arxiv.max_results = v as u32)}
-                {text_field(settings, "OpenAlex API key (fallback when arXiv is unreachable)", "openalex-key", "optional", |s| s.tools.arxiv.openalex_key.clone(), |s, v| s.tools.arxiv.openalex_key = v)}
+                {number_field(settings, "Papers per search", "arxiv-results".into(), (1.0, 20.0, 1.0), |s| s.tools.arxiv.max_results as f64, |s, v| s.tools.arxiv.max_results = v as u32)}
+                {text_field(settings, "OpenAlex API key (fallback when arXiv is unreachable)", "openalex-key".into(), "optional", |s| s.tools.arxiv.openalex_key.clone(), |s, v| s.tools.arxiv.openalex_key = v)}
             </details>
             <details>
                 <summary>"Calculator"</summary>
@@ -57,9 +76,9 @@ pub fn ToolSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                         <option value="searx" selected=move || settings.with(|s| s.tools.web_search.backend == SearchBackend::Searx)>"SearXNG instance"</option>
                     </select>
                 </label>
-                {text_field(settings, "SearXNG URL", "searx-url", "https://searx.example.org", |s| s.tools.web_search.searx_url.clone(), |s, v| s.tools.web_search.searx_url = v)}
+                {text_field(settings, "SearXNG URL", "searx-url".into(), "https://searx.example.org", |s| s.tools.web_search.searx_url.clone(), |s, v| s.tools.web_search.searx_url = v)}
             </details>
-            {text_field(settings, "CORS proxy for arXiv and DuckDuckGo ({url} = encoded address)", "cors-proxy", "https://proxy.example/?url={url}", |s| s.tools.cors_proxy.clone(), |s, v| s.tools.cors_proxy = v)}
+            {text_field(settings, "CORS proxy for arXiv and DuckDuckGo ({url} = encoded address)", "cors-proxy".into(), "https://proxy.example/?url={url}", |s| s.tools.cors_proxy.clone(), |s, v| s.tools.cors_proxy = v)}
             <p class="hint">"arXiv and DuckDuckGo do not allow requests from web pages. Without a proxy, arXiv searches fall back to OpenAlex (which indexes arXiv); under "<code>"scripts/serve"</code>" a built-in development proxy is used."</p>
         </fieldset>
     }

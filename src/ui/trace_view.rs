@@ -19,7 +19,8 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
                 <p class="placeholder">"Each step of the agent appears here: the model's thoughts, tool calls and observations."</p>
             </Show>
             <ol class="events" data-testid="trace" aria-live="polite">
-                <For each=move || trace.get() key=|e| e.index let:event>
+                // Index alone is not unique across conversations and imports; timing makes it so.
+                <For each=move || trace.get() key=|e| (e.index, e.started_ms.to_bits(), e.ended_ms.to_bits()) let:event>
                     <EventRow event/>
                 </For>
             </ol>
