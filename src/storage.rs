@@ -154,19 +154,29 @@ pub fn export_run(trace: &crate::agent::Trace, settings: &Settings, now_unix_ms:
         settings: ExportedSettings::from(settings),
         trace: trace.clone(),
     };
-    serde_json::to_string_pretty(&run).unwrap_or_default()
+    // Compact like every other write: a pretty printer would compile every serializer twice.
+    serde_json::to_string(&run).unwrap_or_default()
 }
 
 /// Reads an exported run, saying what is wrong with a file that is not one.
 pub fn import_run(json: &str) -> Result<ExportedRun, String> {
-    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("This file is not JSON ({e})."))?;
-    if value["format"] != EXPORT_FORMAT {
+    // Both reads go through `from_str`: deserialising through `serde_json::Value` as well would
+    // compile the whole trace reader a second time into the bundle.
+    #[derive(Deserialize)]
+    struct Header {
+        #[serde(default)]
+        format: String,
+        #[serde(default)]
+        version: u32,
+    }
+    let header: Header = serde_json::from_str(json).map_err(|e| format!("This file is not a JSON object ({e})."))?;
+    if header.format != EXPORT_FORMAT {
         return Err("This JSON file is not a Thoughtline run export (its \"format\" is not \"thoughtline.run\").".into());
     }
-    if value["version"].as_u64().unwrap_or(0) > EXPORT_VERSION as u64 {
+    if header.version > EXPORT_VERSION {
         return Err("This run was exported by a newer Thoughtline; update the page to open it.".into());
     }
-    serde_json::from_value(value).map_err(|e| format!("This run export is damaged: {e}."))
+    serde_json::from_str(json).map_err(|e| format!("This run export is damaged: {e}."))
 }
 
 /// The list of conversations, newest first.
@@ -363,7 +373,7 @@ mod tests {
 
     #[test]
     fn importing_something_else_says_what_is_wrong() {
-        assert!(import_run("nope").unwrap_err().contains("not JSON"));
+        assert!(import_run("nope").unwrap_err().contains("not a JSON object"));
         assert!(import_run("{\"a\": 1}").unwrap_err().contains("not a Thoughtline run export"));
         assert!(import_run(r#"{"format": "thoughtline.run", "version": 99}"#).unwrap_err().contains("newer"));
         assert!(import_run(r#"{"format": "thoughtline.run", "version": 1}"#).unwrap_err().contains("damaged"));

@@ -71,7 +71,7 @@ pub struct ChatResponse {
 /// Why a model call failed. Every variant is the environment's fault, not the model's, so the
 /// executor ends the run with it (after the provider's own retries) and shows it to the person.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum LlmErrorKind {
     /// 401/403: the key is missing, wrong, or not allowed to use this model.
@@ -100,7 +100,6 @@ pub enum LlmErrorKind {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LlmError {
-    #[serde(flatten)]
     pub kind: LlmErrorKind,
     /// A sentence a person can act on, e.g. "The provider rejected the API key: check it in Settings."
     pub message: String,

@@ -159,7 +159,7 @@ fn kinds(trace: &Trace) -> Vec<String> {
     trace
         .events
         .iter()
-        .map(|e| serde_json::to_value(&e.kind).unwrap()["type"].as_str().unwrap().to_string())
+        .map(|e| e.kind.name().to_string())
         .collect()
 }
 

@@ -20,13 +20,14 @@ pub struct Event {
     /// Milliseconds since the run started.
     pub started_ms: f64,
     pub ended_ms: f64,
-    #[serde(flatten)]
+    /// Serialised externally tagged (`{"tool_call": {...}}`): serde's internally tagged and
+    /// flattened forms cost tens of KB of WASM, and this record is read back on every import.
     pub kind: EventKind,
 }
 
 /// Why a model call was made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "purpose", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum LlmPurpose {
     /// The regular ReAct step: think, then act or answer.
     Step,
@@ -38,7 +39,7 @@ pub enum LlmPurpose {
 
 /// What the model's reply was understood to ask for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Decision {
     Action { tool: String, input: Value },
     Final { answer: String },
@@ -58,7 +59,7 @@ pub enum AnswerSource {
 
 /// Why a run ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "reason", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// A final answer was given.
     Answered,
@@ -102,7 +103,7 @@ impl StopReason {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum EventKind {
     RunStarted {
         question: String,
@@ -114,7 +115,6 @@ pub enum EventKind {
     },
     /// A request as the provider received it.
     LlmRequest {
-        #[serde(flatten)]
         purpose: LlmPurpose,
         request: ChatRequest,
     },
@@ -191,7 +191,6 @@ pub enum EventKind {
         source: AnswerSource,
     },
     RunStopped {
-        #[serde(flatten)]
         reason: StopReason,
         message: String,
     },
@@ -244,6 +243,26 @@ impl EventKind {
                 StopReason::Cancelled => Tone::Neutral,
                 _ => Tone::Error,
             },
+        }
+    }
+
+    /// The event's type as a stable snake_case name (its JSON tag, the UI's `data-kind`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            EventKind::RunStarted { .. } => "run_started",
+            EventKind::LlmRequest { .. } => "llm_request",
+            EventKind::LlmResponse { .. } => "llm_response",
+            EventKind::LlmFailed { .. } => "llm_failed",
+            EventKind::LlmRetry { .. } => "llm_retry",
+            EventKind::Parsed { .. } => "parsed",
+            EventKind::ParseFailed { .. } => "parse_failed",
+            EventKind::ToolCall { .. } => "tool_call",
+            EventKind::ToolResult { .. } => "tool_result",
+            EventKind::ToolFailed { .. } => "tool_failed",
+            EventKind::UnknownTool { .. } => "unknown_tool",
+            EventKind::RepeatedAction { .. } => "repeated_action",
+            EventKind::FinalAnswer { .. } => "final_answer",
+            EventKind::RunStopped { .. } => "run_stopped",
         }
     }
 

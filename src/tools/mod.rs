@@ -46,7 +46,6 @@ impl Default for Common {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct WikipediaSettings {
-    #[serde(flatten)]
     pub common: Common,
     /// Language edition: "en", "de", "zh", …
     pub lang: String,
@@ -66,7 +65,6 @@ impl Default for WikipediaSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ArxivSettings {
-    #[serde(flatten)]
     pub common: Common,
     pub max_results: u32,
     pub max_chars: usize,
@@ -102,7 +100,6 @@ pub enum SearchBackend {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct WebSearchSettings {
-    #[serde(flatten)]
     pub common: Common,
     pub backend: SearchBackend,
     /// A SearXNG instance with JSON output enabled, e.g. `https://searx.example.org`.

@@ -238,7 +238,7 @@ fn web_search_empty_answer_says_so() {
 
 #[test]
 fn tool_settings_round_trip_with_defaults_for_missing_fields() {
-    let s: ToolSettings = serde_json::from_str(r#"{"wikipedia": {"lang": "de", "enabled": false}}"#).unwrap();
+    let s: ToolSettings = serde_json::from_str(r#"{"wikipedia": {"lang": "de", "common": {"enabled": false}}}"#).unwrap();
     assert_eq!(s.wikipedia.lang, "de");
     assert!(!s.wikipedia.common.enabled);
     assert_eq!(s.wikipedia.results, 3);

@@ -106,7 +106,7 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
 fn EventRow(event: Event) -> impl IntoView {
     let tone = event.kind.tone();
     let (head, detail) = summary(&event.kind);
-    let kind = serde_json::to_value(&event.kind).ok().and_then(|v| v["type"].as_str().map(str::to_string)).unwrap_or_default();
+    let kind = event.kind.name();
     let timing = if event.step > 0 {
         format!("step {} · {:.0} ms", event.step, event.ended_ms - event.started_ms)
     } else {

@@ -80,7 +80,7 @@ test('arXiv goes through the CORS proxy when one is set', async () => {
 });
 
 test('a disabled tool is not offered to the model, and a tool error is red and fed back', async () => {
-  const seed = (scopeUrl, base) => loopbackSettings(scopeUrl, base, { wikipedia: { enabled: false }, web_search: { ddg_url: '' } });
+  const seed = (scopeUrl, base) => loopbackSettings(scopeUrl, base, { wikipedia: { common: { enabled: false } }, web_search: { ddg_url: '' } });
   const { page, context, scope } = await openApp(browser, server.origin, { seed });
   await script(server.origin, scope, [action('web_search', 'rust'), finalAnswer('I could not search.')]);
   await ask(page, 'What is Rust?');
