@@ -179,6 +179,17 @@ pub fn import_run(json: &str) -> Result<ExportedRun, String> {
     serde_json::from_str(json).map_err(|e| format!("This run export is damaged: {e}."))
 }
 
+pub const THEME_KEY: &str = "thoughtline.theme";
+
+/// "light", "dark", or "" to follow the operating system.
+pub fn load_theme() -> String {
+    read(THEME_KEY).filter(|t| t == "light" || t == "dark").unwrap_or_default()
+}
+
+pub fn save_theme(theme: &str) {
+    write(THEME_KEY, theme);
+}
+
 /// The list of conversations, newest first.
 pub const CHATS_KEY: &str = "thoughtline.chats";
 /// The conversation that was open last.

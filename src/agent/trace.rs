@@ -300,6 +300,31 @@ pub struct Totals {
     pub duration_ms: f64,
 }
 
+
+impl Totals {
+    /// Sums over any run of events (a live trace that is still growing, too).
+    pub fn of(events: &[Event]) -> Totals {
+        let mut t = Totals::default();
+        for e in events {
+            t.steps = t.steps.max(e.step);
+            t.duration_ms = t.duration_ms.max(e.ended_ms);
+            match &e.kind {
+                EventKind::LlmRequest { .. } => t.llm_calls += 1,
+                EventKind::ToolCall { .. } => t.tool_calls += 1,
+                EventKind::LlmResponse { usage: Some(u), .. } => {
+                    t.prompt_tokens += u.prompt_tokens;
+                    t.completion_tokens += u.completion_tokens;
+                }
+                _ => {}
+            }
+            if e.kind.tone() == Tone::Error {
+                t.errors += 1;
+            }
+        }
+        t
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
     pub events: Vec<Event>,
@@ -325,25 +350,9 @@ impl Trace {
     }
 
     pub fn totals(&self) -> Totals {
-        let mut t = Totals::default();
-        for e in &self.events {
-            t.steps = t.steps.max(e.step);
-            t.duration_ms = t.duration_ms.max(e.ended_ms);
-            match &e.kind {
-                EventKind::LlmRequest { .. } => t.llm_calls += 1,
-                EventKind::ToolCall { .. } => t.tool_calls += 1,
-                EventKind::LlmResponse { usage: Some(u), .. } => {
-                    t.prompt_tokens += u.prompt_tokens;
-                    t.completion_tokens += u.completion_tokens;
-                }
-                _ => {}
-            }
-            if e.kind.tone() == Tone::Error {
-                t.errors += 1;
-            }
-        }
-        t
+        Totals::of(&self.events)
     }
+
 
     /// The trace as Markdown, for pasting into an issue or a chat.
     pub fn to_markdown(&self) -> String {

@@ -98,11 +98,32 @@ fn Bubble(message: ChatMessage) -> impl IntoView {
         Who::Assistant => ("bubble assistant", "Thoughtline"),
         Who::Problem => ("bubble problem", "⚠ Run ended"),
     };
+    let copied = RwSignal::new(false);
+    let text = message.text.clone();
+    let copy = (message.who == Who::Assistant).then(|| {
+        view! {
+            <button class="ghost small copy" data-testid="copy-answer" aria-label="Copy the answer"
+                on:click=move |_| copy_answer(text.clone(), copied)>
+                {move || if copied.get() { "Copied ✓" } else { "Copy" }}
+            </button>
+        }
+    });
     view! {
         <li class=class data-testid="message">
+            {copy}
             <span class="who">{label}</span>
             // Text, never HTML: answers come from a model and may quote tool output.
             <div class="text">{message.text}</div>
         </li>
     }
 }
+
+#[cfg(target_arch = "wasm32")]
+fn copy_answer(text: String, copied: RwSignal<bool>) {
+    leptos::task::spawn_local(async move {
+        copied.set(crate::browser::copy_text(&text).await.is_ok());
+    });
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn copy_answer(_text: String, _copied: RwSignal<bool>) {}

@@ -17,7 +17,7 @@ mod trace_view;
 use leptos::prelude::*;
 
 use crate::agent::Event;
-use crate::storage::{load_settings, save_settings};
+use crate::storage::{load_settings, load_theme, save_settings, save_theme};
 
 pub use chat::{ChatMessage, Who};
 
@@ -32,6 +32,8 @@ pub fn App() -> impl IntoView {
     let streaming = RwSignal::new(String::new());
     let running = RwSignal::new(false);
     let show_settings = RwSignal::new(false);
+    let theme = RwSignal::new(load_theme());
+    Effect::new(move |_| theme.with(|t| apply_theme(t)));
     let chats = chats::Chats::restore(messages, trace, running);
     let run = session::Session::new(settings.read_only(), messages, trace, streaming, running);
 
@@ -47,6 +49,12 @@ pub fn App() -> impl IntoView {
                     <h1>"Thoughtline"</h1>
                     <span class="tagline">"A ReAct agent you can watch think"</span>
                 </div>
+                <div class="topbar-actions">
+                <button class="ghost" data-testid="theme-toggle"
+                    aria-label=move || format!("Colour theme: {}", theme_label(&theme.get()))
+                    on:click=move |_| theme.update(|t| *t = next_theme(t))>
+                    {move || format!("◐ {}", theme_label(&theme.get()))}
+                </button>
                 <button
                     class="ghost"
                     data-testid="settings-toggle"
@@ -56,6 +64,7 @@ pub fn App() -> impl IntoView {
                 >
                     "⚙ Settings"
                 </button>
+                </div>
             </header>
             <main class="layout">
                 <chats::ChatList chats running=running.read_only()/>
@@ -68,5 +77,31 @@ pub fn App() -> impl IntoView {
                 <settings_panel::SettingsPanel settings on_close=Callback::new(move |_: ()| show_settings.set(false))/>
             </Show>
         </div>
+    }
+}
+
+/// Auto (follow the OS) → light → dark → auto.
+fn next_theme(theme: &str) -> String {
+    match theme {
+        "" => "light",
+        "light" => "dark",
+        _ => "",
+    }
+    .to_string()
+}
+
+fn theme_label(theme: &str) -> &'static str {
+    match theme {
+        "light" => "Light",
+        "dark" => "Dark",
+        _ => "Auto",
+    }
+}
+
+fn apply_theme(theme: &str) {
+    save_theme(theme);
+    #[cfg(target_arch = "wasm32")]
+    if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+        let _ = if theme.is_empty() { root.remove_attribute("data-theme") } else { root.set_attribute("data-theme", theme) };
     }
 }

@@ -9,8 +9,53 @@ use crate::agent::{Event, EventKind, Tone};
 
 #[component]
 pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, running: ReadSignal<bool>, children: Children) -> impl IntoView {
+    let pane = NodeRef::<leptos::html::Section>::new();
+    // Follow the run to the bottom, until the person scrolls up to read; scrolling back to
+    // the bottom resumes following.
+    let follow = StoredValue::new(true);
+    let last_top = StoredValue::new(0);
+    let on_scroll = move |_| {
+        if let Some(el) = pane.get_untracked() {
+            let top = el.scroll_top();
+            // Scroll events arrive a frame late, when more may already have been appended:
+            // only an upward move means the person is reading, never "not at the bottom".
+            if top + el.client_height() >= el.scroll_height() - 40 {
+                follow.set_value(true);
+            } else if top < last_top.get_value() {
+                follow.set_value(false);
+            }
+            last_top.set_value(top);
+        }
+    };
+    Effect::new(move |_| {
+        trace.track();
+        streaming.track();
+        if follow.get_value() {
+            if let Some(el) = pane.get_untracked() {
+                // Checked again at the frame: the person may have scrolled up in between.
+                request_animation_frame(move || {
+                    if follow.get_value() {
+                        el.set_scroll_top(el.scroll_height());
+                    }
+                });
+            }
+        }
+    });
+    let totals = move || {
+        let t = trace.with(|events| crate::agent::trace::Totals::of(events));
+        format!(
+            "{} steps · {} model calls · {} tool calls · {} + {} tokens · {:.1} s{}",
+            t.steps,
+            t.llm_calls,
+            t.tool_calls,
+            t.prompt_tokens,
+            t.completion_tokens,
+            t.duration_ms / 1000.0,
+            if t.errors > 0 { format!(" · {} errors", t.errors) } else { String::new() }
+        )
+    };
     view! {
-        <section class="trace" aria-label="Agent trace">
+        <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll>
             <div class="trace-head">
                 <h2>"Trace"</h2>
                 {children()}
@@ -32,6 +77,9 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
                         <pre class="stream">{move || streaming.get()}</pre>
                     </Show>
                 </div>
+            </Show>
+            <Show when=move || !trace.with(Vec::is_empty)>
+                <p class="trace-totals" data-testid="trace-totals">{totals}</p>
             </Show>
         </section>
     }

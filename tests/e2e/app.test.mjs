@@ -122,3 +122,48 @@ test('the system prompt can be edited and reset', async () => {
   assert.match(await page.getByTestId('system-template').inputValue(), /You are Thoughtline/);
   await context.close();
 });
+
+test('the answer can be copied, the trace shows totals, and the theme can be switched', async () => {
+  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
+  await script(server.origin, scope, [action('calculator', '2+2'), { text: 'Final Answer: four' }]);
+  await ask(page, 'Two plus two?');
+  await page.locator('.bubble.assistant').waitFor();
+  await page.getByTestId('copy-answer').click();
+  await page.getByText('Copied ✓').waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'four');
+  assert.match(await page.getByTestId('trace-totals').textContent(), /^2 steps · 2 model calls · 1 tool calls · \d+ \+ \d+ tokens · \d+\.\d s$/);
+
+  const theme = page.getByTestId('theme-toggle');
+  assert.equal(await theme.textContent(), '◐ Auto');
+  await theme.click();
+  await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
+  await theme.click();
+  await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(bg, 'rgb(15, 18, 25)');
+  await page.reload();
+  await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+  await shot(page, 'dark-theme');
+  await context.close();
+});
+
+test('the trace follows a long run but stops following when scrolled up', async () => {
+  const steps = 25;
+  const replies = Array.from({ length: steps }, (_, i) => ({ ...action('calculator', `${i}+1`), chunk_delay_ms: 5 }));
+  replies.push({ text: 'Final Answer: done', chunk_delay_ms: 5 });
+  const seed = (scopeUrl, base) => ({ ...loopbackSettings(scopeUrl, base), agent: { max_iterations: 40, repeat_limit: 100 } });
+  const { page, context, scope } = await openApp(browser, server.origin, { seed, viewport: { width: 1280, height: 700 } });
+  await script(server.origin, scope, replies);
+  await ask(page, 'Count for me');
+  const pane = page.getByRole('region', { name: 'Agent trace' });
+  await page.waitForFunction(() => document.querySelectorAll('[data-kind="tool_result"]').length >= 5);
+  const atBottom = () => pane.evaluate((el) => el.scrollTop + el.clientHeight >= el.scrollHeight - 60);
+  assert.ok(await atBottom(), 'following the run');
+  await pane.evaluate((el) => el.scrollTo(0, 0));
+  await page.waitForFunction(() => document.querySelectorAll('[data-kind="tool_result"]').length >= 12);
+  assert.equal(await pane.evaluate((el) => el.scrollTop), 0, 'stays where the person scrolled');
+  await page.locator('.bubble.assistant').waitFor();
+  assert.equal(await page.locator('[data-kind="tool_result"]').count(), steps);
+  await context.close();
+});
