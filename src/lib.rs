@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod llm;
+pub mod markdown;
 pub mod net;
 pub mod tools;
 pub mod storage;

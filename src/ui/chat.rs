@@ -112,8 +112,12 @@ fn Bubble(message: ChatMessage) -> impl IntoView {
         <li class=class data-testid="message">
             {copy}
             <span class="who">{label}</span>
-            // Text, never HTML: answers come from a model and may quote tool output.
-            <div class="text">{message.text}</div>
+            // Never raw HTML: answers come from a model and may quote tool output. The
+            // person's own text and problems are plain text; answers are sanitised Markdown.
+            {match message.who {
+                Who::Assistant => view! { <div class="text md"><super::markdown_view::Markdown text=message.text/></div> }.into_any(),
+                _ => view! { <div class="text">{message.text}</div> }.into_any(),
+            }}
         </li>
     }
 }

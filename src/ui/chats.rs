@@ -167,7 +167,7 @@ pub fn ChatList(chats: Chats, running: ReadSignal<bool>) -> impl IntoView {
     };
     view! {
         <nav class="chats" aria-label="Conversations">
-            <button class="primary new-chat" data-testid="new-chat" disabled=move || running.get() on:click=move |_| chats.new_chat()>"＋ New chat"</button>
+            <button class="primary new-chat" data-testid="new-chat" disabled=move || running.get() on:click=move |_| chats.new_chat()>"+ New chat"</button>
             <ul data-testid="chat-list">
                 <For each=move || chats.list.get() key=|c| (c.id.clone(), c.title.clone()) let:chat>
                     {

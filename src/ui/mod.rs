@@ -8,6 +8,7 @@ mod agent_settings;
 mod chat;
 mod chats;
 mod fields;
+mod markdown_view;
 mod session;
 mod settings_panel;
 mod tool_settings;

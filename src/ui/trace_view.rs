@@ -43,15 +43,16 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
     });
     let totals = move || {
         let t = trace.with(|events| crate::agent::trace::Totals::of(events));
+        let count = |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         format!(
-            "{} steps · {} model calls · {} tool calls · {} + {} tokens · {:.1} s{}",
-            t.steps,
-            t.llm_calls,
-            t.tool_calls,
+            "{} · {} · {} · {} + {} tokens · {:.1} s{}",
+            count(t.steps, "step"),
+            count(t.llm_calls, "model call"),
+            count(t.tool_calls, "tool call"),
             t.prompt_tokens,
             t.completion_tokens,
             t.duration_ms / 1000.0,
-            if t.errors > 0 { format!(" · {} errors", t.errors) } else { String::new() }
+            if t.errors > 0 { format!(" · {}", count(t.errors, "error")) } else { String::new() }
         )
     };
     view! {

@@ -97,3 +97,34 @@ test('a prompt-injection / XSS payload from a tool or the model renders inert', 
   await shot(page, 'xss-inert');
   await context.close();
 });
+
+test('answers render as sanitised Markdown with safe links', async () => {
+  const answer = [
+    '## Result',
+    '',
+    '**Einstein** was a physicist, see [Wikipedia](https://en.wikipedia.org/wiki/Albert_Einstein).',
+    '',
+    '- relativity',
+    '- `E = mc^2`',
+    '',
+    '[click me](javascript:alert(1)) <b onclick="x()">bold?</b>',
+  ].join('\n');
+  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
+  await script(server.origin, scope, [{ text: `Final Answer: ${answer}` }]);
+  await ask(page, 'Who is Albert Einstein?');
+  const bubble = page.locator('.bubble.assistant');
+  await bubble.waitFor();
+  assert.equal(await bubble.locator('h3').textContent(), 'Result');
+  assert.equal(await bubble.locator('strong').textContent(), 'Einstein');
+  const link = bubble.locator('a');
+  assert.equal(await link.count(), 1, 'the javascript: link stays text');
+  assert.equal(await link.getAttribute('href'), 'https://en.wikipedia.org/wiki/Albert_Einstein');
+  assert.equal(await link.getAttribute('target'), '_blank');
+  assert.match(await link.getAttribute('rel'), /noopener/);
+  assert.equal(await bubble.locator('li').count(), 2);
+  assert.equal(await bubble.locator('code').textContent(), 'E = mc^2');
+  assert.equal(await bubble.locator('b').count(), 0, 'raw HTML is shown as text');
+  assert.match(await bubble.textContent(), /<b onclick="x\(\)">bold\?<\/b>/);
+  await shot(page, 'markdown-answer');
+  await context.close();
+});

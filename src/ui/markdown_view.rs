@@ -1,0 +1,71 @@
+//! Renders the Markdown tree of an answer (`crate::markdown`) as DOM nodes. Only elements
+//! built here reach the page: text is always a text node, never parsed as HTML, and links
+//! (already limited to http, https and mailto) open in a new tab without access to this one.
+
+use leptos::prelude::*;
+
+use crate::markdown::{parse, Block, Inline};
+
+#[component]
+pub fn Markdown(text: String) -> impl IntoView {
+    let blocks = parse(&text);
+    view! { <div class="markdown">{blocks.iter().map(block).collect_view()}</div> }
+}
+
+fn inlines(items: &[Inline]) -> Vec<AnyView> {
+    items.iter().map(inline).collect()
+}
+
+fn inline(item: &Inline) -> AnyView {
+    match item {
+        Inline::Text(t) => t.clone().into_any(),
+        Inline::Code(t) => view! { <code>{t.clone()}</code> }.into_any(),
+        Inline::Strong(c) => view! { <strong>{inlines(c)}</strong> }.into_any(),
+        Inline::Emphasis(c) => view! { <em>{inlines(c)}</em> }.into_any(),
+        Inline::Strike(c) => view! { <s>{inlines(c)}</s> }.into_any(),
+        Inline::Link { href, children } => {
+            view! { <a href=href.clone() target="_blank" rel="noopener noreferrer">{inlines(children)}</a> }.into_any()
+        }
+        Inline::LineBreak => view! { <br/> }.into_any(),
+    }
+}
+
+fn block(item: &Block) -> AnyView {
+    match item {
+        Block::Paragraph(c) => view! { <p>{inlines(c)}</p> }.into_any(),
+        // Answers sit inside a chat bubble under the page's own h1/h2: their headings start at h3.
+        Block::Heading(level, c) => match level {
+            1 | 2 => view! { <h3 class="md-h">{inlines(c)}</h3> }.into_any(),
+            3 => view! { <h4 class="md-h">{inlines(c)}</h4> }.into_any(),
+            4 => view! { <h5 class="md-h">{inlines(c)}</h5> }.into_any(),
+            _ => view! { <h6 class="md-h">{inlines(c)}</h6> }.into_any(),
+        },
+        Block::Code { lang, text } => {
+            let label = lang.clone().unwrap_or_default();
+            view! { <pre class="md-code" data-lang=label><code>{text.clone()}</code></pre> }.into_any()
+        }
+        Block::Quote(blocks) => view! { <blockquote>{blocks.iter().map(block).collect_view()}</blockquote> }.into_any(),
+        Block::List { ordered: true, start, items } => {
+            view! { <ol start=start.to_string()>{list_items(items)}</ol> }.into_any()
+        }
+        Block::List { ordered: false, items, .. } => view! { <ul>{list_items(items)}</ul> }.into_any(),
+        Block::Rule => view! { <hr/> }.into_any(),
+        Block::Table { head, rows } => view! {
+            <div class="md-table">
+                <table>
+                    <thead><tr>{head.iter().map(|cell| view! { <th>{inlines(cell)}</th> }).collect_view()}</tr></thead>
+                    <tbody>
+                        {rows.iter().map(|row| view! {
+                            <tr>{row.iter().map(|cell| view! { <td>{inlines(cell)}</td> }).collect_view()}</tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+        }
+        .into_any(),
+    }
+}
+
+fn list_items(items: &[Vec<Block>]) -> Vec<AnyView> {
+    items.iter().map(|blocks| view! { <li>{blocks.iter().map(block).collect_view()}</li> }.into_any()).collect()
+}
