@@ -2,7 +2,7 @@
 // /thoughtline/ by the loopback server, in Debian's Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, openApp, script, requests, configure, ask, shot } from './harness.mjs';
+import { startServer, launch, openApp, script, requests, configure, ask, shot, loopbackSettings } from './harness.mjs';
 
 let server;
 let browser;
@@ -122,5 +122,43 @@ test('Stop ends a slow run at once', async () => {
   await page.getByTestId('send').waitFor();
   const sent = await requests(server.origin, scope);
   assert.equal(sent[0].aborted, true, 'the in-flight request was aborted, not left running');
+  await context.close();
+});
+
+test('keyboard only: reach the box, ask, open and close Settings', async () => {
+  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
+  await script(server.origin, scope, [{ text: 'Final Answer: typed without a mouse' }]);
+  // Tab from the top of the page until the question box has focus.
+  for (let i = 0; i < 30 && !(await page.evaluate(() => document.activeElement?.id === 'question')); i++) {
+    await page.keyboard.press('Tab');
+  }
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'question');
+  await page.keyboard.type('Hello by keyboard');
+  await page.keyboard.press('Enter');
+  await page.locator('.bubble.assistant').waitFor();
+  // The settings toggle is reachable and operable with the keyboard; focus is visible.
+  await page.getByTestId('settings-toggle').focus();
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.notEqual(outline, 'none', 'focus is visible');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('settings').waitFor();
+  await page.getByTestId('settings-close').focus();
+  await page.keyboard.press('Enter');
+  await page.getByTestId('settings').waitFor({ state: 'detached' });
+  await context.close();
+});
+
+test('on a phone-sized screen the trace sits below the chat', async () => {
+  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings, viewport: { width: 390, height: 844 } });
+  await script(server.origin, scope, [{ text: 'Final Answer: small screen' }]);
+  await ask(page, 'Does it fit?');
+  await page.locator('.bubble.assistant').waitFor();
+  const chat = await page.getByRole('region', { name: 'Chat' }).boundingBox();
+  const trace = await page.getByRole('region', { name: 'Agent trace' }).boundingBox();
+  assert.ok(trace.y >= chat.y + chat.height - 1, 'trace below chat');
+  assert.ok(chat.width <= 390 && trace.width <= 390, 'nothing wider than the screen');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+  assert.equal(overflow, false, 'no horizontal scrolling');
+  await shot(page, 'phone');
   await context.close();
 });

@@ -1,0 +1,81 @@
+// Browser benchmark (prints figures, asserts nothing): how fast the release page becomes
+// interactive on localhost, and how a 200-step trace renders (imported, then scrolled).
+//   node scripts/bench-browser.mjs        (after scripts/test has built dist/)
+import { startServer, launch } from '../tests/e2e/harness.mjs';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const STEPS = 200;
+
+/** An exported run of `STEPS` tool steps with 1 KB observations, as `storage::export_run` writes it. */
+function bigRun() {
+  const events = [];
+  let t = 0;
+  const push = (step, kind) => events.push({ index: events.length, step, started_ms: t, ended_ms: (t += 3), kind });
+  push(0, { run_started: { question: 'A long run', tools: ['calculator'], history_turns: 0, started_unix_ms: 0 } });
+  for (let s = 1; s <= STEPS; s++) {
+    const text = `Thought: step ${s}.\nAction:\n\`\`\`json\n{"action": "calculator", "action_input": "${s}+1"}\n\`\`\``;
+    push(s, { llm_request: { purpose: 'step', request: { messages: [{ role: 'user', content: `question and ${s} steps` }], stop: ['Observation:'], temperature: 0 } } });
+    push(s, { llm_response: { text, usage: { prompt_tokens: 100 * s, completion_tokens: 20 }, latency_ms: 3, incomplete: false } });
+    push(s, { parsed: { thought: `step ${s}.`, decision: { action: { tool: 'calculator', input: `${s}+1` } } } });
+    push(s, { tool_call: { tool: 'calculator', input: `${s}+1` } });
+    push(s, { tool_result: { tool: 'calculator', observation: `${s}+1 = ${s + 1}\n` + 'x'.repeat(1000) } });
+  }
+  push(STEPS, { final_answer: { answer: 'done', source: 'model' } });
+  push(STEPS, { run_stopped: { reason: 'answered', message: 'Finished with an answer.' } });
+  return { format: 'thoughtline.run', version: 1, exported_unix_ms: 0, question: 'A long run', answer: 'done', settings: {}, trace: { events } };
+}
+
+const server = await startServer();
+const browser = await launch();
+try {
+  const samples = [];
+  for (let i = 0; i < 5; i++) {
+    const page = await browser.newPage();
+    await page.goto(`${server.origin}/thoughtline/`);
+    await page.getByTestId('composer').waitFor();
+    const ms = await page.evaluate(() => performance.now());
+    samples.push(ms);
+    await page.close();
+  }
+  samples.sort((a, b) => a - b);
+  console.log(`page interactive (composer in the DOM), 5 loads: median ${samples[2].toFixed(0)} ms, best ${samples[0].toFixed(0)} ms`);
+
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(`${server.origin}/thoughtline/`);
+  await page.getByTestId('composer').waitFor();
+  await page.evaluate(() => {
+    window.__long = [];
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => window.__long.push(e.duration))).observe({ type: 'longtask', buffered: true });
+  });
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tl-bench-')), 'run.json');
+  fs.writeFileSync(file, JSON.stringify(bigRun()));
+  const t0 = Date.now();
+  await page.getByTestId('import').setInputFiles(file);
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="event"]').length === n, 2 + STEPS * 5 + 1);
+  const renderMs = Date.now() - t0;
+  // Scroll through the whole trace and count frames that took long.
+  const frames = await page.evaluate(async () => {
+    const pane = document.querySelector('section.trace');
+    const times = [];
+    let last = performance.now();
+    for (let y = 0; y < pane.scrollHeight; y += 400) {
+      pane.scrollTop = y;
+      await new Promise((r) => requestAnimationFrame(r));
+      const now = performance.now();
+      times.push(now - last);
+      last = now;
+    }
+    return times;
+  });
+  const longTasks = await page.evaluate(() => window.__long);
+  frames.sort((a, b) => a - b);
+  const p = (q) => frames[Math.min(frames.length - 1, Math.floor(q * frames.length))].toFixed(1);
+  console.log(`${STEPS}-step trace (${2 + STEPS * 5 + 1} events): rendered in ${renderMs} ms after import`);
+  console.log(`  long tasks (>50 ms) during import: ${longTasks.length}${longTasks.length ? ` (longest ${Math.max(...longTasks).toFixed(0)} ms)` : ''}`);
+  console.log(`  scrolling: ${frames.length} frames, median ${p(0.5)} ms, p95 ${p(0.95)} ms, worst ${frames.at(-1).toFixed(1)} ms`);
+} finally {
+  await browser.close();
+  server.stop();
+}
