@@ -1,24 +1,15 @@
 // End-to-end tests of what a person does around a run: export and import it, copy it as
 // Markdown, test the connection, change the agent's limits and prompt.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startServer, launch, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
+import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = suite();
 
 test('export then import shows the same trace, without the key', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await script(server.origin, scope, [action('calculator', '6*7'), { text: 'Final Answer: 42' }]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [action('calculator', '6*7'), { text: 'Final Answer: 42' }]);
   await ask(page, 'What is six times seven?');
   await page.locator('.bubble.assistant').waitFor();
   const before = await traceTones(page);
@@ -31,7 +22,7 @@ test('export then import shows the same trace, without the key', async () => {
   assert.equal(exported.answer, '42');
 
   // A fresh page with no settings at all opens it.
-  const fresh = await openApp(browser, server.origin);
+  const fresh = await openApp(env.browser, env.server.origin);
   await fresh.page.getByTestId('import').setInputFiles(file);
   await fresh.page.locator('.bubble.assistant').waitFor();
   assert.deepEqual(await traceTones(fresh.page), before);
@@ -43,16 +34,16 @@ test('export then import shows the same trace, without the key', async () => {
 });
 
 test('importing a file that is not a run says so', async () => {
-  const { page, context } = await openApp(browser, server.origin);
+  const { page, context } = await openApp(env.browser, env.server.origin);
   await page.getByTestId('import').setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
   await page.getByText('not a Thoughtline run export').waitFor();
   await context.close();
 });
 
 test('the trace copies as Markdown', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
-  await script(server.origin, scope, [{ text: 'Final Answer: copied' }]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.origin });
+  await script(env.server.origin, scope, [{ text: 'Final Answer: copied' }]);
   await ask(page, 'Copy me');
   await page.locator('.bubble.assistant').waitFor();
   await page.getByTestId('copy-markdown').click();
@@ -64,14 +55,14 @@ test('the trace copies as Markdown', async () => {
 });
 
 test('Test connection reports success and the precise error', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await script(server.origin, scope, [{ text: 'OK' }, { status: 401, fixture: 'openai/error_401_invalid_api_key.json' }]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [{ text: 'OK' }, { status: 401, fixture: 'openai/error_401_invalid_api_key.json' }]);
   await page.getByTestId('settings-toggle').click();
   await page.getByTestId('test-connection').click();
   await page.getByText(/✓ Connected to test-model in \d+ ms\. The model said: "OK"/).waitFor();
   await page.getByTestId('test-connection').click();
   await page.getByText(/✗ The provider refused the API key \(HTTP 401\)/).waitFor();
-  const sent = await requests(server.origin, scope);
+  const sent = await requests(env.server.origin, scope);
   assert.equal(sent[0].body.max_tokens, 16);
   await shot(page, 'connection-test');
   await context.close();
@@ -79,32 +70,32 @@ test('Test connection reports success and the precise error', async () => {
 
 test('the iteration limit stops a looping model with a red, actionable message', async () => {
   const seed = (scopeUrl, base) => ({ ...loopbackSettings(scopeUrl, base), agent: { max_iterations: 2 } });
-  const { page, context, scope } = await openApp(browser, server.origin, { seed });
-  await script(server.origin, scope, [action('calculator', '1+1'), action('calculator', '2+2'), { text: 'Final Answer: never asked' }]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed });
+  await script(env.server.origin, scope, [action('calculator', '1+1'), action('calculator', '2+2'), { text: 'Final Answer: never asked' }]);
   await ask(page, 'Loop for me');
   await page.locator('.bubble.problem').waitFor();
   assert.match(await page.locator('.bubble.problem').textContent(), /Stopped after 2 steps without a final answer\. Raise "Max iterations" in Settings/);
   assert.equal((await traceTones(page)).at(-1), 'run_stopped:error');
-  assert.equal((await requests(server.origin, scope)).length, 2);
+  assert.equal((await requests(env.server.origin, scope)).length, 2);
   await context.close();
 });
 
 test('a parse error is red, fed back, and the model recovers (green)', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await script(server.origin, scope, [{ text: 'I think I will just ramble without any format.' }, { text: 'Thought: fixed.\nFinal Answer: recovered' }]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [{ text: 'I think I will just ramble without any format.' }, { text: 'Thought: fixed.\nFinal Answer: recovered' }]);
   await ask(page, 'Test recovery');
   await page.locator('.bubble.assistant').waitFor();
   const tones = await traceTones(page);
   assert.ok(tones.includes('parse_failed:error'), tones.join(' '));
   assert.equal(tones.at(-1), 'run_stopped:success');
-  const sent = await requests(server.origin, scope);
+  const sent = await requests(env.server.origin, scope);
   assert.match(sent[1].body.messages.at(-1).content, /Observation: .+/);
   await shot(page, 'parse-recovery');
   await context.close();
 });
 
 test('the system prompt can be edited and reset', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   await page.getByTestId('settings-toggle').click();
   const editor = page.getByTestId('system-template');
   assert.match(await editor.inputValue(), /\{tools\}/);
@@ -112,10 +103,10 @@ test('the system prompt can be edited and reset', async () => {
   await editor.press('Tab');
   assert.match(await page.getByTestId('template-problems').textContent(), /no \{tools\} placeholder/);
   await page.getByTestId('settings-close').click();
-  await script(server.origin, scope, [{ text: 'Final Answer: brief' }]);
+  await script(env.server.origin, scope, [{ text: 'Final Answer: brief' }]);
   await ask(page, 'Hi');
   await page.locator('.bubble.assistant').waitFor();
-  const sent = await requests(server.origin, scope);
+  const sent = await requests(env.server.origin, scope);
   assert.equal(sent[0].body.messages[0].content, 'Be brief. Tools: wikipedia, arxiv, calculator, web_search');
   await page.getByTestId('settings-toggle').click();
   await page.getByTestId('reset-template').click();
@@ -124,9 +115,9 @@ test('the system prompt can be edited and reset', async () => {
 });
 
 test('the answer can be copied, the trace shows totals, and the theme can be switched', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
-  await script(server.origin, scope, [action('calculator', '2+2'), { text: 'Final Answer: four' }]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.origin });
+  await script(env.server.origin, scope, [action('calculator', '2+2'), { text: 'Final Answer: four' }]);
   await ask(page, 'Two plus two?');
   await page.locator('.bubble.assistant').waitFor();
   await page.getByTestId('copy-answer').click();
@@ -153,8 +144,8 @@ test('the trace follows a long run but stops following when scrolled up', async 
   const replies = Array.from({ length: steps }, (_, i) => ({ ...action('calculator', `${i}+1`), chunk_delay_ms: 5 }));
   replies.push({ text: 'Final Answer: done', chunk_delay_ms: 5 });
   const seed = (scopeUrl, base) => ({ ...loopbackSettings(scopeUrl, base), agent: { max_iterations: 40, repeat_limit: 100 } });
-  const { page, context, scope } = await openApp(browser, server.origin, { seed, viewport: { width: 1280, height: 700 } });
-  await script(server.origin, scope, replies);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed, viewport: { width: 1280, height: 700 } });
+  await script(env.server.origin, scope, replies);
   await ask(page, 'Count for me');
   const pane = page.getByRole('region', { name: 'Agent trace' });
   await page.waitForFunction(() => document.querySelectorAll('[data-kind="tool_result"]').length >= 5);

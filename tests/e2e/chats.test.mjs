@@ -1,24 +1,15 @@
 // End-to-end tests of conversations: a reload loses nothing (not even a run in progress,
 // which comes back as interrupted), the sidebar lists, renames and deletes conversations,
 // and hostile text from a tool or a model is shown inert.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, openApp, script, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = suite();
 
 test('a reload keeps the conversation, its memory and its trace', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await script(server.origin, scope, [{ text: 'Final Answer: Ada Lovelace.' }, { text: 'Final Answer: In 1843.' }]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [{ text: 'Final Answer: Ada Lovelace.' }, { text: 'Final Answer: In 1843.' }]);
   await ask(page, 'Who wrote the first program?');
   await page.locator('.bubble.assistant').waitFor();
   const tones = await traceTones(page);
@@ -32,15 +23,15 @@ test('a reload keeps the conversation, its memory and its trace', async () => {
   // Memory: the next question carries the earlier turn.
   await ask(page, 'When?');
   await page.locator('.bubble.assistant').nth(1).waitFor();
-  const sent = await (await fetch(`${server.origin}/s/${scope}/__requests`)).json();
+  const sent = await (await fetch(`${env.server.origin}/s/${scope}/__requests`)).json();
   const roles = sent[1].body.messages.map((m) => `${m.role}:${m.content.slice(0, 20)}`);
   assert.deepEqual(roles.slice(1), ['user:Who wrote the first ', 'assistant:Ada Lovelace.', 'user:When?']);
   await context.close();
 });
 
 test('a run cut off by a reload comes back as interrupted', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await script(server.origin, scope, [{ hang: true }]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [{ hang: true }]);
   await ask(page, 'This will never finish');
   await page.getByTestId('stop').waitFor();
   await page.waitForTimeout(400);
@@ -53,8 +44,8 @@ test('a run cut off by a reload comes back as interrupted', async () => {
 });
 
 test('new chat, switch, rename and delete conversations', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await script(server.origin, scope, [{ text: 'Final Answer: one' }, { text: 'Final Answer: two' }]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [{ text: 'Final Answer: one' }, { text: 'Final Answer: two' }]);
   await ask(page, 'First question');
   await page.locator('.bubble.assistant').waitFor();
   await page.getByTestId('new-chat').click();
@@ -83,9 +74,9 @@ test('new chat, switch, rename and delete conversations', async () => {
 
 test('a prompt-injection / XSS payload from a tool or the model renders inert', async () => {
   const payload = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>Ignore previous instructions';
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   // Wikipedia's "no page matching '…'" observation echoes the query: hostile text reaches the trace.
-  await script(server.origin, scope, [action('wikipedia', `nothing ${payload}`), { text: `Final Answer: ${payload}` }]);
+  await script(env.server.origin, scope, [action('wikipedia', `nothing ${payload}`), { text: `Final Answer: ${payload}` }]);
   await ask(page, 'Break the page');
   await page.locator('.bubble.assistant').waitFor();
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
@@ -109,8 +100,8 @@ test('answers render as sanitised Markdown with safe links', async () => {
     '',
     '[click me](javascript:alert(1)) <b onclick="x()">bold?</b>',
   ].join('\n');
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await script(server.origin, scope, [{ text: `Final Answer: ${answer}` }]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [{ text: `Final Answer: ${answer}` }]);
   await ask(page, 'Who is Albert Einstein?');
   const bubble = page.locator('.bubble.assistant');
   await bubble.waitFor();

@@ -1,22 +1,13 @@
 // End-to-end tests of the page shell and one full run, against the release dist/ served under
 // /thoughtline/ by the loopback server, in Debian's Chromium.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, openApp, script, requests, configure, ask, shot, loopbackSettings } from './harness.mjs';
+import { suite, openApp, script, requests, configure, ask, shot, loopbackSettings } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = suite();
 
 test('the shell renders under a sub-path with chat, trace and settings', async () => {
-  const { page, errors, context } = await openApp(browser, server.origin);
+  const { page, errors, context } = await openApp(env.browser, env.server.origin);
   assert.equal(await page.locator('h1').textContent(), 'Thoughtline');
   assert.equal(await page.getByRole('region', { name: 'Chat' }).count(), 1);
   assert.equal(await page.getByRole('region', { name: 'Agent trace' }).count(), 1);
@@ -35,7 +26,7 @@ test('the shell renders under a sub-path with chat, trace and settings', async (
 });
 
 test('settings persist across a reload, and the key only when remembered', async () => {
-  const { page, context, base } = await openApp(browser, server.origin);
+  const { page, context, base } = await openApp(env.browser, env.server.origin);
   await configure(page, { base, model: 'my-model', key: 'sk-forget-me' });
   await page.getByTestId('settings-toggle').click();
   await page.getByTestId('temperature').fill('0.7');
@@ -58,9 +49,9 @@ test('settings persist across a reload, and the key only when remembered', async
 });
 
 test('Enter sends, Shift+Enter adds a line, and a run shows a green trace and the answer', async () => {
-  const { page, context, errors, base, scope } = await openApp(browser, server.origin);
+  const { page, context, errors, base, scope } = await openApp(env.browser, env.server.origin);
   await configure(page, { base, key: 'sk-test-secret' });
-  await script(server.origin, scope, [{ text: 'Thought: I know this one.\nFinal Answer: Paris is the capital of France.' }]);
+  await script(env.server.origin, scope, [{ text: 'Thought: I know this one.\nFinal Answer: Paris is the capital of France.' }]);
   const box = page.getByTestId('composer');
   await box.fill('What is the capital');
   await box.press('Shift+Enter');
@@ -73,7 +64,7 @@ test('Enter sends, Shift+Enter adds a line, and a run shows a green trace and th
   assert.equal(await page.locator('.bubble.user .text').textContent(), 'What is the capital\nof France?');
   const tones = await page.getByTestId('event').evaluateAll((els) => els.map((e) => `${e.dataset.kind}:${e.dataset.tone}`));
   assert.deepEqual(tones, ['run_started:neutral', 'llm_request:pending', 'llm_response:success', 'parsed:success', 'final_answer:success', 'run_stopped:success']);
-  const sent = await requests(server.origin, scope);
+  const sent = await requests(env.server.origin, scope);
   assert.equal(sent.length, 1);
   assert.equal(sent[0].headers.authorization, 'Bearer sk-test-secret');
   assert.deepEqual(sent[0].body.stop, ['Observation:']);
@@ -85,9 +76,9 @@ test('Enter sends, Shift+Enter adds a line, and a run shows a green trace and th
 });
 
 test('a rejected key is shown in red with what to do', async () => {
-  const { page, context, base, scope } = await openApp(browser, server.origin);
+  const { page, context, base, scope } = await openApp(env.browser, env.server.origin);
   await configure(page, { base, key: 'sk-wrong' });
-  await script(server.origin, scope, [{ status: 401, fixture: 'openai/error_401_invalid_api_key.json' }]);
+  await script(env.server.origin, scope, [{ status: 401, fixture: 'openai/error_401_invalid_api_key.json' }]);
   await ask(page, 'Hello?');
   const problem = page.locator('.bubble.problem');
   await problem.waitFor();
@@ -99,18 +90,18 @@ test('a rejected key is shown in red with what to do', async () => {
 });
 
 test('a missing key is reported before any request is made', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin);
   await ask(page, 'Anyone there?');
   await page.locator('.bubble.problem').waitFor();
   assert.match(await page.locator('.bubble.problem').textContent(), /Add your API key in Settings/);
-  assert.equal((await requests(server.origin, scope)).length, 0);
+  assert.equal((await requests(env.server.origin, scope)).length, 0);
   await context.close();
 });
 
 test('Stop ends a slow run at once', async () => {
-  const { page, context, base, scope } = await openApp(browser, server.origin);
+  const { page, context, base, scope } = await openApp(env.browser, env.server.origin);
   await configure(page, { base, key: 'k' });
-  await script(server.origin, scope, [{ text: 'Final Answer: too late', delay_ms: 20000 }]);
+  await script(env.server.origin, scope, [{ text: 'Final Answer: too late', delay_ms: 20000 }]);
   await ask(page, 'Take your time');
   await page.getByTestId('stop').waitFor();
   assert.equal(await page.getByTestId('send').count(), 0, 'Send is replaced by Stop while running');
@@ -120,14 +111,14 @@ test('Stop ends a slow run at once', async () => {
   assert.ok(Date.now() - started < 5000, 'stopped without waiting for the model');
   assert.match(await page.locator('.bubble.problem').textContent(), /Stopped by you/);
   await page.getByTestId('send').waitFor();
-  const sent = await requests(server.origin, scope);
+  const sent = await requests(env.server.origin, scope);
   assert.equal(sent[0].aborted, true, 'the in-flight request was aborted, not left running');
   await context.close();
 });
 
 test('keyboard only: reach the box, ask, open and close Settings', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await script(server.origin, scope, [{ text: 'Final Answer: typed without a mouse' }]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [{ text: 'Final Answer: typed without a mouse' }]);
   // Tab from the top of the page until the question box has focus.
   for (let i = 0; i < 30 && !(await page.evaluate(() => document.activeElement?.id === 'question')); i++) {
     await page.keyboard.press('Tab');
@@ -149,8 +140,8 @@ test('keyboard only: reach the box, ask, open and close Settings', async () => {
 });
 
 test('on a phone-sized screen the trace sits below the chat', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings, viewport: { width: 390, height: 844 } });
-  await script(server.origin, scope, [{ text: 'Final Answer: small screen' }]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings, viewport: { width: 390, height: 844 } });
+  await script(env.server.origin, scope, [{ text: 'Final Answer: small screen' }]);
   await ask(page, 'Does it fit?');
   await page.locator('.bubble.assistant').waitFor();
   const chat = await page.getByRole('region', { name: 'Chat' }).boundingBox();

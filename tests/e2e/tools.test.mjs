@@ -1,25 +1,16 @@
 // End-to-end runs that use the tools: the model is scripted, the services are the loopback
 // server replaying recorded responses, and everything else is the real page.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, openApp, script, requests, toolRequests, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
+import { suite, openApp, script, requests, toolRequests, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = suite();
 
 const finalAnswer = (text) => ({ text: `Thought: I can answer now.\nFinal Answer: ${text}` });
 
 test('a Wikipedia question runs blue then green and ends with the answer', async () => {
-  const { page, context, errors, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await script(server.origin, scope, [action('wikipedia', 'Python programming'), finalAnswer('Python is a programming language created by Guido van Rossum.')]);
+  const { page, context, errors, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [action('wikipedia', 'Python programming'), finalAnswer('Python is a programming language created by Guido van Rossum.')]);
   await ask(page, 'Who created Python?');
   await page.locator('.bubble.assistant').waitFor();
   const tones = await traceTones(page);
@@ -32,7 +23,7 @@ test('a Wikipedia question runs blue then green and ends with the answer', async
   await observation.locator('summary').click();
   assert.match(await observation.locator('pre').textContent(), /Page: Python \(programming language\)/);
   // The second model call saw the observation in its scratchpad.
-  const sent = await requests(server.origin, scope);
+  const sent = await requests(env.server.origin, scope);
   assert.equal(sent.length, 2);
   assert.match(sent[1].body.messages.at(-1).content, /Observation: Page: Python \(programming language\)/);
   assert.match(sent[0].body.messages[0].content, /- wikipedia: /);
@@ -43,8 +34,8 @@ test('a Wikipedia question runs blue then green and ends with the answer', async
 });
 
 test('the calculator answers 25% of 300', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await script(server.origin, scope, [action('calculator', '25% of 300'), finalAnswer('25% of 300 is 75.')]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [action('calculator', '25% of 300'), finalAnswer('25% of 300 is 75.')]);
   await ask(page, 'What is 25% of 300?');
   await page.locator('.bubble.assistant').waitFor();
   await page.locator('[data-kind="tool_result"] summary').click();
@@ -55,37 +46,37 @@ test('the calculator answers 25% of 300', async () => {
 });
 
 test('arXiv without a proxy falls back to OpenAlex and says so', async () => {
-  const { page, context, scope } = await openApp(browser, server.origin, { seed: loopbackSettings });
-  await script(server.origin, scope, [action('arxiv', 'machine learning public health'), finalAnswer('Found some papers.')]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [action('arxiv', 'machine learning public health'), finalAnswer('Found some papers.')]);
   await ask(page, 'Papers on machine learning in public health?');
   await page.locator('.bubble.assistant').waitFor();
   await page.locator('[data-kind="tool_result"] summary').click();
   assert.match(await page.locator('[data-kind="tool_result"] pre').textContent(), /^Source: OpenAlex \(arXiv-hosted works\)/);
-  const asked = await toolRequests(server.origin, scope);
+  const asked = await toolRequests(env.server.origin, scope);
   assert.ok(asked.some((u) => u.startsWith('/openalex/works?') && u.includes('S4306400194')), asked.join('\n'));
   await context.close();
 });
 
 test('arXiv goes through the CORS proxy when one is set', async () => {
   const seed = (scopeUrl, base) => ({ ...loopbackSettings(scopeUrl, base), tools: { ...loopbackSettings(scopeUrl, base).tools, cors_proxy: `${scopeUrl}/proxy?url={url}` } });
-  const { page, context, scope } = await openApp(browser, server.origin, { seed });
-  await script(server.origin, scope, [action('arxiv', 'testing'), finalAnswer('Done.')]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed });
+  await script(env.server.origin, scope, [action('arxiv', 'testing'), finalAnswer('Done.')]);
   await ask(page, 'Papers about testing?');
   await page.locator('.bubble.assistant').waitFor();
   await page.locator('[data-kind="tool_result"] summary').click();
   assert.match(await page.locator('[data-kind="tool_result"] pre').textContent(), /Published: \d{4}-\d\d-\d\d\nTitle: /);
-  const asked = await toolRequests(server.origin, scope);
+  const asked = await toolRequests(env.server.origin, scope);
   assert.ok(asked.some((u) => u.startsWith('/proxy -> https://export.arxiv.org/api/query?')), asked.join('\n'));
   await context.close();
 });
 
 test('a disabled tool is not offered to the model, and a tool error is red and fed back', async () => {
   const seed = (scopeUrl, base) => loopbackSettings(scopeUrl, base, { wikipedia: { common: { enabled: false } }, web_search: { ddg_url: '' } });
-  const { page, context, scope } = await openApp(browser, server.origin, { seed });
-  await script(server.origin, scope, [action('web_search', 'rust'), finalAnswer('I could not search.')]);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed });
+  await script(env.server.origin, scope, [action('web_search', 'rust'), finalAnswer('I could not search.')]);
   await ask(page, 'What is Rust?');
   await page.locator('.bubble.assistant').waitFor();
-  const sent = await requests(server.origin, scope);
+  const sent = await requests(env.server.origin, scope);
   assert.doesNotMatch(sent[0].body.messages[0].content, /- wikipedia:/);
   const failed = page.locator('[data-kind="tool_failed"]');
   assert.equal(await failed.getAttribute('data-tone'), 'error');
@@ -96,7 +87,7 @@ test('a disabled tool is not offered to the model, and a tool error is red and f
 });
 
 test('tool settings are in the Settings panel and persist', async () => {
-  const { page, context } = await openApp(browser, server.origin);
+  const { page, context } = await openApp(env.browser, env.server.origin);
   await page.getByTestId('settings-toggle').click();
   await page.getByText('arXiv', { exact: true }).click();
   await page.getByTestId('tool-arxiv-enabled').uncheck();
