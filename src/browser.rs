@@ -37,7 +37,8 @@ pub fn install_panic_hook() {
     }));
 }
 
-fn show_fatal_banner(detail: &str) {
+/// Shows the fatal-error banner (also called by tests: a real panic would end them).
+pub fn show_fatal_banner(detail: &str) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
     let Some(body) = document.body() else { return };
     let Ok(banner) = document.create_element("div") else { return };

@@ -358,3 +358,14 @@ mod tools {
         assert_eq!(call(tool(&s, "calculator").as_ref(), json!("2^10")).await.unwrap(), "2^10 = 1024");
     }
 }
+
+#[wasm_bindgen_test]
+fn the_fatal_banner_is_visible_and_shows_text_only() {
+    thoughtline::browser::show_fatal_banner("boom <img src=x onerror=alert(1)>");
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let banner = doc.query_selector("[data-testid=fatal-banner]").unwrap().expect("banner shown");
+    assert_eq!(banner.get_attribute("role").as_deref(), Some("alert"));
+    assert!(banner.text_content().unwrap().contains("Reload the page"));
+    assert!(banner.text_content().unwrap().contains("<img src=x"), "the detail is text");
+    assert!(banner.query_selector("img").unwrap().is_none());
+}

@@ -20,6 +20,8 @@ enum Say {
     CancelAndHang(CancelToken, Rc<Cell<bool>>),
     /// Never answers.
     Hang,
+    /// Reports a retry through `progress`, then answers with the text.
+    RetryThen(&'static str),
 }
 
 struct Script {
@@ -63,6 +65,10 @@ impl ChatModel for Script {
                     unreachable!()
                 }
                 Say::Hang => std::future::pending().await,
+                Say::RetryThen(t) => {
+                    progress(Progress::Retry { attempt: 1, wait_ms: 1000.0, reason: "HTTP 429" });
+                    t.to_string()
+                }
             };
             // Stream in two pieces, as a provider would.
             let mid = text.char_indices().nth(text.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
@@ -557,4 +563,14 @@ fn custom_system_template_fills_placeholders() {
     assert_eq!(model.requests.borrow()[0].messages[0].content, "Tools: search\n- search: a fake tool for tests");
     assert_eq!(prompt::template_problems("Tools: {tool_names}").len(), 3);
     assert!(prompt::template_problems(prompt::DEFAULT_SYSTEM_TEMPLATE).is_empty());
+}
+
+#[test]
+fn provider_retries_are_recorded_as_red_events_before_the_reply() {
+    let model = Script::new(vec![Say::RetryThen("Final Answer: after a wait")]);
+    let trace = run(&model, &[]);
+    assert_eq!(kinds(&trace), ["run_started", "llm_request", "llm_retry", "llm_response", "parsed", "final_answer", "run_stopped"]);
+    assert!(matches!(&trace.events[2].kind, EventKind::LlmRetry { attempt: 1, wait_ms, reason } if *wait_ms == 1000.0 && reason == "HTTP 429"));
+    assert_eq!(trace.events[2].kind.tone(), Tone::Error);
+    assert_eq!(trace.final_answer(), Some("after a wait"));
 }

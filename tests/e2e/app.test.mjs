@@ -158,3 +158,40 @@ test('the trace follows a long run but stops following when scrolled up', async 
   assert.equal(await page.locator('[data-kind="tool_result"]').count(), steps);
   await context.close();
 });
+
+test('trace colours and muted text meet WCAG AA contrast in light and dark themes', async () => {
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  // An unknown tool gives a red event; the calculator a blue call and a green result.
+  await script(env.server.origin, scope, [action('google', 'x'), action('calculator', '1+1'), { text: 'Final Answer: ok' }]);
+  await ask(page, 'Contrast check');
+  await page.locator('.bubble.assistant').waitFor();
+  for (const theme of ['light', 'dark']) {
+    await page.evaluate((t) => { document.documentElement.dataset.theme = t; }, theme);
+    const ratios = await page.evaluate(() => {
+      const rgb = (c) => c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
+      const lum = (c) => {
+        const [r, g, b] = rgb(c).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const ratio = (fg, bg) => { const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x); return (a + 0.05) / (b + 0.05); };
+      const pairs = {
+        pending: ['.event.tone-pending .label', '.event.tone-pending'],
+        success: ['.event.tone-success .label', '.event.tone-success'],
+        error: ['.event.tone-error .event-summary', '.event.tone-error'],
+        muted: ['.event .meta', '.event.tone-neutral'],
+        body: ['.event.tone-neutral .event-summary', '.event.tone-neutral'],
+      };
+      const out = {};
+      for (const [name, [fgSel, bgSel]] of Object.entries(pairs)) {
+        const fg = document.querySelector(fgSel);
+        const bg = document.querySelector(bgSel);
+        out[name] = ratio(getComputedStyle(fg).color, getComputedStyle(bg).backgroundColor);
+      }
+      return out;
+    });
+    for (const [name, r] of Object.entries(ratios)) {
+      assert.ok(r >= 4.5, `${theme} ${name}: contrast ${r.toFixed(2)} < 4.5`);
+    }
+  }
+  await context.close();
+});
