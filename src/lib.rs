@@ -15,6 +15,16 @@ pub mod ui;
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
 
+/// Helpers shared by the unit tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    /// A recorded response from ../shared/fixtures (see its README for what each file is).
+    pub fn fixture(path: &str) -> String {
+        let full = format!("{}/../shared/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("cannot read fixture {full}: {e}"))
+    }
+}
+
 /// Entry point of the page: install the panic hook, then mount the app.
 #[cfg(target_arch = "wasm32")]
 pub fn start() {

@@ -411,13 +411,10 @@ fn describe(http: Option<u16>, value: &Value, raw: &str) -> LlmError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::fixture;
     use crate::agent::Message;
     use crate::llm::sse::SseDecoder;
 
-    fn fixture(path: &str) -> String {
-        let full = format!("{}/../shared/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
-    }
 
     fn request(messages: Vec<Message>) -> ChatRequest {
         ChatRequest { messages, stop: vec!["Observation:".into()], temperature: 0.7, max_tokens: None }

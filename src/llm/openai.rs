@@ -89,12 +89,9 @@ fn clip(s: &str, max: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::fixture;
     use crate::agent::Message;
 
-    fn fixture(path: &str) -> String {
-        let full = format!("{}/../shared/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
-    }
 
     #[test]
     fn body_carries_model_messages_stop_and_temperature() {

@@ -142,11 +142,8 @@ impl SseDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::fixture;
 
-    fn fixture(path: &str) -> String {
-        let full = format!("{}/../shared/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
-    }
 
     const SSE_FIXTURES: &[&str] = &[
         "openai/chat_completion_stream_text_include_usage.sse",

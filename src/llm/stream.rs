@@ -292,12 +292,9 @@ fn mask_keys(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::fixture;
     use crate::llm::sse::SseDecoder;
 
-    fn fixture(path: &str) -> String {
-        let full = format!("{}/../shared/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
-    }
 
     struct Run {
         stream: ChatStream,

@@ -8,12 +8,9 @@ use std::rc::Rc;
 use serde_json::{json, Value};
 
 use super::*;
+use crate::test_support::fixture;
 use crate::agent::{ChatModel, ChatResponse, LlmError};
 
-fn fixture(path: &str) -> String {
-    let full = format!("{}/../shared/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
-}
 
 /// Answers by URL prefix; records every URL asked for.
 #[derive(Default)]

@@ -442,12 +442,8 @@ pub fn interpret_searx(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::fixture;
 
-    fn fixture(path: &str) -> String {
-        let full = format!("{}/../shared/fixtures/{}", env!("CARGO_MANIFEST_DIR"), path);
-        std::fs::read_to_string(&full)
-            .unwrap_or_else(|e| panic!("cannot read fixture {}: {}", full, e))
-    }
 
     /// HAND-MADE sample, not a recording (no SearXNG capture exists in
     /// shared/fixtures). Written from SearXNG's documented JSON output

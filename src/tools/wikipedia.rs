@@ -483,12 +483,8 @@ pub fn interpret_extracts(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::fixture;
 
-    fn fixture(path: &str) -> String {
-        let full = format!("{}/../shared/fixtures/{}", env!("CARGO_MANIFEST_DIR"), path);
-        std::fs::read_to_string(&full)
-            .unwrap_or_else(|e| panic!("cannot read fixture {}: {}", full, e))
-    }
 
     #[test]
     fn lang_base_validates() {
