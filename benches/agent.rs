@@ -49,11 +49,11 @@ impl ChatModel for Scripted {
     }
 }
 
-struct Instant_ {
+struct InstantTool {
     observation: String,
 }
 
-impl Tool for Instant_ {
+impl Tool for InstantTool {
     fn name(&self) -> &str {
         "search"
     }
@@ -65,19 +65,24 @@ impl Tool for Instant_ {
     }
 }
 
-fn run_once(steps: usize, observation: &str) -> (f64, usize) {
+/// One scripted run of `steps` steps whose tool returns `observation`.
+fn run_with(steps: usize, observation: &str, observer: &dyn thoughtline::agent::RunObserver) -> thoughtline::agent::Trace {
     let model = Scripted { steps, calls: Cell::new(0) };
-    let tool = Instant_ { observation: observation.to_string() };
+    let tool = InstantTool { observation: observation.to_string() };
     let tools: [&dyn Tool; 1] = [&tool];
     let settings = AgentSettings { max_iterations: steps as u32 + 1, ..Default::default() };
     let clock = BenchClock(Instant::now());
     let cancel = CancelToken::new();
     let input = RunInput { question: "What is the answer?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel };
-    let start = Instant::now();
-    let trace = pollster::block_on(run_agent(input, &()));
-    let elapsed = start.elapsed().as_secs_f64();
+    let trace = pollster::block_on(run_agent(input, observer));
     assert_eq!(trace.final_answer(), Some("The answer is 42."));
-    (elapsed, black_box(trace.events.len()))
+    trace
+}
+
+fn run_once(steps: usize, observation: &str) -> (f64, usize) {
+    let start = Instant::now();
+    let trace = run_with(steps, observation, &());
+    (start.elapsed().as_secs_f64(), black_box(trace.events.len()))
 }
 
 fn per_step(steps: usize, observation: &str, repeats: usize) -> f64 {
@@ -104,15 +109,8 @@ impl thoughtline::agent::RunObserver for StepTimes {
 fn step_gaps(steps: usize, observation: &str, repeats: usize) -> Vec<f64> {
     let mut best = vec![f64::MAX; steps - 1];
     for _ in 0..repeats {
-        let model = Scripted { steps, calls: Cell::new(0) };
-        let tool = Instant_ { observation: observation.to_string() };
-        let tools: [&dyn Tool; 1] = [&tool];
-        let settings = AgentSettings { max_iterations: steps as u32 + 1, ..Default::default() };
-        let clock = BenchClock(Instant::now());
-        let cancel = CancelToken::new();
         let times = StepTimes(Default::default());
-        let input = RunInput { question: "What is the answer?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel };
-        pollster::block_on(run_agent(input, &times));
+        run_with(steps, observation, &times);
         for (i, w) in times.0.borrow().windows(2).enumerate() {
             best[i] = best[i].min((w[1] - w[0]).as_secs_f64() * 1e6);
         }

@@ -569,24 +569,7 @@ pub fn format_entries(entries: &[Entry], max_chars: usize) -> String {
     let share = (max_chars / entries.len()).saturating_sub(250).max(150);
     let blocks: Vec<String> = entries
         .iter()
-        .map(|en| {
-            format!(
-                "Published: {}\nTitle: {}\nAuthors: {}\nSummary: {}\nURL: {}",
-                en.published_date(),
-                if en.title.is_empty() {
-                    "(untitled)"
-                } else {
-                    &en.title
-                },
-                format_authors(&en.authors),
-                if en.summary.is_empty() {
-                    "(no abstract)".to_string()
-                } else {
-                    shorten(&en.summary, share)
-                },
-                en.abs_url()
-            )
-        })
+        .map(|en| text::paper_block(&en.published_date(), &en.title, &format_authors(&en.authors), &en.summary, &en.abs_url(), share))
         .collect();
     bound(&text::join_blocks(&blocks), max_chars)
 }

@@ -310,28 +310,7 @@ pub fn format_works(works: &[Work], max_chars: usize) -> String {
     let share = (budget / works.len().max(1)).saturating_sub(250).max(150);
     let blocks: Vec<String> = works
         .iter()
-        .map(|w| {
-            format!(
-                "Published: {}\nTitle: {}\nAuthors: {}\nSummary: {}\nURL: {}",
-                if w.publication_date.is_empty() {
-                    "(unknown)"
-                } else {
-                    &w.publication_date
-                },
-                if w.title.is_empty() {
-                    "(untitled)"
-                } else {
-                    &w.title
-                },
-                format_authors(&w.authors),
-                if w.abstract_text.is_empty() {
-                    "(no abstract available)".to_string()
-                } else {
-                    shorten(&w.abstract_text, share)
-                },
-                w.url()
-            )
-        })
+        .map(|w| text::paper_block(&w.publication_date, &w.title, &format_authors(&w.authors), &w.abstract_text, &w.url(), share))
         .collect();
     bound(
         &format!("{}\n\n{}", SOURCE_NOTE, text::join_blocks(&blocks)),

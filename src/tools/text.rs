@@ -360,6 +360,20 @@ pub fn wait_phrase(retry_after_s: Option<u64>, fallback: &str) -> String {
     }
 }
 
+/// One paper as an observation block, shaped the same whether arXiv or OpenAlex answered,
+/// so the model reads one format. Empty fields say so instead of leaving a blank.
+pub fn paper_block(published: &str, title: &str, authors: &str, summary: &str, url: &str, summary_chars: usize) -> String {
+    let or = |value: &str, missing: &str| if value.is_empty() { missing.to_string() } else { value.to_string() };
+    format!(
+        "Published: {}\nTitle: {}\nAuthors: {}\nSummary: {}\nURL: {}",
+        or(published, "(unknown)"),
+        or(title, "(untitled)"),
+        authors,
+        if summary.is_empty() { "(no abstract)".to_string() } else { shorten(summary, summary_chars) },
+        url
+    )
+}
+
 /// Standard error for HTTP 429 (and other "slow down" signals).
 pub fn rate_limited(tool: &str, service: &str, retry_after: Option<&str>) -> ServiceError {
     let secs = parse_retry_after(retry_after);
