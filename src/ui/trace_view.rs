@@ -41,6 +41,22 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
             }
         }
     });
+    // The one step still in progress, if any: blue means "happening now", so a model call or
+    // tool call whose answer has arrived is drawn as done. Scans back from the end only.
+    let open = Memo::new(move |_| {
+        if !running.get() {
+            return None;
+        }
+        // Retries are announced while their request is still going.
+        trace.with(|events| {
+            events
+                .iter()
+                .rev()
+                .find(|e| !matches!(e.kind, EventKind::LlmRetry { .. }))
+                .filter(|e| e.kind.tone() == Tone::Pending)
+                .map(|e| e.index)
+        })
+    });
     let totals = move || {
         let t = trace.with(|events| crate::agent::trace::Totals::of(events));
         let count = |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
@@ -67,7 +83,7 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
             <ol class="events" data-testid="trace" aria-live="polite">
                 // Index alone is not unique across conversations and imports; timing makes it so.
                 <For each=move || trace.get() key=|e| (e.index, e.started_ms.to_bits(), e.ended_ms.to_bits()) let:event>
-                    <EventRow event/>
+                    <EventRow event open/>
                 </For>
             </ol>
             <Show when=move || running.get()>
@@ -152,8 +168,11 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
 }
 
 #[component]
-fn EventRow(event: Event) -> impl IntoView {
+fn EventRow(event: Event, open: Memo<Option<u32>>) -> impl IntoView {
     let tone = event.kind.tone();
+    let index = event.index;
+    // A pending event that is no longer the open one has finished (its result follows it).
+    let done = move || tone == Tone::Pending && open.get() != Some(index);
     let (head, detail) = summary(&event.kind);
     let kind = event.kind.name();
     let timing = if event.step > 0 {
@@ -162,7 +181,7 @@ fn EventRow(event: Event) -> impl IntoView {
         String::new()
     };
     view! {
-        <li class=format!("event tone-{}", tone.as_str()) data-tone=tone.as_str() data-kind=kind data-testid="event">
+        <li class=format!("event tone-{}", tone.as_str()) class:done=done data-tone=tone.as_str() data-kind=kind data-testid="event">
             <div class="event-head">
                 <span class="icon" aria-hidden="true">{icon(tone)}</span>
                 <span class="label">{event.kind.label()}</span>

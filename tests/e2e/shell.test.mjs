@@ -105,6 +105,9 @@ test('Stop ends a slow run at once', async () => {
   await ask(page, 'Take your time');
   await page.getByTestId('stop').waitFor();
   assert.equal(await page.getByTestId('send').count(), 0, 'Send is replaced by Stop while running');
+  const inFlight = page.locator('[data-kind="llm_request"]');
+  await inFlight.waitFor();
+  assert.equal(await inFlight.evaluate((el) => el.classList.contains('done')), false, 'the call in flight is drawn in progress (blue)');
   const started = Date.now();
   await page.getByTestId('stop').click();
   await page.locator('[data-kind="run_stopped"]').waitFor();

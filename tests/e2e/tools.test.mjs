@@ -18,6 +18,8 @@ test('a Wikipedia question runs blue then green and ends with the answer', async
   assert.ok(call > 0, tones.join(' '));
   assert.equal(tones[call + 1], 'tool_result:success');
   assert.equal(tones.at(-1), 'run_stopped:success');
+  const finished = await page.locator('[data-tone="pending"]').evaluateAll((els) => els.every((e) => e.classList.contains('done')));
+  assert.ok(finished, 'once answered, no step is drawn as still in progress');
   const observation = page.locator('[data-kind="tool_result"]');
   assert.match(await observation.textContent(), /wikipedia/);
   await observation.locator('summary').click();
