@@ -36,11 +36,14 @@ impl fmt::Display for ToolError {
 
 impl std::error::Error for ToolError {}
 
+/// Records a model call a tool made: the request, its outcome and its latency in ms.
+pub(crate) type ModelCallRecorder<'a> = dyn Fn(&ChatRequest, &Result<ChatResponse, LlmError>, f64) + 'a;
+
 /// What a tool may use while it runs.
 pub struct ToolContext<'a> {
     pub(crate) model: &'a dyn ChatModel,
     /// Records a model call the tool makes, so the trace shows it (the caller fills step/tool).
-    pub(crate) on_model_call: &'a dyn Fn(&ChatRequest, &Result<ChatResponse, LlmError>, f64),
+    pub(crate) on_model_call: &'a ModelCallRecorder<'a>,
     pub(crate) now_ms: &'a dyn Fn() -> f64,
 }
 
