@@ -16,7 +16,7 @@
 
 use super::text::{
     self, bound, clean_query, collapse_whitespace, http_error, is_success, looks_like_html,
-    percent_encode, shorten, trim_base, Request, ServiceError, ServiceErrorKind,
+    percent_encode, shorten, Request, ServiceError, ServiceErrorKind,
 };
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::ResolveResult;
@@ -31,7 +31,6 @@ pub const DEFAULT_MAX_CHARS: usize = 4000;
 const MAX_RESULTS_CAP: u32 = 20;
 /// Authors listed before "et al."; a 34-author proceedings entry would
 /// otherwise eat a third of the budget.
-const MAX_AUTHORS_SHOWN: usize = 8;
 /// Entries kept while parsing, whatever the server sends.
 const MAX_ENTRIES_PARSED: usize = 100;
 
@@ -197,16 +196,7 @@ fn normalize_id(token: &str) -> Option<String> {
 /// (or `id_list=` for identifiers). `max_results` is clamped to 1..=20.
 /// No custom headers: arXiv needs none, and each one would cost a preflight.
 pub fn query_url(base: &str, query: &str, max_results: u32) -> Result<Request, ServiceError> {
-    let b = trim_base(base);
-    if !(b.starts_with("https://") || b.starts_with("http://")) {
-        return Err(ServiceError::bad_input(
-            TOOL,
-            format!(
-                "The arXiv base URL '{}' must start with http:// or https://.",
-                shorten(b, 60)
-            ),
-        ));
-    }
+    let b = text::check_base(TOOL, "arXiv", base)?;
     let n = max_results.clamp(1, MAX_RESULTS_CAP);
     let param = match build_query(query)? {
         QuerySpec::Search(s) => format!("search_query={}", percent_encode(&s, ":")),
@@ -574,23 +564,7 @@ pub fn format_entries(entries: &[Entry], max_chars: usize) -> String {
     bound(&text::join_blocks(&blocks), max_chars)
 }
 
-/// "a, b, c" or "a, b, ... h et al. (34 authors)".
-pub fn format_authors(authors: &[String]) -> String {
-    match authors.len() {
-        0 => "(unknown)".to_string(),
-        n if n <= MAX_AUTHORS_SHOWN => authors.join(", "),
-        n => format!(
-            "{} et al. ({} authors)",
-            authors
-                .iter()
-                .take(MAX_AUTHORS_SHOWN)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", "),
-            n
-        ),
-    }
-}
+pub use text::format_authors;
 
 /// Interpret an arXiv API response. `query` is only used for the
 /// no-results sentence.

@@ -17,7 +17,7 @@
 
 use super::text::{
     self, bound, clean_query, collapse_whitespace, encode_component, is_success, parse_json,
-    shorten, trim_base, Request, ServiceError, ServiceErrorKind,
+    shorten, Request, ServiceError, ServiceErrorKind,
 };
 use serde_json::Value;
 
@@ -32,7 +32,6 @@ pub const SOURCE_NOTE: &str =
 pub const DEFAULT_RESULTS: u32 = 3;
 pub const DEFAULT_MAX_CHARS: usize = 4000;
 const MAX_RESULTS_CAP: u32 = 20;
-const MAX_AUTHORS_SHOWN: usize = 8;
 /// OpenAlex's id for the source "arXiv (Cornell University)".
 pub const ARXIV_SOURCE_ID: &str = "S4306400194";
 /// Abstract words beyond this position are ignored: real abstracts have a few
@@ -52,16 +51,7 @@ pub fn search_url(
     n: u32,
     api_key: Option<&str>,
 ) -> Result<Request, ServiceError> {
-    let b = trim_base(base);
-    if !(b.starts_with("https://") || b.starts_with("http://")) {
-        return Err(ServiceError::bad_input(
-            TOOL,
-            format!(
-                "The OpenAlex base URL '{}' must start with http:// or https://.",
-                shorten(b, 60)
-            ),
-        ));
-    }
+    let b = text::check_base(TOOL, SERVICE, base)?;
     let q = clean_query(TOOL, query)?;
     let n = n.clamp(1, MAX_RESULTS_CAP);
     let mut url = format!(
@@ -286,22 +276,6 @@ pub fn no_results_observation(query: &str) -> String {
     )
 }
 
-fn format_authors(authors: &[String]) -> String {
-    match authors.len() {
-        0 => "(unknown)".to_string(),
-        n if n <= MAX_AUTHORS_SHOWN => authors.join(", "),
-        n => format!(
-            "{} et al. ({} authors)",
-            authors
-                .iter()
-                .take(MAX_AUTHORS_SHOWN)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", "),
-            n
-        ),
-    }
-}
 
 /// Observation: `SOURCE_NOTE`, a blank line, then one arXiv-style block per
 /// work, all bounded by `max_chars`.
@@ -310,7 +284,7 @@ pub fn format_works(works: &[Work], max_chars: usize) -> String {
     let share = (budget / works.len().max(1)).saturating_sub(250).max(150);
     let blocks: Vec<String> = works
         .iter()
-        .map(|w| text::paper_block(&w.publication_date, &w.title, &format_authors(&w.authors), &w.abstract_text, &w.url(), share))
+        .map(|w| text::paper_block(&w.publication_date, &w.title, &text::format_authors(&w.authors), &w.abstract_text, &w.url(), share))
         .collect();
     bound(
         &format!("{}\n\n{}", SOURCE_NOTE, text::join_blocks(&blocks)),

@@ -360,6 +360,31 @@ pub fn wait_phrase(retry_after_s: Option<u64>, fallback: &str) -> String {
     }
 }
 
+/// A service base URL without its trailing slash, refused unless it is http(s): the tools
+/// put it in front of every request path.
+pub fn check_base(tool: &str, service: &str, base: &str) -> Result<String, ServiceError> {
+    let b = trim_base(base);
+    if !(b.starts_with("https://") || b.starts_with("http://")) {
+        return Err(ServiceError::bad_input(
+            tool,
+            format!("The {} base URL '{}' must start with http:// or https://.", service, shorten(b, 60)),
+        ));
+    }
+    Ok(b.to_string())
+}
+
+/// Authors shown before "et al.".
+const MAX_AUTHORS_SHOWN: usize = 8;
+
+/// "a, b, c" or "a, b, ... h et al. (34 authors)".
+pub fn format_authors(authors: &[String]) -> String {
+    match authors.len() {
+        0 => "(unknown)".to_string(),
+        n if n <= MAX_AUTHORS_SHOWN => authors.join(", "),
+        n => format!("{} et al. ({} authors)", authors[..MAX_AUTHORS_SHOWN].join(", "), n),
+    }
+}
+
 /// One paper as an observation block, shaped the same whether arXiv or OpenAlex answered,
 /// so the model reads one format. Empty fields say so instead of leaving a blank.
 pub fn paper_block(published: &str, title: &str, authors: &str, summary: &str, url: &str, summary_chars: usize) -> String {

@@ -19,7 +19,7 @@
 
 use super::text::{
     self, bound, clean_query, collapse_whitespace, encode_component, http_error, is_success,
-    parse_json, shorten, strip_html_tags, trim_base, Request, ServiceError, ServiceErrorKind,
+    parse_json, shorten, strip_html_tags, Request, ServiceError, ServiceErrorKind,
 };
 use serde_json::Value;
 
@@ -29,24 +29,9 @@ const MAX_RELATED: usize = 6;
 const MAX_FACTS: usize = 10;
 const MAX_SEARX_RESULTS: usize = 5;
 
-fn check_base(base: &str, service: &str) -> Result<String, ServiceError> {
-    let b = trim_base(base);
-    if !(b.starts_with("https://") || b.starts_with("http://")) {
-        return Err(ServiceError::bad_input(
-            TOOL,
-            format!(
-                "The {} base URL '{}' must start with http:// or https://.",
-                service,
-                shorten(b, 60)
-            ),
-        ));
-    }
-    Ok(b.to_string())
-}
-
 /// DuckDuckGo Instant Answer request: `{base}/?q=..&format=json&no_html=1&skip_disambig=1`.
 pub fn ddg_url(base: &str, query: &str) -> Result<Request, ServiceError> {
-    let b = check_base(base, "DuckDuckGo")?;
+    let b = text::check_base(TOOL, "DuckDuckGo", base)?;
     let q = clean_query(TOOL, query)?;
     Ok(Request {
         url: format!(
@@ -160,33 +145,17 @@ fn ddg_observation(v: &Value) -> Option<String> {
     if !answer.is_empty() {
         parts.push(format!("Answer: {}", answer));
     }
-    let abstract_text = s(v, "AbstractText");
-    if !abstract_text.is_empty() {
-        let source = s(v, "AbstractSource");
-        let label = if source.is_empty() {
-            "Summary".to_string()
-        } else {
-            format!("Summary (from {})", source)
-        };
-        let mut block = format!("{}: {}", label, abstract_text);
-        let url = s(v, "AbstractURL");
-        if !url.is_empty() {
-            block.push_str(&format!("\nURL: {}", url));
+    // The abstract and the definition have the same shape: text, its source, its URL.
+    for (label, text_key, key) in [("Summary", "AbstractText", "Abstract"), ("Definition", "Definition", "Definition")] {
+        let body = s(v, text_key);
+        if body.is_empty() {
+            continue;
         }
-        parts.push(block);
-    }
-    let definition = s(v, "Definition");
-    if !definition.is_empty() {
-        let source = s(v, "DefinitionSource");
-        let label = if source.is_empty() {
-            "Definition".to_string()
-        } else {
-            format!("Definition (from {})", source)
-        };
-        let mut block = format!("{}: {}", label, definition);
-        let url = s(v, "DefinitionURL");
+        let source = s(v, &format!("{key}Source"));
+        let mut block = if source.is_empty() { format!("{label}: {body}") } else { format!("{label} (from {source}): {body}") };
+        let url = s(v, &format!("{key}URL"));
         if !url.is_empty() {
-            block.push_str(&format!("\nURL: {}", url));
+            block.push_str(&format!("\nURL: {url}"));
         }
         parts.push(block);
     }
@@ -264,7 +233,7 @@ pub fn interpret_ddg(
 
 /// SearXNG request: `{base}/search?q=..&format=json`.
 pub fn searx_url(base: &str, query: &str) -> Result<Request, ServiceError> {
-    let b = check_base(base, "SearXNG")?;
+    let b = text::check_base(TOOL, "SearXNG", base)?;
     let q = clean_query(TOOL, query)?;
     Ok(Request {
         url: format!("{}/search?q={}&format=json", b, encode_component(&q)),

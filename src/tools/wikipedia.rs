@@ -20,7 +20,7 @@
 
 use super::text::{
     self, bound, clean_query, collapse_whitespace, encode_component, http_error, is_success,
-    parse_json, percent_encode, rate_limited, shorten, strip_html_tags, trim_base, Request,
+    parse_json, percent_encode, rate_limited, shorten, strip_html_tags, Request,
     ServiceError, ServiceErrorKind,
 };
 use serde_json::Value;
@@ -70,16 +70,7 @@ pub fn lang_base(lang: &str) -> Result<String, ServiceError> {
 }
 
 fn api_endpoint(base: &str) -> Result<String, ServiceError> {
-    let b = trim_base(base);
-    if !(b.starts_with("https://") || b.starts_with("http://")) {
-        return Err(ServiceError::bad_input(
-            TOOL,
-            format!(
-                "The Wikipedia base URL '{}' must start with http:// or https://.",
-                shorten(b, 60)
-            ),
-        ));
-    }
+    let b = text::check_base(TOOL, "Wikipedia", base)?;
     Ok(format!("{}/w/api.php", b))
 }
 
