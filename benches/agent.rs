@@ -45,7 +45,7 @@ impl ChatModel for Scripted {
             "Thought: I can answer now.\nFinal Answer: The answer is 42.".to_string()
         };
         progress(thoughtline::agent::Progress::Text(&text));
-        Box::pin(async move { Ok(ChatResponse { text, usage: None, incomplete: false }) })
+        Box::pin(async move { Ok(ChatResponse { text, ..Default::default() }) })
     }
 }
 

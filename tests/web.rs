@@ -110,7 +110,7 @@ async fn recorded(scope: &str) -> Vec<serde_json::Value> {
 }
 
 fn request() -> ChatRequest {
-    ChatRequest { messages: vec![Message::user("hi")], stop: vec!["Observation:".into()], temperature: 0.0, max_tokens: None }
+    ChatRequest { stop: vec!["Observation:".into()], ..ChatRequest::new(vec![Message::user("hi")], 0.0, None) }
 }
 
 #[wasm_bindgen_test]

@@ -9,6 +9,7 @@ use std::pin::Pin;
 
 pub mod model;
 pub mod parse;
+pub mod plan;
 pub mod prompt;
 pub mod run;
 pub mod settings;
@@ -24,8 +25,8 @@ pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 pub use model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Message, Progress, Role, Usage};
 pub use prompt::Turn;
-pub use run::{run_agent, RunInput, RunObserver};
-pub use settings::{AgentSettings, EarlyStopping};
+pub use run::{run_agent, Resume, RunInput, RunObserver};
+pub use settings::{AgentSettings, EarlyStopping, Strategy};
 pub use time::{CancelToken, Clock};
 pub use tool::{Tool, ToolContext, ToolError};
 pub use trace::{Event, EventKind, StopReason, Tone, Trace};

@@ -6,6 +6,7 @@
 //! `ChatRequest`, so they cannot leak into the trace, which records requests verbatim.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::fmt;
 
 use super::LocalBoxFuture;
@@ -16,23 +17,67 @@ pub enum Role {
     System,
     User,
     Assistant,
+    /// The result of a native tool call, answering the assistant's call with `tool_call_id`.
+    Tool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     pub role: Role,
     pub content: String,
+    /// Native tool calls the assistant made in this turn (tool-calling strategy only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For `Role::Tool`: which call this message answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+/// One native function call the model asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    /// The arguments as the model wrote them: JSON text, not always valid.
+    pub arguments: String,
+}
+
+/// A tool offered to the model as a function (OpenAI `tools`, Anthropic `tools`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON schema of the arguments object.
+    pub parameters: Value,
+}
+
+/// Constrains the reply to JSON matching `schema` (OpenAI `response_format: json_schema`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonFormat {
+    pub name: String,
+    pub schema: Value,
 }
 
 impl Message {
+    fn new(role: Role, content: String) -> Self {
+        Message { role, content, tool_calls: Vec::new(), tool_call_id: None }
+    }
     pub fn system(content: impl Into<String>) -> Self {
-        Message { role: Role::System, content: content.into() }
+        Message::new(Role::System, content.into())
     }
     pub fn user(content: impl Into<String>) -> Self {
-        Message { role: Role::User, content: content.into() }
+        Message::new(Role::User, content.into())
     }
     pub fn assistant(content: impl Into<String>) -> Self {
-        Message { role: Role::Assistant, content: content.into() }
+        Message::new(Role::Assistant, content.into())
+    }
+    /// An assistant turn that called tools natively.
+    pub fn assistant_calls(content: impl Into<String>, calls: Vec<ToolCall>) -> Self {
+        Message { tool_calls: calls, ..Message::new(Role::Assistant, content.into()) }
+    }
+    /// The result of the native tool call `id`.
+    pub fn tool_result(id: impl Into<String>, content: impl Into<String>) -> Self {
+        Message { tool_call_id: Some(id.into()), ..Message::new(Role::Tool, content.into()) }
     }
 }
 
@@ -45,6 +90,19 @@ pub struct ChatRequest {
     pub temperature: f32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// Functions the model may call natively (tool-calling strategy); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolSpec>,
+    /// Structured output: the reply must be JSON matching this schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_format: Option<JsonFormat>,
+}
+
+impl ChatRequest {
+    /// A plain request: messages and sampling, no stop sequences, tools or output format.
+    pub fn new(messages: Vec<Message>, temperature: f32, max_tokens: Option<u32>) -> Self {
+        ChatRequest { messages, stop: Vec::new(), temperature, max_tokens, tools: Vec::new(), json_format: None }
+    }
 }
 
 /// Token counts, when the provider reports them.
@@ -66,6 +124,8 @@ pub struct ChatResponse {
     pub usage: Option<Usage>,
     /// True when the stream was cut off before the provider said it was done: `text` is what arrived.
     pub incomplete: bool,
+    /// Native tool calls, in the order the model made them.
+    pub tool_calls: Vec<ToolCall>,
 }
 
 /// Why a model call failed. Every variant is the environment's fault, not the model's, so the
@@ -94,6 +154,8 @@ pub enum LlmErrorKind {
     BadResponse,
     /// The model answered with nothing at all.
     Empty,
+    /// The provider or model does not accept native tool calls (`tools`).
+    ToolsUnsupported,
     /// The caller asked to stop.
     Cancelled,
 }

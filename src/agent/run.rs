@@ -6,16 +6,17 @@
 //! error when the settings allow) become observations the model sees next step. Environment
 //! faults (the model call failed, Stop) end the run.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use serde_json::Value;
 
 use super::model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Progress};
-use super::parse::{cut_at_observation, parse_reply, resolve_tool, Reply};
-use super::prompt::{build_request, Turn};
-use super::settings::{AgentSettings, EarlyStopping};
+use super::parse::{cut_at_observation, parse_reply, resolve_tool, ParseError, Parsed, Reply};
+use super::plan::{parse_sections, Section};
+use super::prompt::{build_request, tool_names, PromptInput, Turn, ASK_PERSON};
+use super::settings::{AgentSettings, EarlyStopping, Strategy};
 use super::time::{race, CancelToken, Clock, Either};
-use super::tool::{Tool, ToolContext};
+use super::tool::{input_as_text, Tool, ToolContext};
 use super::trace::{AnswerSource, Decision, Event, EventKind, LlmPurpose, StopReason, Trace};
 
 /// Receives events as they happen, for a live view. Every method has a no-op default.
@@ -38,6 +39,15 @@ pub struct RunInput<'a> {
     pub settings: &'a AgentSettings,
     pub clock: &'a dyn Clock,
     pub cancel: &'a CancelToken,
+    /// Set when this run continues one that ended with a question to the person.
+    pub resume: Option<Resume<'a>>,
+}
+
+/// The person's reply to the question an earlier run ended with. That run's events stay part
+/// of what the model sees; `RunInput::question` is still the original question.
+pub struct Resume<'a> {
+    pub earlier: &'a [Event],
+    pub reply: &'a str,
 }
 
 /// Appends events with timestamps and tells the observer. Interior mutability lets tool
@@ -109,117 +119,352 @@ async fn guarded<T>(
     }
 }
 
+/// What the loop does after a step.
+enum Flow {
+    /// Go on with the next step.
+    Next,
+    /// The run has ended and its last event is recorded.
+    Done,
+    /// A limit was reached without an answer (early stopping applies).
+    Limit(StopReason),
+    /// The step did not count (the strategy fell back); ask again.
+    Again,
+}
+
+/// A reply of a text strategy, understood.
+struct Understood {
+    thought: Option<String>,
+    reply: Reply,
+    notes: Vec<String>,
+}
+
+/// A reply that could not be understood: what to tell the model, and the text at fault.
+struct Misread {
+    message: String,
+    excerpt: String,
+}
+
+impl Misread {
+    fn new(message: impl Into<String>, excerpt: &str) -> Self {
+        Misread { message: message.into(), excerpt: excerpt.chars().take(200).collect() }
+    }
+}
+
+impl From<ParseError> for Misread {
+    fn from(error: ParseError) -> Self {
+        Misread { message: error.to_string(), excerpt: error.excerpt }
+    }
+}
+
+/// The state of one run. Counters sit in cells so tool contexts can borrow the run while a
+/// step is in progress.
+struct Run<'a, 'r> {
+    rec: Recorder<'r>,
+    input: &'r RunInput<'a>,
+    names: Vec<&'r str>,
+    strategy: Cell<Strategy>,
+    step: Cell<u32>,
+    parse_failures: Cell<u32>,
+    /// The last action that ran and how many times in a row it was asked for.
+    last_action: RefCell<Option<(String, Value)>>,
+    repeats: Cell<u32>,
+}
+
 /// Runs the agent on one question and returns the complete trace.
 pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace {
     let settings = input.settings;
     let rec = Recorder { trace: RefCell::new(Trace::default()), observer, clock: input.clock, t0: input.clock.now_ms() };
-    let tool_names: Vec<&str> = input.tools.iter().map(|t| t.name()).collect();
-    rec.record(
+    let run = Run {
+        rec,
+        input: &input,
+        names: tool_names(input.tools, settings),
+        strategy: Cell::new(settings.strategy),
+        step: Cell::new(0),
+        parse_failures: Cell::new(0),
+        last_action: RefCell::new(None),
+        repeats: Cell::new(0),
+    };
+    run.rec.record(
         0,
         0.0,
         EventKind::RunStarted {
             question: input.question.to_string(),
-            tools: tool_names.iter().map(|s| s.to_string()).collect(),
+            tools: input.tools.iter().map(|t| t.name().to_string()).collect(),
             history_turns: input.history.len(),
             started_unix_ms: input.clock.unix_ms().round(),
+            strategy: settings.strategy,
+            continues: input.resume.is_some(),
         },
     );
-    let run_left = || settings.max_time_ms.map(|limit| (limit - rec.now()).max(0.0));
-
-    let mut step = 0u32;
-    let mut parse_failures = 0u32;
-    // The last action that ran and how many times in a row it was asked for.
-    let mut last_action: Option<(String, Value)> = None;
-    let mut repeats = 0u32;
+    if let Some(resume) = &input.resume {
+        run.rec.record(0, 0.0, EventKind::PersonReplied { reply: resume.reply.to_string() });
+    }
 
     let limit_hit = loop {
         if input.cancel.is_cancelled() {
-            rec.stop(step, StopReason::Cancelled);
-            return rec.trace.into_inner();
+            run.rec.stop(run.step.get(), StopReason::Cancelled);
+            return run.rec.trace.into_inner();
         }
-        if step >= settings.max_iterations {
+        if run.step.get() >= settings.max_iterations {
             break StopReason::MaxIterations { limit: settings.max_iterations };
         }
-        if run_left() == Some(0.0) {
+        if run.run_left() == Some(0.0) {
             break StopReason::MaxTime { limit_ms: settings.max_time_ms.unwrap_or(0.0) };
         }
-        step += 1;
+        run.step.set(run.step.get() + 1);
+        match run.think().await {
+            Flow::Next => {}
+            Flow::Again => run.step.set(run.step.get() - 1),
+            Flow::Done => return run.rec.trace.into_inner(),
+            Flow::Limit(reason) => break reason,
+        }
+    };
+    run.finish_at_limit(limit_hit).await;
+    run.rec.trace.into_inner()
+}
 
-        // Think: ask the model for the next step.
-        let request = build_request(settings, input.tools, input.question, input.history, &rec.trace.borrow(), false);
-        let reply = match call_model(&rec, &input, step, request, LlmPurpose::Step, run_left()).await {
-            Guarded::Done(Ok(text)) => text,
+impl<'a, 'r> Run<'a, 'r> {
+    fn run_left(&self) -> Option<f64> {
+        self.input.settings.max_time_ms.map(|limit| (limit - self.rec.now()).max(0.0))
+    }
+
+    fn out_of_time(&self) -> StopReason {
+        StopReason::MaxTime { limit_ms: self.input.settings.max_time_ms.unwrap_or(0.0) }
+    }
+
+    fn request(&self, last_answer: bool) -> ChatRequest {
+        let trace = self.rec.trace.borrow();
+        let input = self.input;
+        build_request(&PromptInput {
+            settings: input.settings,
+            strategy: self.strategy.get(),
+            tools: input.tools,
+            question: input.question,
+            history: input.history,
+            earlier: input.resume.as_ref().map_or(&[], |r| r.earlier),
+            events: &trace.events,
+            last_answer,
+        })
+    }
+
+    /// Whether any tool has answered in this run (or the run it continues).
+    fn used_tools(&self) -> bool {
+        let earlier = self.input.resume.as_ref().map_or(&[][..], |r| r.earlier);
+        let trace = self.rec.trace.borrow();
+        earlier.iter().chain(&trace.events).any(|e| matches!(e.kind, EventKind::ToolResult { .. }))
+    }
+
+    /// One step: ask the model, understand the reply, act or finish.
+    async fn think(&self) -> Flow {
+        let step = self.step.get();
+        let strategy = self.strategy.get();
+        let response = match call_model(&self.rec, self.input, step, self.request(false), LlmPurpose::Step, self.run_left()).await {
+            Guarded::Done(Ok(response)) => response,
+            Guarded::Done(Err(error)) if error.kind == LlmErrorKind::ToolsUnsupported && strategy == Strategy::ToolCalling => {
+                let reason = format!("{} Went on with the ReAct text format instead.", error.message);
+                self.rec.record(step, self.rec.now(), EventKind::StrategyFallback { from: strategy, to: Strategy::React, reason });
+                self.strategy.set(Strategy::React);
+                return Flow::Again;
+            }
             Guarded::Done(Err(_)) => {
-                rec.stop(step, StopReason::ModelFailed);
-                return rec.trace.into_inner();
+                self.rec.stop(step, StopReason::ModelFailed);
+                return Flow::Done;
             }
             Guarded::Cancelled => {
-                rec.stop(step, StopReason::Cancelled);
-                return rec.trace.into_inner();
+                self.rec.stop(step, StopReason::Cancelled);
+                return Flow::Done;
             }
-            Guarded::OutOfTime | Guarded::TimedOut => {
-                break StopReason::MaxTime { limit_ms: settings.max_time_ms.unwrap_or(0.0) };
-            }
+            Guarded::OutOfTime | Guarded::TimedOut => return Flow::Limit(self.out_of_time()),
         };
+        if strategy == Strategy::ToolCalling {
+            return self.native_reply(step, response).await;
+        }
 
-        // Understand the reply.
-        let started = rec.now();
-        let parsed = match parse_reply(&reply, &tool_names) {
-            Ok(parsed) => parsed,
-            Err(error) => {
-                parse_failures += 1;
-                let message = error.to_string();
-                let observation = settings.parse_error_message.clone().unwrap_or_else(|| message.clone());
-                let fed_back = settings.feed_back_parse_errors;
-                rec.record(
-                    step,
-                    started,
-                    EventKind::ParseFailed { message, excerpt: error.excerpt, count: parse_failures, fed_back, observation },
-                );
-                if !fed_back {
-                    rec.stop(step, StopReason::ParseFailed);
-                    return rec.trace.into_inner();
-                }
-                continue;
-            }
+        let started = self.rec.now();
+        let understood = match strategy {
+            Strategy::PlanReact => self.read_plan(step, started, &response.text),
+            _ if self.input.settings.structured_output => self.read_structured(&response.text).map(Some),
+            _ => self.read_react(&response.text).map(Some),
         };
-        let decision = match &parsed.reply {
+        let understood = match understood {
+            Ok(Some(understood)) => understood,
+            // A reply that held only a plan: its event asks for the first action.
+            Ok(None) => return Flow::Next,
+            Err(error) => return self.parse_failed(step, started, error.message, error.excerpt),
+        };
+        let decision = match &understood.reply {
             Reply::Action { tool, input } => Decision::Action { tool: tool.clone(), input: input.clone() },
             Reply::Final { answer } => Decision::Final { answer: answer.clone() },
         };
-        rec.record(step, started, EventKind::Parsed { thought: parsed.thought, decision, notes: parsed.notes });
+        self.rec.record(step, started, EventKind::Parsed { thought: understood.thought, decision, notes: understood.notes });
+        match understood.reply {
+            Reply::Final { answer } => self.answer(step, answer),
+            Reply::Action { tool, input } => self.act(step, tool, input).await,
+        }
+    }
 
-        let (requested, tool_input) = match parsed.reply {
-            Reply::Final { answer } => {
-                rec.record(step, rec.now(), EventKind::FinalAnswer { answer, source: AnswerSource::Model });
-                rec.stop(step, StopReason::Answered);
-                return rec.trace.into_inner();
+    fn read_react(&self, text: &str) -> Result<Understood, Misread> {
+        let parsed = parse_reply(text, &self.names)?;
+        Ok(Understood { thought: parsed.thought, reply: parsed.reply, notes: parsed.notes })
+    }
+
+    /// Structured output: the reply should be one JSON object `{thought, action, action_input}`.
+    /// A server that ignored the schema gets the lenient text parser instead, with a note.
+    fn read_structured(&self, text: &str) -> Result<Understood, Misread> {
+        if let Ok(Value::Object(object)) = serde_json::from_str::<Value>(text.trim()) {
+            if let Some(action) = object.get("action").and_then(Value::as_str) {
+                let thought = object.get("thought").and_then(Value::as_str).map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
+                let input = object.get("action_input").cloned().unwrap_or(Value::Null);
+                let squashed: String = action.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
+                let reply = if squashed == "finalanswer" {
+                    Reply::Final { answer: input_as_text(&input) }
+                } else {
+                    Reply::Action { tool: action.to_string(), input }
+                };
+                return Ok(Understood { thought, reply, notes: Vec::new() });
             }
-            Reply::Action { tool, input } => (tool, input),
-        };
+        }
+        let mut understood = self.read_react(text)?;
+        understood.notes.push("structured output was on, but the reply was not the JSON step object; it was read as text".into());
+        Ok(understood)
+    }
 
-        // Act: find the tool, refuse loops, run it.
-        let tool = match resolve_tool(&requested, &tool_names) {
-            Ok(Some(name)) => input.tools.iter().find(|t| t.name() == name).copied(),
+    /// Plan-ReAct: records the plan (or revised plan) and reads the action or final answer.
+    /// `Ok(None)` when the reply held only a plan.
+    fn read_plan(&self, step: u32, started: f64, text: &str) -> Result<Option<Understood>, Misread> {
+        let sections = parse_sections(text).map_err(|e| Misread::new(e.message, text))?;
+        let plan_only = sections.first.is_none();
+        let mut version = {
+            let earlier = self.input.resume.as_ref().map_or(&[][..], |r| r.earlier);
+            let trace = self.rec.trace.borrow();
+            earlier.iter().chain(&trace.events).filter(|e| matches!(e.kind, EventKind::Plan { .. })).count() as u32
+        };
+        for (items, replan) in [(sections.plan, false), (sections.replan, true)] {
+            if items.is_empty() {
+                continue;
+            }
+            version += 1;
+            let observation = plan_only.then(|| PLAN_NOTED.to_string());
+            self.rec.record(step, started, EventKind::Plan { items, version, replan, observation });
+        }
+        let mut notes = sections.notes;
+        let reply = match sections.first {
+            None if version == 0 => {
+                return Err(Misread::new("Your reply had no /*ACTION*/ and no /*FINAL_ANSWER*/ section. End it with /*ACTION*/ and one JSON tool call, or with /*FINAL_ANSWER*/ and the answer.", text))
+            }
+            None => return Ok(None),
+            Some(Section::FinalAnswer) => Reply::Final { answer: sections.final_answer.unwrap_or_default() },
+            Some(_) => {
+                let action = sections.action.unwrap_or_default();
+                let parsed = parse_reply(&action, &self.names).map_err(|e| {
+                    Misread::new(format!("Your /*ACTION*/ section could not be read: {e}"), &action)
+                })?;
+                notes.extend(parsed.notes);
+                parsed.reply
+            }
+        };
+        Ok(Some(Understood { thought: sections.reasoning, reply, notes }))
+    }
+
+    /// Native tool calling: text alone is the answer; each call runs in order.
+    async fn native_reply(&self, step: u32, response: ChatResponse) -> Flow {
+        let started = self.rec.now();
+        let text = response.text.trim();
+        if response.tool_calls.is_empty() {
+            let answer = text.to_string();
+            self.rec.record(step, started, EventKind::Parsed { thought: None, decision: Decision::Final { answer: answer.clone() }, notes: Vec::new() });
+            return self.answer(step, answer);
+        }
+        let mut thought = (!text.is_empty()).then(|| text.to_string());
+        for call in response.tool_calls {
+            let input = if call.arguments.trim().is_empty() {
+                Value::Object(Default::default())
+            } else {
+                match serde_json::from_str::<Value>(&call.arguments) {
+                    Ok(input) => input,
+                    Err(e) => {
+                        let message = format!(
+                            "The arguments of your call to \"{}\" are not valid JSON ({e}). Call it again with a JSON object that matches its parameters.",
+                            call.name
+                        );
+                        match self.parse_failed(step, started, message, call.arguments.clone()) {
+                            Flow::Next => continue,
+                            other => return other,
+                        }
+                    }
+                }
+            };
+            let decision = Decision::Action { tool: call.name.clone(), input: input.clone() };
+            self.rec.record(step, started, EventKind::Parsed { thought: thought.take(), decision, notes: Vec::new() });
+            match self.act(step, call.name, input).await {
+                Flow::Next => {}
+                other => return other,
+            }
+        }
+        Flow::Next
+    }
+
+    /// Records a reply that could not be understood; ends the run unless errors are fed back.
+    fn parse_failed(&self, step: u32, started: f64, message: String, excerpt: String) -> Flow {
+        let settings = self.input.settings;
+        let count = self.parse_failures.get() + 1;
+        self.parse_failures.set(count);
+        let observation = settings.parse_error_message.clone().unwrap_or_else(|| message.clone());
+        let fed_back = settings.feed_back_parse_errors;
+        let excerpt = excerpt.chars().take(200).collect();
+        self.rec.record(step, started, EventKind::ParseFailed { message, excerpt, count, fed_back, observation });
+        if fed_back {
+            Flow::Next
+        } else {
+            self.rec.stop(step, StopReason::ParseFailed);
+            Flow::Done
+        }
+    }
+
+    fn answer(&self, step: u32, answer: String) -> Flow {
+        let source = if self.used_tools() { AnswerSource::Model } else { AnswerSource::Direct };
+        self.rec.record(step, self.rec.now(), EventKind::FinalAnswer { answer, source });
+        self.rec.stop(step, StopReason::Answered);
+        Flow::Done
+    }
+
+    /// Act: find the tool, refuse loops, run it (or ask the person).
+    async fn act(&self, step: u32, requested: String, tool_input: Value) -> Flow {
+        let input = self.input;
+        let settings = input.settings;
+        let resolved = match resolve_tool(&requested, &self.names) {
+            Ok(Some(name)) => Some(name),
             _ => None,
         };
-        let Some(tool) = tool else {
-            let valid = tool_names.iter().map(|s| s.to_string()).collect();
-            rec.record(step, rec.now(), EventKind::UnknownTool { requested, valid });
-            continue;
+        if resolved == Some(ASK_PERSON) {
+            let question = input_as_text(&tool_input).trim().to_string();
+            if question.is_empty() {
+                let message = format!("{ASK_PERSON} needs your question as its input.");
+                return self.parse_failed(step, self.rec.now(), message, tool_input.to_string());
+            }
+            self.rec.record(step, self.rec.now(), EventKind::Clarify { question });
+            self.rec.stop(step, StopReason::NeedsInput);
+            return Flow::Done;
+        }
+        let Some(tool) = resolved.and_then(|name| input.tools.iter().find(|t| t.name() == name).copied()) else {
+            let valid = self.names.iter().map(|s| s.to_string()).collect();
+            self.rec.record(step, self.rec.now(), EventKind::UnknownTool { requested, valid });
+            return Flow::Next;
         };
         let this_action = (tool.name().to_string(), tool_input.clone());
-        repeats = if last_action.as_ref() == Some(&this_action) { repeats + 1 } else { 1 };
+        let repeats = if self.last_action.borrow().as_ref() == Some(&this_action) { self.repeats.get() + 1 } else { 1 };
+        self.repeats.set(repeats);
         if repeats >= settings.repeat_limit.max(2) {
-            rec.record(
+            self.rec.record(
                 step,
-                rec.now(),
+                self.rec.now(),
                 EventKind::RepeatedAction { tool: this_action.0, input: this_action.1, times: repeats },
             );
-            continue;
+            return Flow::Next;
         }
-        last_action = Some(this_action);
+        *self.last_action.borrow_mut() = Some(this_action);
 
+        let rec = &self.rec;
         let started = rec.now();
         rec.record(step, started, EventKind::ToolCall { tool: tool.name().to_string(), input: tool_input.clone() });
         let on_model_call = |request: &ChatRequest, result: &Result<ChatResponse, LlmError>, latency: f64| {
@@ -232,71 +477,72 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
         let now_ms = || rec.now();
         let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms };
         let timeout_ms = tool.timeout_ms().unwrap_or(settings.tool_timeout_ms);
-        let outcome = guarded(tool.call(&tool_input, &cx), &input, run_left(), Some(timeout_ms)).await;
+        let outcome = guarded(tool.call(&tool_input, &cx), input, self.run_left(), Some(timeout_ms)).await;
         let name = tool.name().to_string();
-        match outcome {
+        let (message, timed_out) = match outcome {
             Guarded::Done(Ok(observation)) => {
                 let direct = tool.return_direct();
                 rec.record(step, started, EventKind::ToolResult { tool: name, observation: observation.clone() });
                 if direct {
                     rec.record(step, rec.now(), EventKind::FinalAnswer { answer: observation, source: AnswerSource::ReturnDirect });
                     rec.stop(step, StopReason::Answered);
-                    return rec.trace.into_inner();
+                    return Flow::Done;
                 }
+                return Flow::Next;
             }
-            Guarded::Done(Err(error)) => {
-                let fed_back = settings.feed_back_tool_errors;
-                rec.record(step, started, EventKind::ToolFailed { tool: name.clone(), message: error.message, timed_out: false, fed_back });
-                if !fed_back {
-                    rec.stop(step, StopReason::ToolFailed { tool: name });
-                    return rec.trace.into_inner();
-                }
-            }
-            Guarded::TimedOut => {
-                let fed_back = settings.feed_back_tool_errors;
-                let message = format!(
+            Guarded::Done(Err(error)) => (error.message, false),
+            Guarded::TimedOut => (
+                format!(
                     "no answer within {:.0} s. The service may be slow or unreachable; try again or use another tool.",
                     timeout_ms / 1000.0
-                );
-                rec.record(step, started, EventKind::ToolFailed { tool: name.clone(), message, timed_out: true, fed_back });
-                if !fed_back {
-                    rec.stop(step, StopReason::ToolFailed { tool: name });
-                    return rec.trace.into_inner();
-                }
-            }
+                ),
+                true,
+            ),
             Guarded::Cancelled => {
                 rec.stop(step, StopReason::Cancelled);
-                return rec.trace.into_inner();
+                return Flow::Done;
             }
-            Guarded::OutOfTime => break StopReason::MaxTime { limit_ms: settings.max_time_ms.unwrap_or(0.0) },
+            Guarded::OutOfTime => return Flow::Limit(self.out_of_time()),
+        };
+        let fed_back = settings.feed_back_tool_errors;
+        rec.record(step, started, EventKind::ToolFailed { tool: name.clone(), message, timed_out, fed_back });
+        if fed_back {
+            Flow::Next
+        } else {
+            rec.stop(step, StopReason::ToolFailed { tool: name });
+            Flow::Done
         }
-    };
+    }
 
-    // A limit was reached without an answer.
-    if settings.early_stopping == EarlyStopping::Generate && !input.cancel.is_cancelled() {
-        step += 1;
-        let request = build_request(settings, input.tools, input.question, input.history, &rec.trace.borrow(), true);
-        // The last call gets no deadline of its own beyond Stop: the limit has already passed.
-        if let Guarded::Done(Ok(text)) = call_model(&rec, &input, step, request, LlmPurpose::LastAnswer, None).await {
-            let answer = match parse_reply(&text, &[]) {
-                Ok(parsed) => match parsed.reply {
-                    Reply::Final { answer } => answer,
-                    Reply::Action { .. } => text.trim().to_string(),
-                },
-                Err(_) => text.trim().to_string(),
-            };
-            if !answer.is_empty() {
-                rec.record(step, rec.now(), EventKind::FinalAnswer { answer, source: AnswerSource::LastAnswer });
+    /// A limit was reached without an answer: early stopping "generate" asks once more.
+    async fn finish_at_limit(&self, limit_hit: StopReason) {
+        let input = self.input;
+        let mut step = self.step.get();
+        if input.settings.early_stopping == EarlyStopping::Generate && !input.cancel.is_cancelled() {
+            step += 1;
+            // The last call gets no deadline of its own beyond Stop: the limit has already passed.
+            if let Guarded::Done(Ok(response)) = call_model(&self.rec, input, step, self.request(true), LlmPurpose::LastAnswer, None).await {
+                let text = response.text.trim();
+                let answer = match self.strategy.get() {
+                    Strategy::ToolCalling => text.to_string(),
+                    Strategy::PlanReact => parse_sections(text).ok().and_then(|s| s.final_answer).unwrap_or_else(|| text.to_string()),
+                    Strategy::React => match parse_reply(text, &[]) {
+                        Ok(Parsed { reply: Reply::Final { answer }, .. }) => answer,
+                        _ => text.to_string(),
+                    },
+                };
+                if !answer.is_empty() {
+                    self.rec.record(step, self.rec.now(), EventKind::FinalAnswer { answer, source: AnswerSource::LastAnswer });
+                }
             }
         }
+        let reason = if input.cancel.is_cancelled() { StopReason::Cancelled } else { limit_hit };
+        self.rec.stop(step, reason);
     }
-    if input.cancel.is_cancelled() {
-        rec.stop(step, StopReason::Cancelled);
-    } else {
-        rec.stop(step, limit_hit);
-    }
-    rec.trace.into_inner()
 }
+
+/// Said back to the model when its reply held a plan but no action yet.
+const PLAN_NOTED: &str = "Plan noted. Now carry out its first step: write /*REASONING*/, then /*ACTION*/ with one JSON tool call.";
 
 fn to_micros(ms: f64) -> f64 {
     (ms * 1000.0).round() / 1000.0
@@ -312,6 +558,7 @@ fn response_event(result: &Result<ChatResponse, LlmError>, latency_ms: f64) -> E
                 usage: resp.usage,
                 latency_ms,
                 incomplete: resp.incomplete,
+                tool_calls: resp.tool_calls.clone(),
             }
         }
         Err(error) => EventKind::LlmFailed { error: error.clone() },
@@ -319,7 +566,7 @@ fn response_event(result: &Result<ChatResponse, LlmError>, latency_ms: f64) -> E
 }
 
 /// One model call of the loop: records request and response, streams deltas to the observer,
-/// and returns the reply cut at any invented "Observation:".
+/// and returns the reply with its text cut at any invented "Observation:".
 async fn call_model(
     rec: &Recorder<'_>,
     input: &RunInput<'_>,
@@ -327,7 +574,7 @@ async fn call_model(
     request: ChatRequest,
     purpose: LlmPurpose,
     run_left: Option<f64>,
-) -> Guarded<Result<String, LlmError>> {
+) -> Guarded<Result<ChatResponse, LlmError>> {
     let started = rec.now();
     rec.record(step, started, EventKind::LlmRequest { purpose, request: request.clone() });
     let progress = |p: Progress<'_>| match p {
@@ -342,7 +589,7 @@ async fn call_model(
     match outcome {
         Guarded::Done(result) => {
             let result = result.and_then(|resp| {
-                if resp.text.trim().is_empty() {
+                if resp.text.trim().is_empty() && resp.tool_calls.is_empty() {
                     Err(LlmError::new(
                         LlmErrorKind::Empty,
                         "The model sent an empty reply. Try again, or pick a larger model in Settings.",
@@ -352,7 +599,11 @@ async fn call_model(
                 }
             });
             rec.record(step, started, response_event(&result, latency));
-            Guarded::Done(result.map(|resp| cut_at_observation(&resp.text).0.to_string()))
+            Guarded::Done(result.map(|mut resp| {
+                let kept = cut_at_observation(&resp.text).0.len();
+                resp.text.truncate(kept);
+                resp
+            }))
         }
         Guarded::Cancelled => Guarded::Cancelled,
         Guarded::OutOfTime => Guarded::OutOfTime,

@@ -14,9 +14,56 @@ pub enum EarlyStopping {
     Generate,
 }
 
+/// How the agent talks to the model. All strategies share the executor, tools and trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// Text ReAct: `Thought:`, then `Action:` with a JSON blob, or `Final Answer:`.
+    #[default]
+    React,
+    /// The provider's native function calling (OpenAI `tools`, Anthropic `tool_use`).
+    ToolCalling,
+    /// A numbered plan first, then tagged REASONING / ACTION sections, replanning on failure.
+    PlanReact,
+}
+
+impl Strategy {
+    pub const ALL: [Strategy; 3] = [Strategy::React, Strategy::ToolCalling, Strategy::PlanReact];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Strategy::React => "react",
+            Strategy::ToolCalling => "tool_calling",
+            Strategy::PlanReact => "plan_react",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Strategy> {
+        Strategy::ALL.into_iter().find(|s| s.id() == id)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Strategy::React => "ReAct (text + JSON action)",
+            Strategy::ToolCalling => "Native tool calling",
+            Strategy::PlanReact => "Plan-ReAct (plan, act, replan)",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AgentSettings {
+    pub strategy: Strategy,
+    /// ReAct only: ask the provider for JSON matching a schema (`response_format`), so the
+    /// action blob is always valid JSON. For servers that support it (OpenAI, llama.cpp, …).
+    pub structured_output: bool,
+    /// Let the agent end a run with a question back to the person when the request is
+    /// ambiguous or a tool needs something the question does not give.
+    pub ask_clarifying: bool,
+    /// When no tool fits, answer from the model's own knowledge (shown as a direct answer);
+    /// when off, the model is told to say that the tools cannot answer.
+    pub direct_answers: bool,
     /// ReAct steps (model calls) before early stopping applies.
     pub max_iterations: u32,
     /// Wall-clock limit for the whole run; `None` for no limit.
@@ -45,6 +92,10 @@ pub struct AgentSettings {
 impl Default for AgentSettings {
     fn default() -> Self {
         AgentSettings {
+            strategy: Strategy::React,
+            structured_output: false,
+            ask_clarifying: true,
+            direct_answers: true,
             max_iterations: 15,
             max_time_ms: None,
             early_stopping: EarlyStopping::Force,

@@ -8,7 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::model::{ChatRequest, LlmError, Usage};
+use super::model::{ChatRequest, LlmError, ToolCall, Usage};
+use super::settings::Strategy;
 
 /// One thing that happened during a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,6 +56,8 @@ pub enum AnswerSource {
     ReturnDirect,
     /// A limit was reached and the model was asked for a last answer (early stopping "generate").
     LastAnswer,
+    /// The model answered without using any tool (no tool fitted, or none was needed).
+    Direct,
 }
 
 /// Why a run ended.
@@ -77,6 +80,8 @@ pub enum StopReason {
     ToolFailed { tool: String },
     /// The reply could not be parsed and the settings say parse errors end the run.
     ParseFailed,
+    /// The agent asked the person a question; their reply continues the run.
+    NeedsInput,
 }
 
 impl StopReason {
@@ -97,6 +102,7 @@ impl StopReason {
             StopReason::ToolFailed { tool } => format!(
                 "Stopped because the tool \"{tool}\" failed. Turn on \"Show tool errors to the model\" in Settings to let the agent try another way."
             ),
+            StopReason::NeedsInput => "Waiting for your answer: reply in the chat and the agent continues from here.".into(),
             StopReason::ParseFailed => "Stopped because the model's reply did not follow the format. Turn on \"Send format errors back to the model\" in Settings to let it correct itself.".into(),
         }
     }
@@ -112,6 +118,15 @@ pub enum EventKind {
         /// Earlier turns included as memory.
         history_turns: usize,
         started_unix_ms: f64,
+        #[serde(default)]
+        strategy: Strategy,
+        /// This run continues an earlier one that ended with a question to the person.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        continues: bool,
+    },
+    /// The person answered the agent's question; the run goes on from where it asked.
+    PersonReplied {
+        reply: String,
     },
     /// A request as the provider received it.
     LlmRequest {
@@ -130,6 +145,9 @@ pub enum EventKind {
         /// The stream stopped before the provider said it was done.
         #[serde(default)]
         incomplete: bool,
+        /// Native tool calls the model made (tool-calling strategy).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
     },
     LlmFailed {
         error: LlmError,
@@ -147,6 +165,28 @@ pub enum EventKind {
         decision: Decision,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         notes: Vec<String>,
+    },
+    /// Plan-ReAct: the model's numbered plan (`replan` when it revised it after a failure).
+    /// The UI ticks items off as tool calls after it succeed.
+    Plan {
+        items: Vec<String>,
+        /// 1 for the first plan, 2 for the first revision, …
+        version: u32,
+        replan: bool,
+        /// Sent back when the reply held only the plan, asking for its first action.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        observation: Option<String>,
+    },
+    /// The agent asks the person something instead of guessing; the run waits for the reply.
+    Clarify {
+        question: String,
+    },
+    /// The chosen strategy could not be used (e.g. the model does not support native tools),
+    /// so the run went on with another.
+    StrategyFallback {
+        from: Strategy,
+        to: Strategy,
+        reason: String,
     },
     /// The reply could not be understood.
     ParseFailed {
@@ -222,7 +262,10 @@ impl Tone {
 impl EventKind {
     pub fn tone(&self) -> Tone {
         match self {
-            EventKind::RunStarted { .. } => Tone::Neutral,
+            EventKind::RunStarted { .. }
+            | EventKind::PersonReplied { .. }
+            | EventKind::Plan { .. }
+            | EventKind::Clarify { .. } => Tone::Neutral,
             EventKind::LlmRequest { .. } | EventKind::ToolCall { .. } => Tone::Pending,
             EventKind::LlmResponse { incomplete, .. } => {
                 if *incomplete {
@@ -237,10 +280,11 @@ impl EventKind {
             | EventKind::ToolFailed { .. }
             | EventKind::UnknownTool { .. }
             | EventKind::RepeatedAction { .. }
-            | EventKind::LlmRetry { .. } => Tone::Error,
+            | EventKind::LlmRetry { .. }
+            | EventKind::StrategyFallback { .. } => Tone::Error,
             EventKind::RunStopped { reason, .. } => match reason {
                 StopReason::Answered => Tone::Success,
-                StopReason::Cancelled => Tone::Neutral,
+                StopReason::Cancelled | StopReason::NeedsInput => Tone::Neutral,
                 _ => Tone::Error,
             },
         }
@@ -263,6 +307,10 @@ impl EventKind {
             EventKind::RepeatedAction { .. } => "repeated_action",
             EventKind::FinalAnswer { .. } => "final_answer",
             EventKind::RunStopped { .. } => "run_stopped",
+            EventKind::PersonReplied { .. } => "person_replied",
+            EventKind::Plan { .. } => "plan",
+            EventKind::Clarify { .. } => "clarify",
+            EventKind::StrategyFallback { .. } => "strategy_fallback",
         }
     }
 
@@ -282,8 +330,14 @@ impl EventKind {
             EventKind::ToolFailed { .. } => "Tool error",
             EventKind::UnknownTool { .. } => "Unknown tool",
             EventKind::RepeatedAction { .. } => "Repeated action",
+            EventKind::FinalAnswer { source: AnswerSource::Direct, .. } => "Direct answer",
             EventKind::FinalAnswer { .. } => "Final Answer",
             EventKind::RunStopped { .. } => "Stopped",
+            EventKind::PersonReplied { .. } => "Your reply",
+            EventKind::Plan { replan: false, .. } => "Plan",
+            EventKind::Plan { replan: true, .. } => "Revised plan",
+            EventKind::Clarify { .. } => "Question for you",
+            EventKind::StrategyFallback { .. } => "Strategy fallback",
         }
     }
 }
@@ -325,6 +379,24 @@ impl Totals {
     }
 }
 
+/// How many items of the plan at `events[position]` are done: one per tool call that succeeded
+/// after it (before the next plan), and all of them once a final answer follows.
+pub fn plan_ticks(events: &[Event], position: usize) -> usize {
+    let Some(EventKind::Plan { items, .. }) = events.get(position).map(|e| &e.kind) else {
+        return 0;
+    };
+    let mut done = 0;
+    for event in &events[position + 1..] {
+        match event.kind {
+            EventKind::Plan { .. } => break,
+            EventKind::ToolResult { .. } => done += 1,
+            EventKind::FinalAnswer { .. } => return items.len(),
+            _ => {}
+        }
+    }
+    done.min(items.len())
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
     pub events: Vec<Event>,
@@ -334,6 +406,17 @@ impl Trace {
     pub fn final_answer(&self) -> Option<&str> {
         self.events.iter().rev().find_map(|e| match &e.kind {
             EventKind::FinalAnswer { answer, .. } => Some(answer.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The question the agent asked the person, when the run ended waiting for a reply.
+    pub fn pending_question(&self) -> Option<&str> {
+        if self.stop_reason() != Some(&StopReason::NeedsInput) {
+            return None;
+        }
+        self.events.iter().rev().find_map(|e| match &e.kind {
+            EventKind::Clarify { question } => Some(question.as_str()),
             _ => None,
         })
     }
@@ -386,6 +469,16 @@ impl Trace {
                 EventKind::RepeatedAction { tool, times, .. } => format!("`{tool}` asked {times} times in a row"),
                 EventKind::FinalAnswer { answer, .. } => answer.clone(),
                 EventKind::RunStopped { message, .. } => message.clone(),
+                EventKind::PersonReplied { reply, .. } => reply.clone(),
+                EventKind::Plan { items, version, .. } => {
+                    let mut list = format!("version {version}\n");
+                    for (i, item) in items.iter().enumerate() {
+                        let _ = writeln!(list, "{}. {item}", i + 1);
+                    }
+                    list
+                }
+                EventKind::Clarify { question } => question.clone(),
+                EventKind::StrategyFallback { reason, .. } => reason.clone(),
             };
             let _ = write!(out, "{head}\n\n{body}\n\n");
         }

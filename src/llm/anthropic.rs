@@ -7,6 +7,7 @@
 
 use serde_json::{json, Value};
 
+use crate::agent::model::ToolCall;
 use crate::agent::{ChatRequest, ChatResponse, LlmError, LlmErrorKind, Role, Usage};
 
 use super::sse::SseEvent;
@@ -58,27 +59,42 @@ pub fn request_body(model: &str, request: &ChatRequest, stream: bool) -> Value {
 
     // The API wants user/assistant strictly alternating and refuses empty turns, while the
     // agent's history may hold two user messages in a row (e.g. a note after an observation).
-    let mut turns: Vec<(Role, String)> = Vec::new();
-    for m in request.messages.iter().filter(|m| m.role != Role::System && !m.content.trim().is_empty()) {
+    // Tool results travel as `tool_result` blocks of a user turn, tool calls as `tool_use`
+    // blocks of an assistant turn.
+    let mut turns: Vec<(Role, Vec<Block>)> = Vec::new();
+    for m in request.messages.iter().filter(|m| m.role != Role::System) {
+        let mut blocks = Vec::new();
+        if m.role == Role::Tool {
+            blocks.push(Block::Result(m.tool_call_id.clone().unwrap_or_default(), m.content.clone()));
+        } else if !m.content.trim().is_empty() {
+            blocks.push(Block::Text(m.content.clone()));
+        }
+        for call in &m.tool_calls {
+            // Anthropic wants the input as an object; a call with broken arguments is sent
+            // with an empty one (its parse error already went back as the result).
+            let input = serde_json::from_str::<Value>(&call.arguments).ok().filter(Value::is_object).unwrap_or_else(|| json!({}));
+            blocks.push(Block::Use(call.id.clone(), call.name.clone(), input));
+        }
+        if blocks.is_empty() {
+            continue;
+        }
+        let role = if m.role == Role::Assistant { Role::Assistant } else { Role::User };
         match turns.last_mut() {
-            Some((role, text)) if *role == m.role => {
-                text.push_str("\n\n");
-                text.push_str(&m.content);
-            }
-            _ => turns.push((m.role, m.content.clone())),
+            Some((last, existing)) if *last == role => existing.extend(blocks),
+            _ => turns.push((role, blocks)),
         }
     }
     if turns.first().map(|t| t.0) != Some(Role::User) {
-        turns.insert(0, (Role::User, OPENING_USER_TURN.to_string()));
+        turns.insert(0, (Role::User, vec![Block::Text(OPENING_USER_TURN.to_string())]));
     }
-    // A final assistant turn is a prefill the model continues, and Anthropic rejects one
-    // that ends in whitespace.
-    if let Some((Role::Assistant, text)) = turns.last_mut() {
-        text.truncate(text.trim_end().len());
-    }
+    let last = turns.len() - 1;
     let messages: Vec<Value> = turns
         .into_iter()
-        .map(|(role, content)| json!({ "role": if role == Role::Assistant { "assistant" } else { "user" }, "content": content }))
+        .enumerate()
+        .map(|(i, (role, blocks))| {
+            let role_name = if role == Role::Assistant { "assistant" } else { "user" };
+            json!({ "role": role_name, "content": content_json(blocks, role == Role::Assistant && i == last) })
+        })
         .collect();
 
     let mut body = json!({
@@ -94,6 +110,11 @@ pub fn request_body(model: &str, request: &ChatRequest, stream: bool) -> Value {
     if !stops.is_empty() {
         body["stop_sequences"] = json!(stops);
     }
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> =
+            request.tools.iter().map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters})).collect();
+        body["tools"] = json!(tools);
+    }
     if request.temperature.is_finite() {
         // Anthropic accepts 0..=1 where OpenAI accepts 0..=2, and a setting carried over from
         // another provider should not turn into a 400. Rounded so 0.7f32 is sent as 0.7.
@@ -101,6 +122,38 @@ pub fn request_body(model: &str, request: &ChatRequest, stream: bool) -> Value {
         body["temperature"] = json!((t * 1000.0).round() / 1000.0);
     }
     body
+}
+
+/// A piece of a turn's content.
+enum Block {
+    Text(String),
+    /// `tool_use`: id, name, input.
+    Use(String, String, Value),
+    /// `tool_result`: the id of the call it answers, its text.
+    Result(String, String),
+}
+
+/// A turn of plain text stays a string (the common case); a turn with tool blocks becomes a
+/// list, tool results first as the API requires. A final assistant turn is a prefill the model
+/// continues, and Anthropic rejects one that ends in whitespace.
+fn content_json(blocks: Vec<Block>, prefill: bool) -> Value {
+    if blocks.iter().all(|b| matches!(b, Block::Text(_))) {
+        let mut text = blocks.into_iter().map(|b| if let Block::Text(t) = b { t } else { String::new() }).collect::<Vec<_>>().join("\n\n");
+        if prefill {
+            text.truncate(text.trim_end().len());
+        }
+        return json!(text);
+    }
+    let (results, others): (Vec<Block>, Vec<Block>) = blocks.into_iter().partition(|b| matches!(b, Block::Result(..)));
+    results
+        .into_iter()
+        .chain(others)
+        .map(|b| match b {
+            Block::Text(text) => json!({"type": "text", "text": text}),
+            Block::Use(id, name, input) => json!({"type": "tool_use", "id": id, "name": name, "input": input}),
+            Block::Result(id, text) => json!({"type": "tool_result", "tool_use_id": id, "content": text}),
+        })
+        .collect()
 }
 
 /// Reads a successful (2xx) non-streaming body.
@@ -121,11 +174,20 @@ pub fn read_message(body: &str) -> Result<ChatResponse, LlmError> {
         ));
     };
     let text = content.iter().filter(|b| b["type"] == "text").filter_map(|b| b["text"].as_str()).collect();
+    let tool_calls = content
+        .iter()
+        .filter(|b| b["type"] == "tool_use")
+        .map(|b| ToolCall {
+            id: b["id"].as_str().unwrap_or_default().to_string(),
+            name: b["name"].as_str().unwrap_or_default().to_string(),
+            arguments: b.get("input").filter(|i| !i.is_null()).map_or_else(|| "{}".to_string(), Value::to_string),
+        })
+        .collect();
     let usage = value.get("usage").filter(|u| u.is_object()).map(|u| Usage {
         prompt_tokens: input_tokens(u).unwrap_or(0),
         completion_tokens: count(&u["output_tokens"]),
     });
-    Ok(ChatResponse { text, usage, incomplete: false })
+    Ok(ChatResponse { text, usage, incomplete: false, tool_calls })
 }
 
 /// The whole prompt: Anthropic counts cached prompt tokens separately from `input_tokens`,
@@ -311,7 +373,8 @@ impl AnthropicStream {
             None
         };
         let complete = saw_stop || self.saw_stop || self.stop_reason.is_some();
-        ChatResponse { text: self.text, usage, incomplete: !complete }
+        let tool_calls = self.tool_calls().into_iter().map(|(id, name, arguments)| ToolCall { id, name, arguments }).collect();
+        ChatResponse { text: self.text, usage, incomplete: !complete, tool_calls }
     }
 }
 
@@ -417,7 +480,7 @@ mod tests {
 
 
     fn request(messages: Vec<Message>) -> ChatRequest {
-        ChatRequest { messages, stop: vec!["Observation:".into()], temperature: 0.7, max_tokens: None }
+        ChatRequest { stop: vec!["Observation:".into()], ..ChatRequest::new(messages, 0.7, None) }
     }
 
     #[test]
@@ -546,7 +609,7 @@ mod tests {
         assert_eq!(s.stop_reason(), Some("end_turn"));
         assert!(s.tool_calls().is_empty());
         let r = s.finish(saw_stop);
-        assert_eq!(r, ChatResponse { text: "2".into(), usage: Some(Usage { prompt_tokens: 20, completion_tokens: 5 }), incomplete: false });
+        assert_eq!(r, ChatResponse { text: "2".into(), usage: Some(Usage { prompt_tokens: 20, completion_tokens: 5 }), incomplete: false, tool_calls: vec![] });
     }
 
     const THINKING_TEXT: &str = "Here are the basic steps for safely crossing the street:\n\n**At intersections with traffic lights:**\n- Wait for the pedestrian \"Walk\" signal\n- Look both ways before stepping into the street\n- Make eye contact with drivers when possible\n- Stay alert for turning vehicles\n\n**At intersections without signals:**\n- Use crosswalks when available\n- Stop at the curb and look left, right, then left again\n- Wait for a clear gap in traffic\n- Walk briskly but don't run\n- Keep looking for traffic as you cross\n\n**General safety tips:**\n- Put away phones and remove headphones\n- Wear bright or reflective clothing in low light\n- Never assume drivers see you\n- Avoid crossing between parked cars\n- Walk facing traffic when there's no sidewalk\n\n**In busy urban areas:**\n- Follow pedestrian signals strictly\n- Be extra cautious of cyclists in bike lanes\n- Watch for buses and large vehicles with blind spots\n\nThe key is to be visible, alert, and predictable in your movements. Always prioritize safety over speed when crossing streets.";

@@ -81,7 +81,7 @@ impl Provider {
                 if !c.api_key.is_empty() {
                     headers.push(("Authorization".to_string(), format!("Bearer {}", c.api_key)));
                 }
-                HttpParts { url: openai::endpoint(&c.base_url), headers, body: openai::request_body(&c.model, request, stream).to_string() }
+                HttpParts { url: openai::endpoint(&c.base_url), headers, body: openai::request_body(&c.model, request, stream, c.preset).to_string() }
             }
             Api::Anthropic => HttpParts {
                 url: anthropic::endpoint(&c.base_url),
@@ -103,7 +103,7 @@ impl Provider {
     /// The message for a fetch that failed before any response: in a browser this is almost
     /// always CORS or a server that is not running.
     pub fn network_error(&self) -> LlmError {
-        let url = self.http_parts(&ChatRequest { messages: vec![], stop: vec![], temperature: 0.0, max_tokens: None }, false).url;
+        let url = self.http_parts(&ChatRequest::new(vec![], 0.0, None), false).url;
         let hint = match self.config.preset {
             Preset::Ollama => " Ollama only answers pages it trusts: start it with OLLAMA_ORIGINS set to this page's origin (e.g. OLLAMA_ORIGINS=\"*\").",
             Preset::LlamaCpp | Preset::LmStudio | Preset::Vllm => " Check that the server is running and allows browser requests (CORS).",
@@ -277,7 +277,7 @@ mod tests {
     }
 
     fn request() -> ChatRequest {
-        ChatRequest { messages: vec![Message::system("rules"), Message::user("hi")], stop: vec!["Observation:".into()], temperature: 0.0, max_tokens: None }
+        ChatRequest { stop: vec!["Observation:".into()], ..ChatRequest::new(vec![Message::system("rules"), Message::user("hi")], 0.0, None) }
     }
 
     #[test]

@@ -5,7 +5,8 @@
 
 use serde_json::{json, Value};
 
-use crate::agent::{ChatRequest, ChatResponse, LlmError, LlmErrorKind, Usage};
+use crate::agent::model::ToolCall;
+use crate::agent::{ChatRequest, ChatResponse, LlmError, LlmErrorKind, Message, Role, Usage};
 
 use super::presets::Preset;
 
@@ -13,13 +14,31 @@ pub fn endpoint(base_url: &str) -> String {
     format!("{}/chat/completions", base_url.trim_end_matches('/'))
 }
 
-pub fn request_body(model: &str, request: &ChatRequest, stream: bool) -> Value {
+pub fn request_body(model: &str, request: &ChatRequest, stream: bool, preset: Preset) -> Value {
+    let messages: Vec<Value> = request.messages.iter().map(message_json).collect();
     let mut body = json!({
         "model": model,
-        "messages": request.messages,
+        "messages": messages,
         "temperature": request.temperature,
         "stream": stream,
     });
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}))
+            .collect();
+        body["tools"] = json!(tools);
+    }
+    if let Some(format) = &request.json_format {
+        body["response_format"] = if preset == Preset::LlamaCpp {
+            // llama.cpp (the C++ server and llama-cpp-python) turns a schema given this way into
+            // a grammar; llama-cpp-python knows no `json_schema` type.
+            json!({"type": "json_object", "schema": format.schema})
+        } else {
+            json!({"type": "json_schema", "json_schema": {"name": format.name, "schema": format.schema, "strict": true}})
+        };
+    }
     if stream {
         // Token counts arrive in a last chunk only when asked for.
         body["stream_options"] = json!({"include_usage": true});
@@ -31,6 +50,33 @@ pub fn request_body(model: &str, request: &ChatRequest, stream: bool) -> Value {
         body["max_tokens"] = json!(max);
     }
     body
+}
+
+/// One message in the Chat Completions shape: tool calls as `function` objects, results as
+/// `tool` messages naming the call they answer.
+fn message_json(m: &Message) -> Value {
+    let role = match m.role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    };
+    let mut value = json!({"role": role, "content": m.content});
+    if !m.tool_calls.is_empty() {
+        let calls: Vec<Value> = m
+            .tool_calls
+            .iter()
+            .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}))
+            .collect();
+        value["tool_calls"] = json!(calls);
+        if m.content.is_empty() {
+            value["content"] = Value::Null;
+        }
+    }
+    if let Some(id) = &m.tool_call_id {
+        value["tool_call_id"] = json!(id);
+    }
+    value
 }
 
 /// Reads a successful (2xx) non-streaming body.
@@ -46,11 +92,27 @@ pub fn read_completion(body: &str) -> Result<ChatResponse, LlmError> {
         ));
     }
     let text = message["content"].as_str().unwrap_or_default().to_string();
+    let tool_calls = message["tool_calls"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(i, call)| ToolCall {
+            id: call["id"].as_str().filter(|id| !id.is_empty()).map_or_else(|| format!("call_{i}"), str::to_string),
+            name: call["function"]["name"].as_str().unwrap_or_default().to_string(),
+            arguments: match &call["function"]["arguments"] {
+                Value::String(s) => s.clone(),
+                Value::Null => String::new(),
+                other => other.to_string(),
+            },
+        })
+        .collect();
     let usage = value.get("usage").filter(|u| u.is_object()).map(|u| Usage {
         prompt_tokens: u["prompt_tokens"].as_u64().unwrap_or(0) as u32,
         completion_tokens: u["completion_tokens"].as_u64().unwrap_or(0) as u32,
     });
-    Ok(ChatResponse { text, usage, incomplete: false })
+    Ok(ChatResponse { text, usage, incomplete: false, tool_calls })
 }
 
 /// Turns an HTTP error status and its body into a message that says what to do.
@@ -66,6 +128,10 @@ pub fn read_error(status: u16, body: &str, preset: Preset) -> LlmError {
     let code = value["error"]["code"].as_str().unwrap_or("");
     let said = if detail.is_empty() { String::new() } else { format!(" The provider said: \"{}\"", clip(&detail, 300)) };
     let (kind, advice) = match status {
+        400 | 404 | 422 | 501 if rejects_tools(&detail) => (
+            LlmErrorKind::ToolsUnsupported,
+            "This model or server does not support native tool calling. Pick the ReAct strategy in Settings, or a model that supports tools.".to_string(),
+        ),
         401 | 403 => (LlmErrorKind::Auth, format!("The provider refused the API key (HTTP {status}). Check the key in Settings{}.", if preset.needs_key() { "" } else { ", or clear it" })),
         404 => (LlmErrorKind::NotFound, "The provider answered 404 Not Found. Check the base URL and the model name in Settings.".to_string()),
         429 => (LlmErrorKind::RateLimited, "The provider is rate-limiting requests (HTTP 429). Wait a moment and try again, or check your plan's quota.".to_string()),
@@ -77,6 +143,15 @@ pub fn read_error(status: u16, body: &str, preset: Preset) -> LlmError {
         _ => (LlmErrorKind::BadRequest { status }, format!("The provider rejected the request (HTTP {status}).")),
     };
     LlmError::new(kind, format!("{advice}{said}"))
+}
+
+/// Whether an error text says the `tools` parameter itself was refused (Ollama: "… does not
+/// support tools"; vLLM: "auto" tool choice requires --enable-auto-tool-choice; others: "tools
+/// is not supported").
+pub fn rejects_tools(detail: &str) -> bool {
+    let d = detail.to_lowercase();
+    let mentions = d.contains("tool") || d.contains("function call");
+    mentions && ["not support", "unsupported", "does not support", "requires", "not allowed", "not enabled", "unknown", "unrecognized", "extra inputs"].iter().any(|w| d.contains(w))
 }
 
 fn clip(s: &str, max: usize) -> &str {
@@ -95,8 +170,9 @@ mod tests {
 
     #[test]
     fn body_carries_model_messages_stop_and_temperature() {
-        let req = ChatRequest { messages: vec![Message::system("s"), Message::user("q")], stop: vec!["Observation:".into()], temperature: 0.0, max_tokens: Some(256) };
-        let body = request_body("gpt-4o-mini", &req, false);
+        let mut req = ChatRequest::new(vec![Message::system("s"), Message::user("q")], 0.0, Some(256));
+        req.stop = vec!["Observation:".into()];
+        let body = request_body("gpt-4o-mini", &req, false, Preset::OpenAi);
         assert_eq!(body["model"], "gpt-4o-mini");
         assert_eq!(body["messages"][1], json!({"role": "user", "content": "q"}));
         assert_eq!(body["stop"], json!(["Observation:"]));

@@ -9,6 +9,7 @@
 
 use serde_json::Value;
 
+use crate::agent::model::ToolCall;
 use crate::agent::{ChatResponse, LlmError, LlmErrorKind, Usage};
 
 use super::sse::SseEvent;
@@ -188,7 +189,8 @@ impl ChatStream {
     /// `on_event`). Without it or a finish reason, the stream was cut short.
     pub fn finish(self, saw_done: bool) -> ChatResponse {
         let complete = saw_done || self.saw_done || self.finish_reason.is_some();
-        ChatResponse { text: self.text, usage: self.usage, incomplete: !complete }
+        let tool_calls = self.tool_calls().into_iter().map(|(id, name, arguments)| ToolCall { id, name, arguments }).collect();
+        ChatResponse { text: self.text, usage: self.usage, incomplete: !complete, tool_calls }
     }
 }
 

@@ -348,12 +348,7 @@ impl Tool for Calculator {
                 return Ok(calculator::observe(&question)?);
             }
             // Prose: one model call turns it into an expression (traced by the context).
-            let request = ChatRequest {
-                messages: vec![Message::user(calculator::translation_request(&question))],
-                stop: Vec::new(),
-                temperature: 0.0,
-                max_tokens: Some(200),
-            };
+            let request = ChatRequest::new(vec![Message::user(calculator::translation_request(&question))], 0.0, Some(200));
             let reply = cx.ask_model(request).await.map_err(|e| ToolError::new(format!("Could not turn the question into an expression: {}", e.message)))?;
             let expression = calculator::extract_expression(&reply.text).ok_or_else(|| {
                 ToolError::new(format!(

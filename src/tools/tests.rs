@@ -69,7 +69,7 @@ struct OneReply(&'static str);
 
 impl ChatModel for OneReply {
     fn complete<'a>(&'a self, _r: &'a ChatRequest, _d: &'a dyn Fn(crate::agent::Progress<'_>)) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
-        Box::pin(async move { Ok(ChatResponse { text: self.0.into(), usage: None, incomplete: false }) })
+        Box::pin(async move { Ok(ChatResponse { text: self.0.into(), ..Default::default() }) })
     }
 }
 

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::agent::prompt::{template_problems, DEFAULT_SYSTEM_TEMPLATE};
-use crate::agent::EarlyStopping;
+use crate::agent::{EarlyStopping, Strategy};
 use crate::storage::Settings;
 
 use super::fields::{check_field, number_field};
@@ -16,6 +16,20 @@ pub fn AgentSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
     view! {
         <fieldset class="group" data-testid="agent-settings">
             <legend>"Agent"</legend>
+            <label>
+                "Strategy"
+                <select data-testid="strategy" on:change=move |ev| {
+                    let strategy = Strategy::from_id(&event_target_value(&ev)).unwrap_or_default();
+                    settings.update(|s| s.agent.strategy = strategy);
+                }>
+                    {Strategy::ALL.into_iter().map(|st| view! {
+                        <option value=st.id() selected=move || settings.with(|s| s.agent.strategy == st)>{st.label()}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            {check_field(settings, "Structured output: ask the server for JSON that matches the action schema (ReAct; OpenAI, llama.cpp, Ollama, vLLM)", "structured-output".into(), |s| s.agent.structured_output, |s, v| s.agent.structured_output = v)}
+            {check_field(settings, "Let the agent ask you a clarifying question instead of guessing", "ask-clarifying".into(), |s| s.agent.ask_clarifying, |s, v| s.agent.ask_clarifying = v)}
+            {check_field(settings, "Answer directly, without tools, when no tool fits", "direct-answers".into(), |s| s.agent.direct_answers, |s, v| s.agent.direct_answers = v)}
             {number_field(settings, "Max iterations (model calls per question)", "max-iterations".into(), (1.0, 100.0, 1.0), |s| s.agent.max_iterations as f64, |s, v| s.agent.max_iterations = v as u32)}
             {number_field(settings, "Max time per question (seconds, 0 = no limit)", "max-time".into(), (0.0, 3600.0, 5.0), |s| s.agent.max_time_ms.map(|ms| ms / 1000.0).unwrap_or(0.0), |s, v| s.agent.max_time_ms = (v > 0.0).then_some(v * 1000.0))}
             <label>
@@ -33,7 +47,7 @@ pub fn AgentSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
             {number_field(settings, "Observation length (characters shown to the model)", "observation-limit".into(), (200.0, 100000.0, 100.0), |s| s.agent.observation_limit as f64, |s, v| s.agent.observation_limit = v as usize)}
             {number_field(settings, "History budget (characters of earlier turns)", "history-budget".into(), (0.0, 200000.0, 500.0), |s| s.agent.history_budget as f64, |s, v| s.agent.history_budget = v as usize)}
             <label>
-                "System prompt ({tools} and {tool_names} are filled in)"
+                "System prompt of the ReAct strategy ({tools}, {tool_names} and {extra_rules} are filled in)"
                 <textarea rows="8" data-testid="system-template" spellcheck="false"
                     prop:value=template
                     on:change=move |ev| {

@@ -10,6 +10,8 @@ pub enum Who {
     Assistant,
     /// The run ended without an answer; the text says why and what to do.
     Problem,
+    /// The agent asked the person a question; their next message answers it.
+    Clarify,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -97,6 +99,7 @@ fn Bubble(message: ChatMessage) -> impl IntoView {
         Who::User => ("bubble user", "You"),
         Who::Assistant => ("bubble assistant", "Thoughtline"),
         Who::Problem => ("bubble problem", "⚠ Run ended"),
+        Who::Clarify => ("bubble clarify", "? Thoughtline asks"),
     };
     let copied = RwSignal::new(false);
     let text = message.text.clone();

@@ -7,6 +7,7 @@
 mod agent_settings;
 mod chat;
 mod chats;
+mod compare;
 mod fields;
 mod markdown_view;
 mod session;
@@ -33,6 +34,7 @@ pub fn App() -> impl IntoView {
     let streaming = RwSignal::new(String::new());
     let running = RwSignal::new(false);
     let show_settings = RwSignal::new(false);
+    let show_compare = RwSignal::new(false);
     let theme = RwSignal::new(load_theme());
     Effect::new(move |_| theme.with(|t| apply_theme(t)));
     let chats = chats::Chats::restore(messages, trace, running);
@@ -56,6 +58,11 @@ pub fn App() -> impl IntoView {
                     on:click=move |_| theme.update(|t| *t = next_theme(t))>
                     {move || format!("◐ {}", theme_label(&theme.get()))}
                 </button>
+                <button class="ghost" data-testid="compare-toggle"
+                    aria-pressed=move || show_compare.get().to_string()
+                    on:click=move |_| show_compare.update(|c| *c = !*c)>
+                    {move || if show_compare.get() { "← Chat" } else { "⇆ Compare" }}
+                </button>
                 <button
                     class="ghost"
                     data-testid="settings-toggle"
@@ -67,13 +74,17 @@ pub fn App() -> impl IntoView {
                 </button>
                 </div>
             </header>
-            <main class="layout">
+            // Hidden rather than removed, so a run in either view keeps streaming into it.
+            <main class="layout" hidden=move || show_compare.get()>
                 <chats::ChatList chats running=running.read_only()/>
                 <chat::ChatPane messages=messages.read_only() running=running.read_only() on_send on_stop/>
                 <trace_view::TracePane trace=trace.read_only() streaming=streaming.read_only() running=running.read_only()>
                     <trace_tools::TraceTools trace=trace.read_only() settings=settings.read_only() running=running.read_only() on_import/>
                 </trace_view::TracePane>
             </main>
+            <div class="compare-view" hidden=move || !show_compare.get()>
+                <compare::ComparePane settings=settings.read_only()/>
+            </div>
             <Show when=move || show_settings.get()>
                 <settings_panel::SettingsPanel settings on_close=Callback::new(move |_: ()| show_settings.set(false))/>
             </Show>

@@ -19,11 +19,15 @@ pub struct Session {
     cancel: StoredValue<Option<CancelToken>, LocalStorage>,
 }
 
-/// Pushes events into the trace signal as they happen.
+/// Pushes events into the trace signal as they happen. A run that continues one which asked
+/// the person a question is appended after that run's events, renumbered, so the pane shows
+/// one story.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-struct UiObserver {
-    trace: RwSignal<Vec<Event>>,
-    streaming: RwSignal<String>,
+pub(super) struct UiObserver {
+    pub trace: RwSignal<Vec<Event>>,
+    pub streaming: RwSignal<String>,
+    /// Added to each event's index: the number of events already shown.
+    pub offset: u32,
 }
 
 impl RunObserver for UiObserver {
@@ -31,7 +35,9 @@ impl RunObserver for UiObserver {
         if matches!(event.kind, crate::agent::EventKind::LlmRequest { .. }) {
             self.streaming.set(String::new());
         }
-        self.trace.update(|t| t.push(event.clone()));
+        let mut event = event.clone();
+        event.index += self.offset;
+        self.trace.update(|t| t.push(event));
     }
     fn on_delta(&self, _step: u32, delta: &str) {
         self.streaming.update(|s| s.push_str(delta));
@@ -47,13 +53,28 @@ impl RunObserver for UiObserver {
     }
 }
 
-/// Earlier question/answer pairs of the conversation, for memory.
+/// Earlier question/answer pairs of the conversation, for memory. A question the agent asked
+/// back and the person's reply are folded into the question they clarified.
 pub fn turns(messages: &[ChatMessage]) -> Vec<Turn> {
-    messages
-        .windows(2)
-        .filter(|w| w[0].who == Who::User && w[1].who == Who::Assistant)
-        .map(|w| Turn { question: w[0].text.clone(), answer: w[1].text.clone() })
-        .collect()
+    let mut turns = Vec::new();
+    let mut question: Option<String> = None;
+    let mut asked: Option<&str> = None;
+    for m in messages {
+        match m.who {
+            Who::User => match (question.as_mut(), asked.take()) {
+                (Some(q), Some(asked)) => q.push_str(&format!("\n(Asked \"{asked}\", the person replied: {})", m.text)),
+                _ => question = Some(m.text.clone()),
+            },
+            Who::Clarify => asked = Some(&m.text),
+            Who::Assistant => {
+                if let Some(question) = question.take() {
+                    turns.push(Turn { question, answer: m.text.clone() });
+                }
+            }
+            Who::Problem => question = None,
+        }
+    }
+    turns
 }
 
 /// What must be set before a run can start, as a sentence naming the setting.
@@ -81,20 +102,35 @@ impl Session {
         Session { settings, messages, trace, streaming, running, cancel: StoredValue::new_local(None) }
     }
 
-    pub fn ask(self, question: String) {
-        let history = self.messages.with_untracked(|m| turns(m));
-        self.messages.update(|m| m.push(ChatMessage { who: Who::User, text: question.clone() }));
+    pub fn ask(self, text: String) {
+        // The agent's question is the last message and the shown run ended waiting for it:
+        // this message answers it, and the run goes on.
+        let waiting = self.messages.with_untracked(|m| m.last().is_some_and(|m| m.who == Who::Clarify))
+            && self.trace.with_untracked(|events| pending_question(events).is_some());
+        let history = self.messages.with_untracked(|m| {
+            let mut earlier = m.to_vec();
+            if waiting {
+                // The clarified question is still open: it is not memory yet.
+                let start = earlier.iter().rposition(|m| m.who == Who::User).unwrap_or(earlier.len());
+                earlier.truncate(start);
+            }
+            turns(&earlier)
+        });
+        self.messages.update(|m| m.push(ChatMessage { who: Who::User, text: text.clone() }));
         let settings = self.settings.get_untracked();
         if let Some(problem) = missing_setting(&settings) {
             self.messages.update(|m| m.push(ChatMessage { who: Who::Problem, text: problem.into() }));
             return;
         }
-        self.trace.set(Vec::new());
+        let resume = if waiting { Some((self.trace.get_untracked(), text.clone())) } else { None };
+        if resume.is_none() {
+            self.trace.set(Vec::new());
+        }
         self.streaming.set(String::new());
         self.running.set(true);
         let token = CancelToken::new();
         self.cancel.set_value(Some(token.clone()));
-        self.spawn_run(question, history, settings, token);
+        self.spawn_run(text, history, resume, settings, token);
     }
 
     /// Shows an exported run: its trace, and its question and answer in the chat.
@@ -123,6 +159,9 @@ impl Session {
     fn finish(self, trace: &crate::agent::Trace) {
         let message = match (trace.final_answer(), trace.stop_reason()) {
             (Some(answer), _) => ChatMessage { who: Who::Assistant, text: answer.to_string() },
+            (None, Some(crate::agent::StopReason::NeedsInput)) => {
+                ChatMessage { who: Who::Clarify, text: trace.pending_question().unwrap_or_default().to_string() }
+            }
             (None, Some(reason)) => {
                 // The most useful explanation is the last red event's own message.
                 let detail = trace.events.iter().rev().find_map(|e| match &e.kind {
@@ -138,38 +177,83 @@ impl Session {
         self.cancel.set_value(None);
     }
 
+    /// `resume`: the events shown so far and the person's reply to the question they ended with.
     #[cfg(target_arch = "wasm32")]
-    fn spawn_run(self, question: String, history: Vec<Turn>, settings: Settings, token: CancelToken) {
-        use std::rc::Rc;
-
-        use crate::agent::{run_agent, RunInput, Tool};
-        use crate::browser::BrowserClock;
-        use crate::llm::Provider;
-        use crate::net::browser::BrowserFetch;
+    fn spawn_run(self, text: String, history: Vec<Turn>, resume: Option<(Vec<Event>, String)>, settings: Settings, token: CancelToken) {
         leptos::task::spawn_local(async move {
-            let model = Provider::new(settings.provider.clone(), settings.connection.clone(), Rc::new(BrowserClock));
-            let owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
-            let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
-            let observer = UiObserver { trace: self.trace, streaming: self.streaming };
-            let input = RunInput {
-                question: &question,
-                history: &history,
-                model: &model,
-                tools: &tools,
-                settings: &settings.agent,
-                clock: &BrowserClock,
-                cancel: &token,
+            let offset = resume.as_ref().map_or(0, |(events, _)| events.len() as u32);
+            let observer = UiObserver { trace: self.trace, streaming: self.streaming, offset };
+            let trace = match &resume {
+                Some((earlier, reply)) => {
+                    let question = first_question(earlier).unwrap_or_default();
+                    let resume = crate::agent::Resume { earlier, reply };
+                    run_with(&settings, &question, &history, Some(resume), &observer, &token).await
+                }
+                None => run_with(&settings, &text, &history, None, &observer, &token).await,
             };
-            let trace = run_agent(input, &observer).await;
             self.finish(&trace);
         });
     }
 
     #[cfg(not(target_arch = "wasm32"))]
-    fn spawn_run(self, _question: String, _history: Vec<Turn>, _settings: Settings, _token: CancelToken) {
+    fn spawn_run(self, _text: String, _history: Vec<Turn>, _resume: Option<(Vec<Event>, String)>, _settings: Settings, _token: CancelToken) {
         // Native builds have no fetch; the page is the only place runs happen.
         self.finish(&crate::agent::Trace::default());
     }
+}
+
+/// The question the shown events ended asking the person, if they did.
+fn pending_question(events: &[Event]) -> Option<&str> {
+    use crate::agent::{EventKind, StopReason};
+    match events.last().map(|e| &e.kind) {
+        Some(EventKind::RunStopped { reason: StopReason::NeedsInput, .. }) => events.iter().rev().find_map(|e| match &e.kind {
+            EventKind::Clarify { question } => Some(question.as_str()),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// The question the shown run was asked (the first run's, when runs continued each other).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+fn first_question(events: &[Event]) -> Option<String> {
+    events.iter().find_map(|e| match &e.kind {
+        crate::agent::EventKind::RunStarted { question, .. } => Some(question.clone()),
+        _ => None,
+    })
+}
+
+/// Runs the agent once in the page with these settings: the provider and tools are built
+/// here, events go to `observer`. Shared by the chat and by Compare.
+#[cfg(target_arch = "wasm32")]
+pub(super) async fn run_with(
+    settings: &Settings,
+    question: &str,
+    history: &[Turn],
+    resume: Option<crate::agent::Resume<'_>>,
+    observer: &UiObserver,
+    token: &CancelToken,
+) -> crate::agent::Trace {
+    use std::rc::Rc;
+
+    use crate::agent::{run_agent, RunInput, Tool};
+    use crate::browser::BrowserClock;
+    use crate::llm::Provider;
+    use crate::net::browser::BrowserFetch;
+    let model = Provider::new(settings.provider.clone(), settings.connection.clone(), Rc::new(BrowserClock));
+    let owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
+    let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
+    let input = RunInput {
+        question,
+        history,
+        model: &model,
+        tools: &tools,
+        settings: &settings.agent,
+        clock: &BrowserClock,
+        cancel: token,
+        resume,
+    };
+    run_agent(input, observer).await
 }
 
 #[cfg(test)]
@@ -184,6 +268,15 @@ mod tests {
     fn turns_pair_questions_with_answers_and_skip_problems() {
         let m = [msg(Who::User, "q1"), msg(Who::Assistant, "a1"), msg(Who::User, "q2"), msg(Who::Problem, "no key"), msg(Who::User, "q3"), msg(Who::Assistant, "a3")];
         assert_eq!(turns(&m), vec![Turn { question: "q1".into(), answer: "a1".into() }, Turn { question: "q3".into(), answer: "a3".into() }]);
+    }
+
+    #[test]
+    fn a_clarified_question_is_one_turn_of_memory() {
+        let m = [msg(Who::User, "Weather?"), msg(Who::Clarify, "Which city?"), msg(Who::User, "Oslo"), msg(Who::Assistant, "Rain.")];
+        assert_eq!(
+            turns(&m),
+            vec![Turn { question: "Weather?\n(Asked \"Which city?\", the person replied: Oslo)".into(), answer: "Rain.".into() }]
+        );
     }
 
     #[test]

@@ -122,7 +122,7 @@ fn run_connection_test(settings: Settings, status: RwSignal<Option<(bool, String
     leptos::task::spawn_local(async move {
         let clock = crate::browser::BrowserClock;
         let provider = crate::llm::Provider::new(settings.provider.clone(), settings.connection.clone(), std::rc::Rc::new(clock));
-        let request = ChatRequest { messages: vec![Message::user("Reply with the single word OK.")], stop: vec![], temperature: 0.0, max_tokens: Some(16) };
+        let request = ChatRequest::new(vec![Message::user("Reply with the single word OK.")], 0.0, Some(16));
         let started = js_sys::Date::now();
         let outcome = provider.complete(&request, &|_| {}).await;
         let ms = js_sys::Date::now() - started;

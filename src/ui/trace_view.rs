@@ -83,7 +83,7 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
             <ol class="events" data-testid="trace" aria-live="polite">
                 // Index alone is not unique across conversations and imports; timing makes it so.
                 <For each=move || trace.get() key=|e| (e.index, e.started_ms.to_bits(), e.ended_ms.to_bits()) let:event>
-                    <EventRow event open/>
+                    <EventRow event open trace/>
                 </For>
             </ol>
             <Show when=move || running.get()>
@@ -125,9 +125,16 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
             format!("{} messages sent to the model", request.messages.len()),
             Some(request.messages.iter().map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect::<Vec<_>>().join("\n\n")),
         ),
-        EventKind::LlmResponse { text, discarded, usage, .. } => {
+        EventKind::LlmResponse { text, discarded, usage, tool_calls, .. } => {
             let tokens = usage.map(|u| format!(" · {} + {} tokens", u.prompt_tokens, u.completion_tokens)).unwrap_or_default();
             let mut detail = text.clone();
+            for call in tool_calls {
+                detail.push_str(&format!("\n[tool call {}] {}({})", call.id, call.name, call.arguments));
+            }
+            if !tool_calls.is_empty() {
+                let calls = if tool_calls.len() == 1 { "1 tool call".to_string() } else { format!("{} tool calls", tool_calls.len()) };
+                return (format!("{calls} · {} characters{tokens}", text.chars().count()), Some(detail));
+            }
             if let Some(d) = discarded {
                 detail.push_str("\n\n[discarded: the model wrote its own Observation]\n");
                 detail.push_str(d);
@@ -164,11 +171,42 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
         EventKind::RepeatedAction { tool, times, .. } => (format!("{tool} asked with the same input {times} times in a row"), None),
         EventKind::FinalAnswer { answer, .. } => (answer.clone(), None),
         EventKind::RunStopped { message, .. } => (message.clone(), None),
+        EventKind::PersonReplied { reply } => (reply.clone(), None),
+        // Drawn as a checklist by `EventRow`.
+        EventKind::Plan { items, version, .. } => {
+            (format!("{} steps (version {version})", items.len()), None)
+        }
+        EventKind::Clarify { question } => (question.clone(), Some("Reply in the chat: the agent continues this run with your answer.".into())),
+        EventKind::StrategyFallback { from, to, reason } => (format!("{} → {}", from.label(), to.label()), Some(reason.clone())),
     }
 }
 
+/// A plan as a checklist whose items tick as the tool calls after it succeed.
+fn plan_checklist(event: &Event, trace: ReadSignal<Vec<Event>>) -> Option<impl IntoView> {
+    let EventKind::Plan { items, .. } = &event.kind else { return None };
+    let index = event.index;
+    let ticks = Memo::new(move |_| {
+        trace.with(|events| events.iter().position(|e| e.index == index).map_or(0, |at| crate::agent::trace::plan_ticks(events, at)))
+    });
+    let rows = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let done = move || ticks.get() > i;
+            view! {
+                <li class:done=done data-testid="plan-item" data-done=move || done().to_string()>
+                    <span class="check" aria-hidden="true">{move || if done() { "☑" } else { "☐" }}</span>
+                    <span class="visually-hidden">{move || if done() { "done: " } else { "to do: " }}</span>
+                    {item.clone()}
+                </li>
+            }
+        })
+        .collect_view();
+    Some(view! { <ol class="plan" data-testid="plan">{rows}</ol> })
+}
+
 #[component]
-fn EventRow(event: Event, open: Memo<Option<u32>>) -> impl IntoView {
+fn EventRow(event: Event, open: Memo<Option<u32>>, trace: ReadSignal<Vec<Event>>) -> impl IntoView {
     let tone = event.kind.tone();
     let index = event.index;
     // A pending event that is no longer the open one has finished (its result follows it).
@@ -188,6 +226,7 @@ fn EventRow(event: Event, open: Memo<Option<u32>>) -> impl IntoView {
                 <span class="meta">{timing}</span>
             </div>
             <div class="event-summary">{head}</div>
+            {plan_checklist(&event, trace)}
             {detail.map(|d| view! {
                 <details>
                     <summary>"Details"</summary>

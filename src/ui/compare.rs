@@ -1,0 +1,193 @@
+//! Compare: one question, two strategies (or two models) side by side, each with its own live
+//! trace, and a summary of steps, model calls, tokens, wall time and answers. Both runs use
+//! the current provider, tools and limits; only the strategy and, if given, the model differ.
+
+use leptos::prelude::*;
+
+use crate::agent::trace::Totals;
+use crate::agent::{CancelToken, Event, Strategy, Trace};
+use crate::storage::Settings;
+
+use super::trace_view::TracePane;
+
+#[derive(Clone, Copy)]
+struct Side {
+    name: &'static str,
+    strategy: RwSignal<Strategy>,
+    /// Empty: the model from Settings.
+    model: RwSignal<String>,
+    trace: RwSignal<Vec<Event>>,
+    streaming: RwSignal<String>,
+    running: RwSignal<bool>,
+    cancel: StoredValue<Option<CancelToken>, LocalStorage>,
+}
+
+impl Side {
+    fn new(name: &'static str, strategy: Strategy) -> Self {
+        Side {
+            name,
+            strategy: RwSignal::new(strategy),
+            model: RwSignal::new(String::new()),
+            trace: RwSignal::new(Vec::new()),
+            streaming: RwSignal::new(String::new()),
+            running: RwSignal::new(false),
+            cancel: StoredValue::new_local(None),
+        }
+    }
+
+    /// The settings this side runs with.
+    fn settings(self, base: &Settings) -> Settings {
+        let mut settings = base.clone();
+        settings.agent.strategy = self.strategy.get_untracked();
+        let model = self.model.get_untracked();
+        if !model.trim().is_empty() {
+            settings.provider.model = model.trim().to_string();
+        }
+        settings
+    }
+
+    fn start(self, base: &Settings, question: String) {
+        let settings = self.settings(base);
+        let token = CancelToken::new();
+        self.cancel.set_value(Some(token.clone()));
+        self.trace.set(Vec::new());
+        self.streaming.set(String::new());
+        self.running.set(true);
+        self.spawn(settings, question, token);
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn spawn(self, settings: Settings, question: String, token: CancelToken) {
+        leptos::task::spawn_local(async move {
+            let observer = super::session::UiObserver { trace: self.trace, streaming: self.streaming, offset: 0 };
+            super::session::run_with(&settings, &question, &[], None, &observer, &token).await;
+            self.running.set(false);
+            self.cancel.set_value(None);
+        });
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn spawn(self, _settings: Settings, _question: String, _token: CancelToken) {
+        self.running.set(false);
+    }
+
+    fn stop(self) {
+        if let Some(token) = self.cancel.get_value() {
+            token.cancel();
+        }
+    }
+}
+
+/// One row of the summary: what a side did and how it ended.
+pub fn summary_row(events: &[Event]) -> (Totals, String) {
+    let trace = Trace { events: events.to_vec() };
+    let outcome = match (trace.final_answer(), trace.stop_reason()) {
+        (Some(answer), _) => answer.to_string(),
+        (None, Some(reason)) => reason.describe(),
+        (None, None) => "running…".to_string(),
+    };
+    (trace.totals(), outcome)
+}
+
+#[component]
+pub fn ComparePane(settings: ReadSignal<Settings>) -> impl IntoView {
+    let question = RwSignal::new(String::new());
+    let sides = [Side::new("A", Strategy::React), Side::new("B", Strategy::ToolCalling)];
+    let running = move || sides.iter().any(|s| s.running.get());
+    let run = move || {
+        let q = question.get_untracked();
+        if q.trim().is_empty() || sides.iter().any(|s| s.running.get_untracked()) {
+            return;
+        }
+        let base = settings.get_untracked();
+        // The button says why it is disabled; Enter must not get around it.
+        if super::session::missing_setting(&base).is_some() {
+            return;
+        }
+        for side in sides {
+            side.start(&base, q.trim().to_string());
+        }
+    };
+    let missing = move || settings.with(super::session::missing_setting);
+
+    view! {
+        <section class="compare" aria-label="Compare" data-testid="compare">
+            <form class="compare-form" on:submit=move |ev| { ev.prevent_default(); run(); }>
+                <label for="compare-question">"Question to run both ways"</label>
+                <textarea id="compare-question" data-testid="compare-question" rows="2"
+                    prop:value=move || question.get()
+                    on:input=move |ev| question.set(event_target_value(&ev))></textarea>
+                <div class="compare-sides">
+                    {sides.into_iter().map(|side| view! { <SideChoice side/> }).collect_view()}
+                </div>
+                <p class="problems" role="status">{missing}</p>
+                <Show when=running fallback=move || view! {
+                    <button type="submit" class="primary" data-testid="compare-run"
+                        disabled=move || question.with(|q| q.trim().is_empty()) || missing().is_some()>"Run both"</button>
+                }>
+                    <button type="button" class="danger" data-testid="compare-stop" on:click=move |_| sides.iter().for_each(|s| s.stop())>"■ Stop both"</button>
+                </Show>
+            </form>
+            <table class="compare-summary" data-testid="compare-summary">
+                <thead>
+                    <tr><th scope="col">"Run"</th><th scope="col">"Strategy"</th><th scope="col">"Steps"</th><th scope="col">"Model calls"</th><th scope="col">"Tool calls"</th><th scope="col">"Tokens"</th><th scope="col">"Wall time"</th><th scope="col">"Answer"</th></tr>
+                </thead>
+                <tbody>
+                    {sides.into_iter().map(|side| view! { <SummaryRow side/> }).collect_view()}
+                </tbody>
+            </table>
+            <div class="compare-traces">
+                {sides.into_iter().map(|side| view! {
+                    <div class="compare-trace" data-testid=format!("compare-trace-{}", side.name.to_lowercase())>
+                        <TracePane trace=side.trace.read_only() streaming=side.streaming.read_only() running=side.running.read_only()>
+                            <span class="side-name">{move || format!("{}: {}", side.name, side.strategy.get().label())}</span>
+                        </TracePane>
+                    </div>
+                }).collect_view()}
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn SideChoice(side: Side) -> impl IntoView {
+    let id = side.name.to_lowercase();
+    view! {
+        <fieldset class="group">
+            <legend>{format!("Run {}", side.name)}</legend>
+            <label>
+                "Strategy"
+                <select data-testid=format!("compare-strategy-{id}") on:change=move |ev| {
+                    side.strategy.set(Strategy::from_id(&event_target_value(&ev)).unwrap_or_default());
+                }>
+                    {Strategy::ALL.into_iter().map(|st| view! {
+                        <option value=st.id() selected=move || side.strategy.get() == st>{st.label()}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>
+                "Model (empty: the one in Settings)"
+                <input type="text" data-testid=format!("compare-model-{id}") spellcheck="false"
+                    prop:value=move || side.model.get()
+                    on:change=move |ev| side.model.set(event_target_value(&ev))/>
+            </label>
+        </fieldset>
+    }
+}
+
+#[component]
+fn SummaryRow(side: Side) -> impl IntoView {
+    let row = Memo::new(move |_| side.trace.with(|events| summary_row(events)));
+    view! {
+        <tr data-testid="compare-row">
+            <th scope="row">{side.name}</th>
+            <td>{move || side.strategy.get().label()}</td>
+            <td data-testid="compare-steps">{move || row.get().0.steps}</td>
+            <td data-testid="compare-llm-calls">{move || row.get().0.llm_calls}</td>
+            <td>{move || row.get().0.tool_calls}</td>
+            <td data-testid="compare-tokens">{move || { let t = row.get().0; t.prompt_tokens + t.completion_tokens }}</td>
+            <td>{move || format!("{:.1} s", row.get().0.duration_ms / 1000.0)}</td>
+            <td class="compare-answer" data-testid="compare-answer">{move || row.get().1}</td>
+        </tr>
+    }
+}
