@@ -1,0 +1,99 @@
+// End to end against a real model server: llama-cpp-python with SmolLM2-135M, in the real page.
+// A model this small rarely follows the ReAct format; the point is that whatever it writes, the
+// run ends in a bounded number of steps with an answer (green) or a clear red message, streams
+// its tokens into the trace, records token usage, and never hangs, panics or blanks the page.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { suite, openApp, shot } from './harness.mjs';
+import { startLlama, llamaSettings, askAndWait, exportedEvents } from './llama.mjs';
+
+const env = suite();
+let llama;
+before(async () => { llama = await startLlama(); });
+after(() => llama?.stop());
+
+const MAX_STEPS = 4;
+const QUESTION = 'Who was Albert Einstein?';
+
+/** What every run against the real model must show, whatever the model wrote. */
+async function assertBoundedRun(page, errors, outcome, { streamed }) {
+  const { tones, last } = outcome;
+  assert.equal(await page.locator('.fatal').count(), 0, 'no panic banner');
+  assert.ok(await page.getByTestId('composer').isVisible(), 'the page is still there');
+  const stopped = tones.filter((t) => t.startsWith('run_stopped:'));
+  assert.equal(stopped.length, 1, tones.join(' '));
+  const steps = tones.filter((t) => t === 'llm_request:pending').length;
+  assert.ok(steps >= 1 && steps <= MAX_STEPS, `${steps} model calls: ${tones.join(' ')}`);
+  if (stopped[0] === 'run_stopped:success') {
+    assert.ok(tones.includes('final_answer:success'), tones.join(' '));
+    assert.match(last.cls, /assistant/);
+  } else {
+    // The red ending says what happened and what to change.
+    assert.match(last.cls, /problem/);
+    assert.match(last.text, /Max iterations|format|Settings|model/i, last.text);
+  }
+  const events = await exportedEvents(page);
+  const replies = events.filter((e) => e.kind.llm_response);
+  assert.ok(replies.length >= 1);
+  for (const r of replies) {
+    const usage = r.kind.llm_response.usage;
+    assert.ok(usage && usage.prompt_tokens > 0 && usage.completion_tokens > 0, `token usage recorded: ${JSON.stringify(r.kind.llm_response)}`);
+  }
+  if (streamed) assert.ok(outcome.streamed > 0, 'tokens were streamed into the trace while the model wrote');
+  // Parse errors, if any, were fed back to the model rather than ending the run.
+  for (const e of events.filter((e) => e.kind.parse_failed)) assert.equal(e.kind.parse_failed.fed_back, true);
+  assert.deepEqual(errors.filter((e) => !/favicon/.test(e)), []);
+  return events;
+}
+
+test('a real llama.cpp server: streamed ReAct run ends bounded, green or with a clear red message', async () => {
+  const { page, context, errors } = await openApp(env.browser, env.server.origin, {
+    seed: (scopeUrl) => llamaSettings(llama.base, scopeUrl, { stream: true, maxIterations: MAX_STEPS }),
+  });
+  const outcome = await askAndWait(page, QUESTION);
+  await shot(page, 'llama-stream');
+  await assertBoundedRun(page, errors, outcome, { streamed: true });
+  await context.close();
+});
+
+test('a real llama.cpp server: the same with streaming off', async () => {
+  const { page, context, errors } = await openApp(env.browser, env.server.origin, {
+    seed: (scopeUrl) => llamaSettings(llama.base, scopeUrl, { stream: false, maxIterations: MAX_STEPS }),
+  });
+  const outcome = await askAndWait(page, QUESTION);
+  await shot(page, 'llama-no-stream');
+  await assertBoundedRun(page, errors, outcome, { streamed: false });
+  await context.close();
+});
+
+test('a real llama.cpp server: Test connection says it answered', async () => {
+  const { page, context } = await openApp(env.browser, env.server.origin, {
+    seed: (scopeUrl) => llamaSettings(llama.base, scopeUrl),
+  });
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('test-connection').click();
+  const status = page.getByTestId('connection-status');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="test-connection"]').disabled, null, { timeout: 120_000 });
+  assert.match(await status.textContent(), /^✓ Connected to smollm2-135m in \d+ ms/, await status.textContent());
+  assert.equal(await status.getAttribute('class'), 'ok');
+  await shot(page, 'llama-connection');
+  await context.close();
+});
+
+test('a real llama.cpp server: structured output makes every step valid JSON', async () => {
+  const { page, context, errors } = await openApp(env.browser, env.server.origin, {
+    seed: (scopeUrl) => llamaSettings(llama.base, scopeUrl, { stream: true, structured: true, maxIterations: MAX_STEPS }),
+  });
+  const outcome = await askAndWait(page, QUESTION);
+  await shot(page, 'llama-structured');
+  const events = await assertBoundedRun(page, errors, outcome, { streamed: true });
+  const requests = events.filter((e) => e.kind.llm_request?.purpose === 'step').map((e) => e.kind.llm_request.request);
+  assert.ok(requests.every((r) => r.json_format?.schema?.properties?.action), 'every step asked for the JSON schema');
+  // Each reply the server finished is one JSON object with the schema's keys: the action blob
+  // can no longer be malformed. (A reply cut by max_tokens would be the one exception.)
+  const replies = events.filter((e) => e.kind.llm_response).map((e) => e.kind.llm_response.text);
+  const parsedOk = replies.filter((t) => { try { const v = JSON.parse(t); return typeof v.action === 'string'; } catch { return false; } });
+  assert.ok(parsedOk.length >= 1, replies.join('\n---\n'));
+  assert.equal(events.filter((e) => e.kind.parse_failed).length, replies.length - parsedOk.length, 'only cut-off replies could fail to parse');
+  await context.close();
+});
