@@ -139,7 +139,6 @@ setup_all() {
   setup_wasm_bindgen
   setup_trunk
   setup_cargo_deps
-  setup_llm_server
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -110,6 +110,10 @@ impl ChatRequest {
 pub struct Usage {
     pub prompt_tokens: u32,
     pub completion_tokens: u32,
+    /// The provider reported no counts (llama-cpp-python's streams, for one), so these are
+    /// estimates: one token per streamed piece, and about four characters per prompt token.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 impl Usage {

@@ -352,6 +352,9 @@ pub struct Totals {
     pub prompt_tokens: u32,
     pub completion_tokens: u32,
     pub duration_ms: f64,
+    /// Some token counts are estimates (a server that reported none).
+    #[serde(default)]
+    pub estimated_tokens: bool,
 }
 
 
@@ -368,6 +371,7 @@ impl Totals {
                 EventKind::LlmResponse { usage: Some(u), .. } => {
                     t.prompt_tokens += u.prompt_tokens;
                     t.completion_tokens += u.completion_tokens;
+                    t.estimated_tokens |= u.estimated;
                 }
                 _ => {}
             }

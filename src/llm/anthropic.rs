@@ -186,6 +186,7 @@ pub fn read_message(body: &str) -> Result<ChatResponse, LlmError> {
     let usage = value.get("usage").filter(|u| u.is_object()).map(|u| Usage {
         prompt_tokens: input_tokens(u).unwrap_or(0),
         completion_tokens: count(&u["output_tokens"]),
+        estimated: false,
     });
     Ok(ChatResponse { text, usage, incomplete: false, tool_calls })
 }
@@ -368,7 +369,7 @@ impl AnthropicStream {
     /// reason, the stream was cut short and `text` is what arrived.
     pub fn finish(self, saw_stop: bool) -> ChatResponse {
         let usage = if self.input_tokens.is_some() || self.output_tokens.is_some() {
-            Some(Usage { prompt_tokens: self.input_tokens.unwrap_or(0), completion_tokens: self.output_tokens.unwrap_or(0) })
+            Some(Usage { prompt_tokens: self.input_tokens.unwrap_or(0), completion_tokens: self.output_tokens.unwrap_or(0), estimated: false })
         } else {
             None
         };
@@ -560,11 +561,11 @@ mod tests {
     fn reads_the_recorded_message() {
         let r = read_message(&fixture("anthropic/messages_nonstream_claude-3-opus.json")).unwrap();
         assert_eq!(r.text, "The capital of France is Paris.");
-        assert_eq!(r.usage, Some(Usage { prompt_tokens: 20, completion_tokens: 10 }));
+        assert_eq!(r.usage, Some(Usage { prompt_tokens: 20, completion_tokens: 10, estimated: false }));
         assert!(!r.incomplete);
         let r = read_message(r#"{"content":[{"type":"thinking","thinking":"x"},{"type":"text","text":"a"},{"type":"tool_use","id":"t","name":"n","input":{}},{"type":"text","text":"b"}],"usage":{"input_tokens":5,"cache_read_input_tokens":100,"output_tokens":2}}"#).unwrap();
         assert_eq!(r.text, "ab");
-        assert_eq!(r.usage, Some(Usage { prompt_tokens: 105, completion_tokens: 2 }));
+        assert_eq!(r.usage, Some(Usage { prompt_tokens: 105, completion_tokens: 2, estimated: false }));
     }
 
     #[test]
@@ -609,7 +610,7 @@ mod tests {
         assert_eq!(s.stop_reason(), Some("end_turn"));
         assert!(s.tool_calls().is_empty());
         let r = s.finish(saw_stop);
-        assert_eq!(r, ChatResponse { text: "2".into(), usage: Some(Usage { prompt_tokens: 20, completion_tokens: 5 }), incomplete: false, tool_calls: vec![] });
+        assert_eq!(r, ChatResponse { text: "2".into(), usage: Some(Usage { prompt_tokens: 20, completion_tokens: 5, estimated: false }), incomplete: false, tool_calls: vec![] });
     }
 
     const THINKING_TEXT: &str = "Here are the basic steps for safely crossing the street:\n\n**At intersections with traffic lights:**\n- Wait for the pedestrian \"Walk\" signal\n- Look both ways before stepping into the street\n- Make eye contact with drivers when possible\n- Stay alert for turning vehicles\n\n**At intersections without signals:**\n- Use crosswalks when available\n- Stop at the curb and look left, right, then left again\n- Wait for a clear gap in traffic\n- Walk briskly but don't run\n- Keep looking for traffic as you cross\n\n**General safety tips:**\n- Put away phones and remove headphones\n- Wear bright or reflective clothing in low light\n- Never assume drivers see you\n- Avoid crossing between parked cars\n- Walk facing traffic when there's no sidewalk\n\n**In busy urban areas:**\n- Follow pedestrian signals strictly\n- Be extra cautious of cyclists in bike lanes\n- Watch for buses and large vehicles with blind spots\n\nThe key is to be visible, alert, and predictable in your movements. Always prioritize safety over speed when crossing streets.";
@@ -626,7 +627,7 @@ mod tests {
         assert!(steps[first_delta..].iter().all(|s| !matches!(s, StreamStep::Reasoning(_))));
         let r = s.finish(saw_stop);
         assert_eq!(r.text, THINKING_TEXT);
-        assert_eq!(r.usage, Some(Usage { prompt_tokens: 43, completion_tokens: 282 }));
+        assert_eq!(r.usage, Some(Usage { prompt_tokens: 43, completion_tokens: 282, estimated: false }));
         assert!(!r.incomplete);
     }
 
@@ -643,7 +644,7 @@ mod tests {
         assert_eq!(r.text, "Let me search for a tool that can provide current exchange rate information.I found the right tool! Let me fetch the current USD to EUR exchange rate for you.");
         assert_eq!(joined(&steps, false), r.text);
         // message_delta's cumulative input count (after the server tool) replaces message_start's 702.
-        assert_eq!(r.usage, Some(Usage { prompt_tokens: 1591, completion_tokens: 175 }));
+        assert_eq!(r.usage, Some(Usage { prompt_tokens: 1591, completion_tokens: 175, estimated: false }));
         assert!(!r.incomplete);
     }
 

@@ -124,6 +124,13 @@ impl Provider {
     }
 }
 
+/// About four characters per token, the usual rule of thumb for English text: shown (marked as
+/// an estimate) when a server streams without reporting usage.
+pub fn estimate_prompt_tokens(request: &ChatRequest) -> u32 {
+    let chars: usize = request.messages.iter().map(|m| m.content.chars().count() + m.tool_calls.iter().map(|c| c.arguments.len()).sum::<usize>()).sum();
+    chars.div_ceil(4).min(u32::MAX as usize) as u32
+}
+
 #[cfg(target_arch = "wasm32")]
 mod io {
     use super::*;
@@ -181,7 +188,11 @@ mod io {
                 return Err(Failure::Status { status, body, retry_after });
             }
             if stream {
-                self.read_stream(opened, progress).await.map_err(Failure::Final)
+                let mut reply = self.read_stream(opened, progress).await.map_err(Failure::Final)?;
+                if let Some(usage) = reply.usage.as_mut().filter(|u| u.estimated) {
+                    usage.prompt_tokens = estimate_prompt_tokens(request);
+                }
+                Ok(reply)
             } else {
                 let body = match race(opened.text(), self.clock.sleep(self.silence_ms())).await {
                     Either::Left(Ok(body)) => body,

@@ -111,6 +111,7 @@ pub fn read_completion(body: &str) -> Result<ChatResponse, LlmError> {
     let usage = value.get("usage").filter(|u| u.is_object()).map(|u| Usage {
         prompt_tokens: u["prompt_tokens"].as_u64().unwrap_or(0) as u32,
         completion_tokens: u["completion_tokens"].as_u64().unwrap_or(0) as u32,
+        estimated: false,
     });
     Ok(ChatResponse { text, usage, incomplete: false, tool_calls })
 }

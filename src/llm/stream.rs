@@ -44,6 +44,9 @@ pub struct ChatStream {
     finish_reason: Option<String>,
     saw_done: bool,
     calls: Vec<ToolCallParts>,
+    /// Chunks that carried answer or reasoning text: about one token each on servers that
+    /// stream token by token, the estimate when the server reports no usage.
+    pieces: u32,
 }
 
 impl ChatStream {
@@ -105,6 +108,9 @@ impl ChatStream {
         }
         self.text.push_str(&content);
         self.reasoning.push_str(&reasoning);
+        if !content.is_empty() || !reasoning.is_empty() {
+            self.pieces = self.pieces.saturating_add(1);
+        }
         // One step per event: on the rare chunk that carries both, the answer wins; the
         // reasoning is still kept in `reasoning()`.
         Ok(if !content.is_empty() {
@@ -190,7 +196,10 @@ impl ChatStream {
     pub fn finish(self, saw_done: bool) -> ChatResponse {
         let complete = saw_done || self.saw_done || self.finish_reason.is_some();
         let tool_calls = self.tool_calls().into_iter().map(|(id, name, arguments)| ToolCall { id, name, arguments }).collect();
-        ChatResponse { text: self.text, usage: self.usage, incomplete: !complete, tool_calls }
+        let usage = self.usage.or_else(|| {
+            (self.pieces > 0).then_some(Usage { prompt_tokens: 0, completion_tokens: self.pieces, estimated: true })
+        });
+        ChatResponse { text: self.text, usage, incomplete: !complete, tool_calls }
     }
 }
 
@@ -208,7 +217,7 @@ fn read_usage(u: &Value) -> Option<Usage> {
     if !u.is_object() {
         return None;
     }
-    Some(Usage { prompt_tokens: count(&u["prompt_tokens"]), completion_tokens: count(&u["completion_tokens"]) })
+    Some(Usage { prompt_tokens: count(&u["prompt_tokens"]), completion_tokens: count(&u["completion_tokens"]), estimated: false })
 }
 
 /// Clamped so that `Usage::total` cannot overflow whatever a server claims.
@@ -340,7 +349,7 @@ mod tests {
         assert!(run.stream.tool_calls().is_empty());
         let r = run.stream.finish(run.saw_done);
         assert_eq!(r.text, "The capital of the UK is London.");
-        assert_eq!(r.usage, Some(Usage { prompt_tokens: 78, completion_tokens: 9 }));
+        assert_eq!(r.usage, Some(Usage { prompt_tokens: 78, completion_tokens: 9, estimated: false }));
         assert!(!r.incomplete);
     }
 
@@ -355,7 +364,7 @@ mod tests {
         assert!(run.steps.iter().all(|s| matches!(s, StreamStep::Nothing | StreamStep::Done)));
         let r = run.stream.finish(run.saw_done);
         assert_eq!(r.text, "");
-        assert_eq!(r.usage, Some(Usage { prompt_tokens: 53, completion_tokens: 15 }));
+        assert_eq!(r.usage, Some(Usage { prompt_tokens: 53, completion_tokens: 15, estimated: false }));
         assert!(!r.incomplete);
     }
 
@@ -365,7 +374,7 @@ mod tests {
         assert_eq!(run.stream.finish_reason(), Some("length"));
         let r = run.stream.finish(run.saw_done);
         assert_eq!(r.text, "Hello");
-        assert_eq!(r.usage, Some(Usage { prompt_tokens: 17, completion_tokens: 40 }));
+        assert_eq!(r.usage, Some(Usage { prompt_tokens: 17, completion_tokens: 40, estimated: false }));
         assert!(!r.incomplete);
     }
 
@@ -374,7 +383,7 @@ mod tests {
         let run = run_sse(&fixture("dashscope/openai_compat_stream_include_usage_docs.sse")).unwrap();
         let r = run.stream.finish(run.saw_done);
         assert_eq!(r.text, "I am a large-scale language model from Alibaba Cloud, and my name is Qwen.");
-        assert_eq!(r.usage, Some(Usage { prompt_tokens: 22, completion_tokens: 17 }));
+        assert_eq!(r.usage, Some(Usage { prompt_tokens: 22, completion_tokens: 17, estimated: false }));
         assert!(!r.incomplete);
     }
 
@@ -389,7 +398,8 @@ mod tests {
         assert_eq!(run.stream.reasoning(), "嗯,用户");
         let r = run.stream.finish(run.saw_done);
         assert_eq!(r.text, "");
-        assert_eq!(r.usage, None);
+        // No usage from the server: one token per streamed piece, marked as an estimate.
+        assert!(r.usage.is_some_and(|u| u.estimated && u.prompt_tokens == 0 && u.completion_tokens > 0), "{:?}", r.usage);
         assert!(r.incomplete, "the excerpt has neither a finish reason nor [DONE]");
     }
 
@@ -402,7 +412,8 @@ mod tests {
         assert_eq!(run.stream.finish_reason(), Some("stop"));
         let r = run.stream.finish(false);
         assert_eq!(r.text, ".");
-        assert_eq!(r.usage, None);
+        // No usage from the server: one token per streamed piece, marked as an estimate.
+        assert!(r.usage.is_some_and(|u| u.estimated && u.prompt_tokens == 0 && u.completion_tokens > 0), "{:?}", r.usage);
         assert!(!r.incomplete, "a finish reason without [DONE] is still complete");
     }
 
@@ -422,7 +433,8 @@ mod tests {
         assert_eq!(run.steps[4], StreamStep::Done);
         let r = run.stream.finish(true);
         assert_eq!(r.text, "Hi");
-        assert_eq!(r.usage, None);
+        // No usage from the server: one token per streamed piece, marked as an estimate.
+        assert!(r.usage.is_some_and(|u| u.estimated && u.prompt_tokens == 0 && u.completion_tokens > 0), "{:?}", r.usage);
     }
 
     #[test]

@@ -61,10 +61,11 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
         let t = trace.with(|events| crate::agent::trace::Totals::of(events));
         let count = |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         format!(
-            "{} · {} · {} · {} + {} tokens · {:.1} s{}",
+            "{} · {} · {} · {}{} + {} tokens · {:.1} s{}",
             count(t.steps, "step"),
             count(t.llm_calls, "model call"),
             count(t.tool_calls, "tool call"),
+            if t.estimated_tokens { "≈ " } else { "" },
             t.prompt_tokens,
             t.completion_tokens,
             t.duration_ms / 1000.0,
@@ -126,7 +127,9 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
             Some(request.messages.iter().map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect::<Vec<_>>().join("\n\n")),
         ),
         EventKind::LlmResponse { text, discarded, usage, tool_calls, .. } => {
-            let tokens = usage.map(|u| format!(" · {} + {} tokens", u.prompt_tokens, u.completion_tokens)).unwrap_or_default();
+            let tokens = usage
+                .map(|u| format!(" · {}{} + {} tokens{}", if u.estimated { "≈ " } else { "" }, u.prompt_tokens, u.completion_tokens, if u.estimated { " (estimated: the server reported none)" } else { "" }))
+                .unwrap_or_default();
             let mut detail = text.clone();
             for call in tool_calls {
                 detail.push_str(&format!("\n[tool call {}] {}({})", call.id, call.name, call.arguments));

@@ -74,8 +74,8 @@ export async function openApp(browser, origin, { viewport = { width: 1280, heigh
   return { page, context, errors, scope, base };
 }
 
-export async function script(origin, scope, replies) {
-  const r = await fetch(`${origin}/s/${scope}/__script`, { method: 'POST', body: JSON.stringify({ replies }) });
+export async function script(origin, scope, replies, model) {
+  const r = await fetch(`${origin}/s/${scope}/__script`, { method: 'POST', body: JSON.stringify({ replies, model }) });
   if (!r.ok) throw new Error(`script failed: ${r.status}`);
 }
 

@@ -6,7 +6,9 @@
 // prints "listening http://127.0.0.1:PORT" once ready.
 //
 // Each test uses its own scope, /s/<scope>/..., so tests can run in parallel:
-//   POST /s/<scope>/__script     body {"replies": [Reply, ...]}  queue model replies
+//   POST /s/<scope>/__script     body {"replies": [Reply, ...]}  queue model replies; with
+//                                "model": "m", the queue answers only requests for model m
+//                                (two runs at once, as in Compare)
 //   GET  /s/<scope>/__requests   the chat requests received (method, path, headers, body)
 //   POST /s/<scope>/v1/chat/completions   pops the next Reply (OpenAI-compatible)
 //   /nocors/s/<scope>/...        the same, without any CORS header (to prove the CORS message)
@@ -20,6 +22,9 @@
 // Reply: {"text": "..."}: streamed as SSE in small chunks when the request asks for a stream,
 //          else one JSON body; "cut_after": N closes the stream after N text chunks;
 //          "chunk_delay_ms" paces the chunks
+//        | {"tool_calls": [{"name": "...", "arguments": {...}}], "text": "..."}: native tool calls,
+//          streamed as argument fragments (OpenAI `tool_calls` deltas, Anthropic
+//          `input_json_delta`) or whole
 //        | {"sse_fixture": "openai/....sse", "chunk_bytes": 7}: replays a recorded stream
 //        | {"status": 401, "fixture": "openai/error_401_invalid_api_key.json", "retry_after": 1}
 //        | {"status": 500, "body": "..."} | {"hang": true}: never answers
@@ -45,7 +50,7 @@ const dist = path.resolve(arg('--dist', path.join(root, 'dist')));
 
 const scopes = new Map(); // scope -> {replies: [], requests: [], toolRequests: []}
 const scope = (id) => {
-  if (!scopes.has(id)) scopes.set(id, { replies: [], requests: [], toolRequests: [] });
+  if (!scopes.has(id)) scopes.set(id, { replies: [], byModel: new Map(), requests: [], toolRequests: [] });
   return scopes.get(id);
 };
 
@@ -71,10 +76,20 @@ function readBody(req) {
   });
 }
 
-function completion(text, model) {
+/** Native tool calls of a scripted reply, with ids and their arguments as JSON text. */
+function callsOf(reply) {
+  return (reply.tool_calls ?? []).map((c, i) => ({
+    id: c.id ?? `call_loop_${i}`, name: c.name,
+    args: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}),
+  }));
+}
+
+function completion(text, model, calls = []) {
+  const message = { role: 'assistant', content: calls.length && !text ? null : text };
+  if (calls.length) message.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
   return JSON.stringify({
     id: 'chatcmpl-loopback', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+    choices: [{ index: 0, message, finish_reason: calls.length ? 'tool_calls' : 'stop' }],
     usage: { prompt_tokens: 100 + text.length, completion_tokens: Math.ceil(text.length / 4), total_tokens: 0 },
   });
 }
@@ -116,25 +131,50 @@ function pieces(text) {
   return out;
 }
 
-function openaiEvents(text, model) {
+function openaiEvents(text, model, calls = []) {
   const base = { id: 'chatcmpl-loopback', object: 'chat.completion.chunk', created: 1, model };
   const frame = (obj) => `data: ${JSON.stringify({ ...base, ...obj })}\n\n`;
+  const delta = (d) => frame({ choices: [{ index: 0, delta: d, finish_reason: null }], usage: null });
+  // As OpenAI streams a call: id and name first with empty arguments, then argument fragments.
+  const callFrames = calls.flatMap((c, index) => [
+    { frame: delta({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }) },
+    ...pieces(c.args).map((p) => ({ frame: delta({ tool_calls: [{ index, function: { arguments: p } }] }) })),
+  ]);
   return [
     { frame: frame({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }], usage: null }) },
     ...pieces(text).map((p) => ({ text: true, frame: frame({ choices: [{ index: 0, delta: { content: p }, finish_reason: null }], usage: null }) })),
-    { frame: frame({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: null }) },
+    ...callFrames,
+    { frame: frame({ choices: [{ index: 0, delta: {}, finish_reason: calls.length ? 'tool_calls' : 'stop' }], usage: null }) },
     { frame: frame({ choices: [], usage: { prompt_tokens: 100, completion_tokens: pieces(text).length, total_tokens: 100 + pieces(text).length } }) },
     { frame: 'data: [DONE]\n\n' },
   ];
 }
 
-function anthropicMessage(text, model) {
-  return JSON.stringify({ id: 'msg_loopback', type: 'message', role: 'assistant', model, content: [{ type: 'text', text }],
-    stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 100, output_tokens: pieces(text).length } });
+function anthropicMessage(text, model, calls = []) {
+  const content = [{ type: 'text', text }, ...calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.args) }))];
+  return JSON.stringify({ id: 'msg_loopback', type: 'message', role: 'assistant', model, content,
+    stop_reason: calls.length ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 100, output_tokens: pieces(text).length } });
 }
 
-function anthropicEvents(text, model) {
+function anthropicEvents(text, model, calls = []) {
   const frame = (type, obj) => `event: ${type}\ndata: ${JSON.stringify({ type, ...obj })}\n\n`;
+  if (calls.length) {
+    // Text block 0, then one tool_use block per call whose input arrives as JSON fragments.
+    return [
+      { frame: frame('message_start', { message: { id: 'msg_loopback', type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: 100, output_tokens: 1 } } }) },
+      { frame: frame('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) },
+      ...pieces(text).map((p) => ({ text: true, frame: frame('content_block_delta', { index: 0, delta: { type: 'text_delta', text: p } }) })),
+      { frame: frame('content_block_stop', { index: 0 }) },
+      ...calls.flatMap((c, i) => [
+        { frame: frame('content_block_start', { index: i + 1, content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} } }) },
+        { frame: frame('content_block_delta', { index: i + 1, delta: { type: 'input_json_delta', partial_json: '' } }) },
+        ...pieces(c.args).map((p) => ({ frame: frame('content_block_delta', { index: i + 1, delta: { type: 'input_json_delta', partial_json: p } }) })),
+        { frame: frame('content_block_stop', { index: i + 1 }) },
+      ]),
+      { frame: frame('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 20 } }) },
+      { frame: frame('message_stop', {}) },
+    ];
+  }
   return [
     { frame: frame('message_start', { message: { id: 'msg_loopback', type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: 100, output_tokens: 1 } } }) },
     { frame: frame('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) },
@@ -184,7 +224,13 @@ const server = http.createServer(async (req, res) => {
   const rest = m[2];
   const body = await readBody(req);
   if (rest === '/__script' && req.method === 'POST') {
-    s.replies.push(...JSON.parse(body).replies);
+    const { replies, model } = JSON.parse(body);
+    if (model) {
+      if (!s.byModel.has(model)) s.byModel.set(model, []);
+      s.byModel.get(model).push(...replies);
+    } else {
+      s.replies.push(...replies);
+    }
     res.writeHead(204);
     return res.end();
   }
@@ -199,12 +245,13 @@ const server = http.createServer(async (req, res) => {
     const record = { method: req.method, path: rest, headers: req.headers, body: parsed ?? body, aborted: false };
     s.requests.push(record);
     res.on('close', () => { if (!res.writableFinished) record.aborted = true; });
-    const reply = s.replies.shift() ?? { status: 500, body: '{"error":{"message":"the test script ran out of replies"}}' };
+    const queue = s.byModel.get(parsed?.model)?.length ? s.byModel.get(parsed.model) : s.replies;
+    const reply = queue.shift() ?? { status: 500, body: '{"error":{"message":"the test script ran out of replies"}}' };
     if (reply.delay_ms) await sleep(reply.delay_ms);
     if (reply.hang) return; // never answers: the client's timeout or Stop must end it
     const wantsStream = parsed?.stream === true;
     if (reply.reject_stream && wantsStream) {
-      s.replies.unshift(reply); // the same reply answers the client's non-streaming retry
+      queue.unshift(reply); // the same reply answers the client's non-streaming retry
       res.writeHead(400, { 'Content-Type': 'application/json' });
       return res.end('{"error":{"message":"stream is not supported by this model","type":"invalid_request_error"}}');
     }
@@ -218,14 +265,16 @@ const server = http.createServer(async (req, res) => {
       }
       return res.end();
     }
-    if (reply.text !== undefined) {
+    if (reply.text !== undefined || reply.tool_calls) {
       const model = parsed?.model ?? 'unknown';
+      const text = reply.text ?? '';
+      const calls = callsOf(reply);
       if (!wantsStream) {
         res.writeHead(200, { 'Content-Type': 'application/json' });
-        return res.end(anthropic ? anthropicMessage(reply.text, model) : completion(reply.text, model));
+        return res.end(anthropic ? anthropicMessage(text, model, calls) : completion(text, model, calls));
       }
       res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
-      const events = anthropic ? anthropicEvents(reply.text, model) : openaiEvents(reply.text, model);
+      const events = anthropic ? anthropicEvents(text, model, calls) : openaiEvents(text, model, calls);
       let textChunks = 0;
       for (const ev of events) {
         if (ev.text && reply.cut_after !== undefined && textChunks++ >= reply.cut_after) {
