@@ -534,6 +534,44 @@ mod tests {
     }
 
     #[test]
+    fn tool_use_and_tool_result_blocks() {
+        use crate::agent::model::{ToolCall, ToolSpec};
+        let calls = vec![
+            ToolCall { id: "toolu_a".into(), name: "calculator".into(), arguments: r#"{"input":"2+2"}"#.into() },
+            ToolCall { id: "toolu_b".into(), name: "wikipedia".into(), arguments: "{broken".into() },
+        ];
+        let mut req = request(vec![
+            Message::system("rules"),
+            Message::user("q"),
+            Message::assistant_calls("Let me check.", calls),
+            Message::tool_result("toolu_a", "2+2 = 4"),
+            Message::tool_result("toolu_b", "not valid JSON"),
+            Message::user("You have no steps left."),
+        ]);
+        req.tools = vec![ToolSpec { name: "calculator".into(), description: "math".into(), parameters: json!({"type": "object"}) }];
+        let body = request_body("m", &req, true);
+        assert_eq!(body["tools"], json!([{"name": "calculator", "description": "math", "input_schema": {"type": "object"}}]));
+        assert_eq!(
+            body["messages"][1],
+            json!({"role": "assistant", "content": [
+                {"type": "text", "text": "Let me check."},
+                {"type": "tool_use", "id": "toolu_a", "name": "calculator", "input": {"input": "2+2"}},
+                {"type": "tool_use", "id": "toolu_b", "name": "wikipedia", "input": {}},
+            ]})
+        );
+        // All results in the one user turn that follows, before any text.
+        assert_eq!(
+            body["messages"][2],
+            json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_a", "content": "2+2 = 4"},
+                {"type": "tool_result", "tool_use_id": "toolu_b", "content": "not valid JSON"},
+                {"type": "text", "text": "You have no steps left."},
+            ]})
+        );
+        assert_eq!(body["messages"].as_array().unwrap().len(), 3);
+    }
+
+    #[test]
     fn body_edge_cases() {
         let mut req = request(vec![Message::assistant("Hello"), Message::user("hi")]);
         req.stop = vec![" ".into()];
@@ -633,6 +671,10 @@ mod tests {
 
     #[test]
     fn tool_use_stream() {
+        let (s, _, _) = run("anthropic/messages_stream_tool_use_input_json_delta.sse");
+        let calls = s.finish(true).tool_calls;
+        assert_eq!(calls.len(), 1, "the finished reply carries the client tool call only");
+        assert_eq!(calls[0].name, "get_exchange_rate");
         let (s, steps, saw_stop) = run("anthropic/messages_stream_tool_use_input_json_delta.sse");
         assert_eq!(s.stop_reason(), Some("tool_use"));
         // The server tool (`srvtoolu_…`) ran at Anthropic; only the client tool is ours to run.

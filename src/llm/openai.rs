@@ -211,6 +211,59 @@ mod tests {
     }
 
     #[test]
+    fn tools_tool_calls_and_results_in_the_chat_completions_shape() {
+        use crate::agent::model::{JsonFormat, ToolCall, ToolSpec};
+        let call = ToolCall { id: "call_1".into(), name: "wikipedia".into(), arguments: r#"{"input":"Oslo"}"#.into() };
+        let mut req = ChatRequest::new(
+            vec![Message::user("q"), Message::assistant_calls("", vec![call]), Message::tool_result("call_1", "Oslo is the capital of Norway.")],
+            0.0,
+            None,
+        );
+        req.tools = vec![ToolSpec { name: "wikipedia".into(), description: "look things up".into(), parameters: json!({"type": "object"}) }];
+        let body = request_body("m", &req, true, Preset::OpenAi);
+        assert_eq!(body["tools"][0], json!({"type": "function", "function": {"name": "wikipedia", "description": "look things up", "parameters": {"type": "object"}}}));
+        assert_eq!(
+            body["messages"][1],
+            json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "wikipedia", "arguments": "{\"input\":\"Oslo\"}"}}]})
+        );
+        assert_eq!(body["messages"][2], json!({"role": "tool", "content": "Oslo is the capital of Norway.", "tool_call_id": "call_1"}));
+        assert!(body.get("response_format").is_none());
+
+        // Structured output: OpenAI's json_schema form, and llama.cpp's json_object + schema.
+        req.tools.clear();
+        req.json_format = Some(JsonFormat { name: "react_step".into(), schema: json!({"type": "object"}) });
+        let body = request_body("m", &req, false, Preset::OpenAi);
+        assert_eq!(body["response_format"], json!({"type": "json_schema", "json_schema": {"name": "react_step", "schema": {"type": "object"}, "strict": true}}));
+        assert!(body.get("tools").is_none());
+        let body = request_body("m", &req, false, Preset::LlamaCpp);
+        assert_eq!(body["response_format"], json!({"type": "json_object", "schema": {"type": "object"}}));
+    }
+
+    #[test]
+    fn reads_recorded_tool_calls() {
+        let r = read_completion(&fixture("openai/docs_example_chat_completion_tool_calls.json")).unwrap();
+        assert_eq!(r.tool_calls.len(), 1);
+        assert!(!r.tool_calls[0].id.is_empty() && !r.tool_calls[0].name.is_empty());
+        assert!(serde_json::from_str::<Value>(&r.tool_calls[0].arguments).is_ok(), "{}", r.tool_calls[0].arguments);
+        let r = read_completion(&fixture("ollama/openai_chat_completion_nonstream_tool_calls_ollama_cloud.json")).unwrap();
+        assert_eq!(r.tool_calls[0].name, "final_result");
+        let r = read_completion(&fixture("openai/chat_completion_gpt-4o.json")).unwrap();
+        assert!(r.tool_calls.is_empty());
+    }
+
+    #[test]
+    fn refusing_tools_is_its_own_error() {
+        let e = read_error(400, r#"{"error":{"message":"registry.ollama.ai/library/gemma:2b does not support tools","type":"api_error"}}"#, Preset::Ollama);
+        assert_eq!(e.kind, LlmErrorKind::ToolsUnsupported);
+        assert!(e.message.contains("ReAct strategy"), "{}", e.message);
+        let e = read_error(400, r#"{"error":{"message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set"}}"#, Preset::Vllm);
+        assert_eq!(e.kind, LlmErrorKind::ToolsUnsupported);
+        // Other 400s stay what they were.
+        assert_eq!(read_error(400, &fixture("openai/error_400_unsupported_value.json"), Preset::OpenAi).kind, LlmErrorKind::BadRequest { status: 400 });
+        assert_eq!(read_error(400, &fixture("openai/error_400_context_length_exceeded.json"), Preset::OpenAi).kind, LlmErrorKind::ContextLength);
+    }
+
+    #[test]
     fn bad_bodies_are_errors_not_panics() {
         assert_eq!(read_completion("not json").unwrap_err().kind, LlmErrorKind::BadResponse);
         assert_eq!(read_completion("{\"choices\": []}").unwrap_err().kind, LlmErrorKind::BadResponse);

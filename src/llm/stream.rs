@@ -366,6 +366,9 @@ mod tests {
         assert_eq!(r.text, "");
         assert_eq!(r.usage, Some(Usage { prompt_tokens: 53, completion_tokens: 15, estimated: false }));
         assert!(!r.incomplete);
+        // The finished reply carries the call for the agent to run.
+        assert_eq!(r.tool_calls.len(), 1);
+        assert_eq!((r.tool_calls[0].name.as_str(), r.tool_calls[0].arguments.as_str()), ("get_capital", r#"{"country":"UK"}"#));
     }
 
     #[test]
