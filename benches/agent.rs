@@ -73,7 +73,7 @@ fn run_with(steps: usize, observation: &str, observer: &dyn thoughtline::agent::
     let settings = AgentSettings { max_iterations: steps as u32 + 1, ..Default::default() };
     let clock = BenchClock(Instant::now());
     let cancel = CancelToken::new();
-    let input = RunInput { question: "What is the answer?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel };
+    let input = RunInput { question: "What is the answer?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, resume: None };
     let trace = pollster::block_on(run_agent(input, observer));
     assert_eq!(trace.final_answer(), Some("The answer is 42."));
     trace

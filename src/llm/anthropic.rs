@@ -258,14 +258,16 @@ impl AnthropicStream {
                 match block["type"].as_str().unwrap_or("") {
                     // Only client tools: `server_tool_use` blocks are run by Anthropic itself.
                     "tool_use" => {
+                        let name = block["name"].as_str().unwrap_or("").to_string();
+                        let shown = format!("\n→ {name} ");
                         self.tools.push(ToolUse {
                             index,
                             id: block["id"].as_str().unwrap_or("").to_string(),
-                            name: block["name"].as_str().unwrap_or("").to_string(),
+                            name,
                             start_input: block.get("input").filter(|i| !i.is_null()).map(Value::to_string).unwrap_or_default(),
                             partial_json: String::new(),
                         });
-                        StreamStep::Nothing
+                        StreamStep::ToolCall(shown)
                     }
                     "text" => self.add_text(block["text"].as_str().unwrap_or("")),
                     "thinking" => self.add_reasoning(block["thinking"].as_str().unwrap_or("")),
@@ -278,10 +280,14 @@ impl AnthropicStream {
                     "text_delta" => self.add_text(delta["text"].as_str().unwrap_or("")),
                     "thinking_delta" => self.add_reasoning(delta["thinking"].as_str().unwrap_or("")),
                     "input_json_delta" => {
-                        if let Some(tool) = self.tools.iter_mut().find(|t| t.index == index) {
-                            tool.partial_json.push_str(delta["partial_json"].as_str().unwrap_or(""));
+                        let piece = delta["partial_json"].as_str().unwrap_or("");
+                        match self.tools.iter_mut().find(|t| t.index == index) {
+                            Some(tool) => {
+                                tool.partial_json.push_str(piece);
+                                StreamStep::ToolCall(piece.to_string())
+                            }
+                            None => StreamStep::Nothing,
                         }
-                        StreamStep::Nothing
                     }
                     // signature_delta, citations_delta, and whatever comes next.
                     _ => StreamStep::Nothing,

@@ -222,6 +222,8 @@ mod io {
                     match reader.on_event(&ev)? {
                         StreamStep::Delta(text) if !text.is_empty() => progress(Progress::Text(&text)),
                         StreamStep::Reasoning(text) if !text.is_empty() => progress(Progress::Reasoning(&text)),
+                        // Shown live only: the finished call comes from the reader.
+                        StreamStep::ToolCall(text) if !text.is_empty() => progress(Progress::Text(&text)),
                         StreamStep::Done => saw_end = true,
                         _ => {}
                     }

@@ -120,6 +120,12 @@ impl Preset {
     pub fn needs_key(self) -> bool {
         !matches!(self, Preset::Ollama | Preset::LmStudio | Preset::LlamaCpp | Preset::Vllm)
     }
+
+    /// Whether the API constrains replies to a JSON schema (`response_format`), which the
+    /// ReAct strategy's structured output mode needs. Anthropic's Messages API has no such field.
+    pub fn supports_json_schema(self) -> bool {
+        self.api() == Api::OpenAi
+    }
 }
 
 /// Where and how to reach the model. The key is held here and only ever put into the

@@ -21,6 +21,9 @@ pub enum StreamStep {
     Delta(String),
     /// New reasoning ("thinking") text: worth showing, but not part of the answer.
     Reasoning(String),
+    /// A native tool call as it streams (`→ name` when it starts, then argument fragments):
+    /// shown live, while the call itself is assembled for `ChatResponse::tool_calls`.
+    ToolCall(String),
     /// The provider's explicit end of stream (`[DONE]`, Anthropic's `message_stop`).
     Done,
     /// Bookkeeping only (role, usage, finish reason, pings, tool-call fragments).
@@ -84,6 +87,7 @@ impl ChatStream {
         }
         let mut content = String::new();
         let mut reasoning = String::new();
+        let mut tool_text = String::new();
         // `choices` is `[]` on the usage chunk; with `n > 1` only the first choice is the answer.
         for choice in value["choices"].as_array().map(Vec::as_slice).unwrap_or_default() {
             if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
@@ -102,7 +106,7 @@ impl ChatStream {
             }
             if let Some(calls) = delta["tool_calls"].as_array() {
                 for (position, call) in calls.iter().enumerate() {
-                    self.add_tool_call_part(position as u64, call);
+                    tool_text.push_str(&self.add_tool_call_part(position as u64, call));
                 }
             }
         }
@@ -117,12 +121,15 @@ impl ChatStream {
             StreamStep::Delta(content)
         } else if !reasoning.is_empty() {
             StreamStep::Reasoning(reasoning)
+        } else if !tool_text.is_empty() {
+            StreamStep::ToolCall(tool_text)
         } else {
             StreamStep::Nothing
         })
     }
 
-    fn add_tool_call_part(&mut self, position: u64, call: &Value) {
+    /// Adds one fragment of a tool call; returns what to show live for it.
+    fn add_tool_call_part(&mut self, position: u64, call: &Value) -> String {
         // OpenAI numbers the calls with `index`; a server that sends whole calls without it
         // (older Ollama) is numbered by position in the array.
         let mut index = call.get("index").and_then(Value::as_u64).unwrap_or(position);
@@ -147,19 +154,24 @@ impl ChatStream {
         if !id.is_empty() {
             parts.id = id.to_string();
         }
+        let mut shown = String::new();
         let function = &call["function"];
         // The name arrives whole on the first fragment; some servers repeat it later.
         if let Some(name) = function["name"].as_str().filter(|s| !s.is_empty()) {
             if parts.name.is_empty() {
                 parts.name = name.to_string();
+                shown = format!("\n→ {name} ");
             }
         }
+        let before = parts.arguments.len();
         match &function["arguments"] {
             Value::String(s) => parts.arguments.push_str(s),
             Value::Null => {}
             // A server that sends the arguments as a JSON object rather than JSON text.
             other => parts.arguments.push_str(&other.to_string()),
         }
+        shown.push_str(&parts.arguments[before..]);
+        shown
     }
 
     /// Answer text so far.
@@ -361,7 +373,10 @@ mod tests {
             run.stream.tool_calls(),
             vec![("call_ZR5UUuTt3pf61kjwAJIYdVMj".to_string(), "get_capital".to_string(), r#"{"country":"UK"}"#.to_string())]
         );
-        assert!(run.steps.iter().all(|s| matches!(s, StreamStep::Nothing | StreamStep::Done)));
+        // The call is shown live as it streams: its name, then the argument fragments.
+        let live: String = run.steps.iter().filter_map(|s| if let StreamStep::ToolCall(t) = s { Some(t.as_str()) } else { None }).collect();
+        assert_eq!(live, "\n→ get_capital {\"country\":\"UK\"}");
+        assert!(run.steps.iter().all(|s| matches!(s, StreamStep::Nothing | StreamStep::Done | StreamStep::ToolCall(_))));
         let r = run.stream.finish(run.saw_done);
         assert_eq!(r.text, "");
         assert_eq!(r.usage, Some(Usage { prompt_tokens: 53, completion_tokens: 15, estimated: false }));

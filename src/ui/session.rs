@@ -243,12 +243,15 @@ pub(super) async fn run_with(
     let model = Provider::new(settings.provider.clone(), settings.connection.clone(), Rc::new(BrowserClock));
     let owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
     let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
+    let mut agent = settings.agent.clone();
+    // Settings say so beside the box; a request the API cannot take is never sent.
+    agent.structured_output &= settings.provider.preset.supports_json_schema();
     let input = RunInput {
         question,
         history,
         model: &model,
         tools: &tools,
-        settings: &settings.agent,
+        settings: &agent,
         clock: &BrowserClock,
         cancel: token,
         resume,

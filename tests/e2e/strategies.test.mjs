@@ -12,10 +12,12 @@ const withAgent = (agent, extra = {}) => (scopeUrl, base) => ({ ...loopbackSetti
 test('native tool calling: two streamed calls in one turn run in order and are answered by id', async () => {
   const { page, context, errors, scope } = await openApp(env.browser, env.server.origin, { seed: withAgent({ strategy: 'tool_calling' }) });
   await script(env.server.origin, scope, [
-    { text: 'Checking both.', tool_calls: [{ name: 'wikipedia', arguments: { input: 'Python programming' } }, { name: 'calculator', arguments: { input: '6*7' } }] },
+    { text: 'Checking both.', chunk_delay_ms: 40, tool_calls: [{ name: 'wikipedia', arguments: { input: 'Python programming' } }, { name: 'calculator', arguments: { input: '6*7' } }] },
     { text: 'Python is a programming language; 6*7 is 42.' },
   ]);
   await ask(page, 'What is Python, and what is 6*7?');
+  // The calls stream into the live box as they are written: name first, then the arguments.
+  await page.waitForFunction(() => /→ wikipedia \{"input":"Py/.test(document.querySelector('[data-testid="streaming"] pre')?.textContent ?? ''), null, { timeout: 10_000 });
   await page.locator('.bubble.assistant').waitFor();
   const tones = await traceTones(page);
   assert.equal(tones.filter((t) => t === 'tool_call:pending').length, 2, tones.join(' '));
