@@ -8,9 +8,10 @@ use std::time::Instant;
 
 use serde_json::Value;
 use thoughtline::agent::parse::parse_reply;
+use thoughtline::agent::model::ToolCall;
 use thoughtline::agent::{
     run_agent, AgentSettings, CancelToken, ChatModel, ChatRequest, ChatResponse, Clock, LlmError, LocalBoxFuture,
-    RunInput, Tool, ToolContext, ToolError,
+    RunInput, Strategy, Tool, ToolContext, ToolError,
 };
 
 /// Real time, but timers never fire: the runs finish long before any limit, and this keeps
@@ -29,23 +30,36 @@ impl Clock for BenchClock {
     }
 }
 
-/// Answers with an action `steps - 1` times, then with a final answer.
+/// Answers with an action `steps - 1` times, then with a final answer, in the format of the
+/// strategy being measured.
 struct Scripted {
     steps: usize,
     calls: Cell<usize>,
+    strategy: Strategy,
 }
 
 impl ChatModel for Scripted {
     fn complete<'a>(&'a self, _r: &'a ChatRequest, progress: &'a dyn Fn(thoughtline::agent::Progress<'_>)) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
         let n = self.calls.get() + 1;
         self.calls.set(n);
-        let text = if n < self.steps {
-            format!("Thought: I need more facts (step {n}).\nAction:\n```json\n{{\"action\": \"search\", \"action_input\": \"query number {n}\"}}\n```")
-        } else {
-            "Thought: I can answer now.\nFinal Answer: The answer is 42.".to_string()
+        let last = n >= self.steps;
+        let mut tool_calls = Vec::new();
+        let text = match (self.strategy, last) {
+            (Strategy::React, false) => format!("Thought: I need more facts (step {n}).\nAction:\n```json\n{{\"action\": \"search\", \"action_input\": \"query number {n}\"}}\n```"),
+            (Strategy::React, true) => "Thought: I can answer now.\nFinal Answer: The answer is 42.".to_string(),
+            (Strategy::PlanReact, false) => {
+                let plan = if n == 1 { "/*PLANNING*/\n1. Search.\n2. Search again.\n3. Answer.\n" } else { "" };
+                format!("{plan}/*REASONING*/\nI need more facts (step {n}).\n/*ACTION*/\n```json\n{{\"action\": \"search\", \"action_input\": \"query number {n}\"}}\n```")
+            }
+            (Strategy::PlanReact, true) => "/*REASONING*/\nI can answer now.\n/*FINAL_ANSWER*/\nThe answer is 42.".to_string(),
+            (Strategy::ToolCalling, false) => {
+                tool_calls.push(ToolCall { id: format!("call_{n}"), name: "search".into(), arguments: format!("{{\"input\": \"query number {n}\"}}") });
+                String::new()
+            }
+            (Strategy::ToolCalling, true) => "The answer is 42.".to_string(),
         };
         progress(thoughtline::agent::Progress::Text(&text));
-        Box::pin(async move { Ok(ChatResponse { text, ..Default::default() }) })
+        Box::pin(async move { Ok(ChatResponse { text, tool_calls, ..Default::default() }) })
     }
 }
 
@@ -67,10 +81,14 @@ impl Tool for InstantTool {
 
 /// One scripted run of `steps` steps whose tool returns `observation`.
 fn run_with(steps: usize, observation: &str, observer: &dyn thoughtline::agent::RunObserver) -> thoughtline::agent::Trace {
-    let model = Scripted { steps, calls: Cell::new(0) };
+    run_strategy(Strategy::React, steps, observation, observer)
+}
+
+fn run_strategy(strategy: Strategy, steps: usize, observation: &str, observer: &dyn thoughtline::agent::RunObserver) -> thoughtline::agent::Trace {
+    let model = Scripted { steps, calls: Cell::new(0), strategy };
     let tool = InstantTool { observation: observation.to_string() };
     let tools: [&dyn Tool; 1] = [&tool];
-    let settings = AgentSettings { max_iterations: steps as u32 + 1, ..Default::default() };
+    let settings = AgentSettings { max_iterations: steps as u32 + 1, strategy, ..Default::default() };
     let clock = BenchClock(Instant::now());
     let cancel = CancelToken::new();
     let input = RunInput { question: "What is the answer?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, resume: None };
@@ -138,6 +156,18 @@ fn main() {
             mean(0..10),
             mean(88..98)
         );
+    }
+
+    println!("agent overhead per step by strategy (10 steps, short observations, best of 200 runs)");
+    for strategy in Strategy::ALL {
+        let once = || {
+            let start = Instant::now();
+            black_box(run_strategy(strategy, 10, small, &()).events.len());
+            start.elapsed().as_secs_f64()
+        };
+        once();
+        let best = (0..200).map(|_| once()).fold(f64::MAX, f64::min);
+        println!("  {:<32}: {:>8.2} µs/step", strategy.label(), best / 10.0 * 1e6);
     }
 
     println!("parser throughput on realistic replies");
