@@ -70,7 +70,11 @@ pub fn ChatPane(
                     id="question"
                     data-testid="composer"
                     rows="2"
-                    placeholder="Ask anything… (Enter to send, Shift+Enter for a new line)"
+                    placeholder=move || if messages.with(|m| m.last().is_some_and(|m| m.who == Who::Clarify)) {
+                        "Answer the agent's question… (Enter to send)"
+                    } else {
+                        "Ask anything… (Enter to send, Shift+Enter for a new line)"
+                    }
                     prop:value=move || draft.get()
                     on:input=move |ev| draft.set(event_target_value(&ev))
                     on:keydown=move |ev| {

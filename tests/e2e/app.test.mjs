@@ -49,7 +49,8 @@ test('the trace copies as Markdown', async () => {
   await page.getByTestId('copy-markdown').click();
   await page.getByText('Copied as Markdown.').waitFor();
   const clip = await page.evaluate(() => navigator.clipboard.readText());
-  assert.match(clip, /\*\*Final Answer\*\* · step 1/);
+  // No tool was used, so the answer is labelled a direct answer.
+  assert.match(clip, /\*\*Direct answer\*\* · step 1/);
   assert.match(clip, /copied/);
   await context.close();
 });
@@ -107,7 +108,8 @@ test('the system prompt can be edited and reset', async () => {
   await ask(page, 'Hi');
   await page.locator('.bubble.assistant').waitFor();
   const sent = await requests(env.server.origin, scope);
-  assert.equal(sent[0].body.messages[0].content, 'Be brief. Tools: wikipedia, arxiv, calculator, web_search');
+  // The built-in ask_person tool is named too (clarifying questions are on by default).
+  assert.equal(sent[0].body.messages[0].content, 'Be brief. Tools: wikipedia, arxiv, calculator, web_search, ask_person');
   await page.getByTestId('settings-toggle').click();
   await page.getByTestId('reset-template').click();
   assert.match(await page.getByTestId('system-template').inputValue(), /You are Thoughtline/);

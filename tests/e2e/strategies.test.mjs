@@ -114,6 +114,7 @@ test('a clarifying question is its own bubble, and the reply continues the same 
   assert.equal(await page.locator('.bubble.clarify .text').textContent(), 'Do you mean Python the language or the snake?');
   let tones = await traceTones(page);
   assert.deepEqual(tones.slice(-2), ['clarify:neutral', 'run_stopped:neutral']);
+  assert.match(await page.getByTestId('composer').getAttribute('placeholder'), /Answer the agent's question/);
   await script(env.server.origin, scope, [action('wikipedia', 'Python programming'), finalAnswer('Python is a programming language.')]);
   await ask(page, 'the language');
   await page.locator('.bubble.assistant').waitFor();
