@@ -174,12 +174,15 @@ struct Run<'a, 'r> {
 pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace {
     let settings = input.settings;
     let rec = Recorder { trace: RefCell::new(Trace::default()), observer, clock: input.clock, t0: input.clock.now_ms() };
+    // A continued run numbers its steps after the run it continues: one story, one count. The
+    // step limit applies to this run's own steps.
+    let first_step = input.resume.as_ref().map_or(0, |r| r.earlier.iter().map(|e| e.step).max().unwrap_or(0));
     let run = Run {
         rec,
         input: &input,
         names: tool_names(input.tools, settings),
         strategy: Cell::new(settings.strategy),
-        step: Cell::new(0),
+        step: Cell::new(first_step),
         parse_failures: Cell::new(0),
         last_action: RefCell::new(None),
         repeats: Cell::new(0),
@@ -197,7 +200,7 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
         },
     );
     if let Some(resume) = &input.resume {
-        run.rec.record(0, 0.0, EventKind::PersonReplied { reply: resume.reply.to_string() });
+        run.rec.record(first_step, 0.0, EventKind::PersonReplied { reply: resume.reply.to_string() });
     }
 
     let limit_hit = loop {
@@ -205,7 +208,7 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
             run.rec.stop(run.step.get(), StopReason::Cancelled);
             return run.rec.trace.into_inner();
         }
-        if run.step.get() >= settings.max_iterations {
+        if run.step.get() - first_step >= settings.max_iterations {
             break StopReason::MaxIterations { limit: settings.max_iterations };
         }
         if run.run_left() == Some(0.0) {

@@ -769,6 +769,9 @@ fn clarifying_question_ends_the_run_and_the_reply_continues_it() {
     };
     let second = pollster::block_on(run_agent(input, &()));
     assert_eq!(kinds(&second)[..2], ["run_started", "person_replied"]);
+    // Steps go on counting from the run that asked.
+    assert_eq!(second.events[1].step, 1);
+    assert_eq!(second.events.iter().map(|e| e.step).max(), Some(3));
     assert!(matches!(second.events[0].kind, EventKind::RunStarted { continues: true, .. }));
     let prompt = model.last_user_message(0);
     assert!(prompt.contains("Which city do you mean?"), "the earlier step is in the scratchpad: {prompt}");

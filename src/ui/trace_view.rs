@@ -205,7 +205,19 @@ fn plan_checklist(event: &Event, trace: ReadSignal<Vec<Event>>) -> Option<impl I
             }
         })
         .collect_view();
-    Some(view! { <ol class="plan" data-testid="plan">{rows}</ol> })
+    // A plan the model revised stays as it was when it was replaced.
+    let replaced_by = Memo::new(move |_| {
+        trace.with(|events| {
+            events.iter().skip_while(|e| e.index != index).skip(1).find_map(|e| match e.kind {
+                EventKind::Plan { version, .. } => Some(version),
+                _ => None,
+            })
+        })
+    });
+    Some(view! {
+        <ol class="plan" data-testid="plan">{rows}</ol>
+        {move || replaced_by.get().map(|v| view! { <p class="hint" data-testid="plan-replaced">{format!("Replaced by version {v}.")}</p> })}
+    })
 }
 
 #[component]

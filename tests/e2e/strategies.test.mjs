@@ -97,6 +97,7 @@ test('Plan-ReAct: the plan is a checklist, a failed step brings a revised plan, 
   assert.deepEqual(await plans.nth(0).getByTestId('plan-item').evaluateAll((els) => els.map((e) => e.dataset.done)), ['true', 'false', 'false']);
   assert.deepEqual(await plans.nth(1).getByTestId('plan-item').evaluateAll((els) => els.map((e) => e.dataset.done)), ['true']);
   assert.deepEqual(await page.locator('[data-kind="plan"] .label').allTextContents(), ['Plan', 'Revised plan']);
+  assert.equal(await page.getByTestId('plan-replaced').textContent(), 'Replaced by version 2.');
   const tones = await traceTones(page);
   assert.ok(tones.includes('tool_failed:error'), tones.join(' '));
   assert.equal(await page.locator('.bubble.assistant .text').textContent(), 'Python appeared in 1991.');
@@ -122,6 +123,8 @@ test('a clarifying question is its own bubble, and the reply continues the same 
   // One story: the first part stays, the reply and the rest follow.
   assert.ok(tones.indexOf('clarify:neutral') < tones.indexOf('person_replied:neutral'), tones.join(' '));
   assert.equal(tones.at(-1), 'run_stopped:success');
+  // One count of steps across both parts: step 1 asked, steps 2 and 3 answered.
+  assert.match(await page.getByTestId('trace-totals').textContent(), /^3 steps · 3 model calls · 1 tool call/);
   const sent = await requests(env.server.origin, scope);
   const prompt = sent[1].body.messages.at(-1).content;
   assert.match(prompt, /^Tell me about Python/, 'the original question is kept');
