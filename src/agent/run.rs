@@ -374,9 +374,24 @@ impl<'a, 'r> Run<'a, 'r> {
         let started = self.rec.now();
         let text = response.text.trim();
         if response.tool_calls.is_empty() {
-            let answer = text.to_string();
-            self.rec.record(step, started, EventKind::Parsed { thought: None, decision: Decision::Final { answer: answer.clone() }, notes: Vec::new() });
-            return self.answer(step, answer);
+            // Text alone is the answer, unless the model wrote a ReAct call or answer in text
+            // instead (small models often do): then it is read as it was meant, with a note.
+            let (thought, decision, notes) = match parse_reply(text, &self.names) {
+                Ok(Parsed { reply: Reply::Action { tool, input }, thought, mut notes }) if matches!(resolve_tool(&tool, &self.names), Ok(Some(_))) => {
+                    notes.push("the model wrote the tool call as text instead of a native call; it was run anyway".into());
+                    (thought, Decision::Action { tool, input }, notes)
+                }
+                Ok(Parsed { reply: Reply::Final { answer }, thought, mut notes }) if text.contains("Final Answer") => {
+                    notes.push("the answer carried a ReAct \"Final Answer:\" label, which was removed".into());
+                    (thought, Decision::Final { answer }, notes)
+                }
+                _ => (None, Decision::Final { answer: text.to_string() }, Vec::new()),
+            };
+            self.rec.record(step, started, EventKind::Parsed { thought, decision: decision.clone(), notes });
+            return match decision {
+                Decision::Action { tool, input } => self.act(step, tool, input).await,
+                Decision::Final { answer } => self.answer(step, answer),
+            };
         }
         let mut thought = (!text.is_empty()).then(|| text.to_string());
         for call in response.tool_calls {

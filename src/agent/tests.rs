@@ -872,3 +872,26 @@ fn native_early_stopping_generate_asks_without_a_label() {
     assert_eq!(trace.final_answer(), Some("Best guess: 42"));
     assert_eq!(model.last_user_message(1), prompt::LAST_ANSWER_NATIVE);
 }
+
+#[test]
+fn native_reply_with_a_react_call_in_text_is_run_with_a_note() {
+    let search = FakeTool::echo("search");
+    let model = Script::new(vec![Say::Text(ACT_SEARCH), Say::Text("Thought: done\nFinal Answer: forty-two")]);
+    let (trace, _) = run_with(&model, &[&search], &with_strategy(Strategy::ToolCalling), &CancelToken::new(), &[]);
+    assert_eq!(search.calls.borrow().len(), 1);
+    let notes: Vec<String> = trace.events.iter().flat_map(|e| match &e.kind {
+        EventKind::Parsed { notes, .. } => notes.clone(),
+        _ => vec![],
+    }).collect();
+    assert!(notes.iter().any(|n| n.contains("as text instead of a native call")), "{notes:?}");
+    assert!(notes.iter().any(|n| n.contains("label")), "{notes:?}");
+    assert_eq!(trace.final_answer(), Some("forty-two"));
+    // The observation went back as the person's turn: there was no call id to answer.
+    let last = model.requests.borrow()[1].messages.last().cloned().unwrap();
+    assert_eq!(last.role, Role::User);
+    assert!(last.content.contains("search says: forty-two"), "{}", last.content);
+    // Plain prose stays the answer, untouched.
+    let model = Script::texts(&["Paris is the capital of France."]);
+    let (trace, _) = run_with(&model, &[&search], &with_strategy(Strategy::ToolCalling), &CancelToken::new(), &[]);
+    assert_eq!(trace.final_answer(), Some("Paris is the capital of France."));
+}
