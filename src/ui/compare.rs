@@ -84,6 +84,7 @@ pub fn summary_row(events: &[Event]) -> (Totals, String) {
     let outcome = match (trace.final_answer(), trace.stop_reason()) {
         (Some(answer), _) => answer.to_string(),
         (None, Some(reason)) => reason.describe(),
+        (None, None) if events.is_empty() => "—".to_string(),
         (None, None) => "running…".to_string(),
     };
     (trace.totals(), outcome)
