@@ -183,6 +183,26 @@ async fn recorded_streams_of_each_family_are_assembled() {
 }
 
 #[wasm_bindgen_test]
+async fn recorded_tool_call_streams_become_tool_calls() {
+    // The recorded OpenAI and Anthropic tool-call streams, replayed in 5-byte pieces through
+    // real fetch: the calls are assembled from their argument fragments and shown as they come.
+    let cases = [
+        ("fx-tools-openai", Preset::OpenAi, "openai/chat_completion_stream_tool_calls_include_usage.sse", "get_capital", r#"{"country":"UK"}"#),
+        ("fx-tools-anthropic", Preset::Anthropic, "anthropic/messages_stream_tool_use_input_json_delta.sse", "get_exchange_rate", r#"{"from_currency": "USD", "to_currency": "EUR"}"#),
+    ];
+    for (scope, preset, fixture, name, arguments) in cases {
+        script(scope, serde_json::json!([{ "sse_fixture": fixture, "chunk_bytes": 5 }])).await;
+        let (reply, log) = complete(&streaming(scope, preset)).await;
+        let reply = reply.unwrap_or_else(|e| panic!("{fixture}: {e}"));
+        assert_eq!(reply.tool_calls.len(), 1, "{fixture}");
+        assert_eq!((reply.tool_calls[0].name.as_str(), reply.tool_calls[0].arguments.as_str()), (name, arguments), "{fixture}");
+        assert!(!reply.tool_calls[0].id.is_empty());
+        let live: String = log.iter().filter_map(|l| l.strip_prefix("text:")).collect();
+        assert!(live.contains(&format!("→ {name}")), "{fixture}: the call was shown as it streamed: {live}");
+    }
+}
+
+#[wasm_bindgen_test]
 async fn anthropic_streams_and_sends_its_headers() {
     script("st-anthropic", serde_json::json!([{ "text": "Final Answer: from Claude" }])).await;
     let (reply, _) = complete(&streaming("st-anthropic", Preset::Anthropic)).await;
