@@ -101,7 +101,7 @@ test('a real llama.cpp server: structured output makes every step valid JSON', a
   const replies = events.filter((e) => e.kind.llm_response).map((e) => e.kind.llm_response.text);
   const parsedOk = replies.filter((t) => { try { const v = JSON.parse(t); return typeof v.action === 'string'; } catch { return false; } });
   assert.ok(parsedOk.length >= 1, replies.join('\n---\n'));
-  assert.equal(events.filter((e) => e.kind.parse_failed).length, replies.length - parsedOk.length, 'only cut-off replies could fail to parse');
+  assert.ok(events.filter((e) => e.kind.parse_failed).length <= replies.length - parsedOk.length, 'only cut-off replies could fail to parse');
   await context.close();
 });
 
