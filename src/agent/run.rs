@@ -337,7 +337,10 @@ impl<'a, 'r> Run<'a, 'r> {
     fn read_plan(&self, step: u32, started: f64, text: &str) -> Result<Option<Understood>, Misread> {
         let sections = parse_sections(text).map_err(|e| Misread::new(e.message, text))?;
         let plan_only = sections.first.is_none();
-        let mut version = {
+        if plan_only && sections.plan.is_empty() && sections.replan.is_empty() {
+            return Err(Misread::new("Your reply had no /*ACTION*/ and no /*FINAL_ANSWER*/ section. End it with /*ACTION*/ and one JSON tool call, or with /*FINAL_ANSWER*/ and the answer.", text));
+        }
+        let mut version: u32 = {
             let earlier = self.input.resume.as_ref().map_or(&[][..], |r| r.earlier);
             let trace = self.rec.trace.borrow();
             earlier.iter().chain(&trace.events).filter(|e| matches!(e.kind, EventKind::Plan { .. })).count() as u32
@@ -352,9 +355,7 @@ impl<'a, 'r> Run<'a, 'r> {
         }
         let mut notes = sections.notes;
         let reply = match sections.first {
-            None if version == 0 => {
-                return Err(Misread::new("Your reply had no /*ACTION*/ and no /*FINAL_ANSWER*/ section. End it with /*ACTION*/ and one JSON tool call, or with /*FINAL_ANSWER*/ and the answer.", text))
-            }
+            // The plan's event carries the request for its first action.
             None => return Ok(None),
             Some(Section::FinalAnswer) => Reply::Final { answer: sections.final_answer.unwrap_or_default() },
             Some(_) => {

@@ -895,3 +895,14 @@ fn native_reply_with_a_react_call_in_text_is_run_with_a_note() {
     let (trace, _) = run_with(&model, &[&search], &with_strategy(Strategy::ToolCalling), &CancelToken::new(), &[]);
     assert_eq!(trace.final_answer(), Some("Paris is the capital of France."));
 }
+
+#[test]
+fn plan_react_reasoning_without_action_after_a_plan_is_fed_back() {
+    let model = Script::texts(&["/*PLANNING*/\n1. Think.\n2. Answer.", "/*REASONING*/\nStill thinking.", "/*FINAL_ANSWER*/ done"]);
+    let (trace, _) = run_with(&model, &[], &with_strategy(Strategy::PlanReact), &CancelToken::new(), &[]);
+    let third = model.last_user_message(2);
+    assert!(third.contains("Observation: Plan noted."), "{third}");
+    assert_eq!(third.matches("Observation:").count(), 2, "the reasoning-only reply got its own complaint: {third}");
+    assert!(kinds(&trace).contains(&"parse_failed".to_string()));
+    assert_eq!(trace.final_answer(), Some("done"));
+}
