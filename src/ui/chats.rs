@@ -52,11 +52,18 @@ impl Chats {
         }
         // Whatever the conversation shows is saved shortly after it changes; a burst of
         // trace events costs one save.
-        Effect::new(move |_| {
+        // The end of a run is saved at once: a reload right after the answer (or after the
+        // agent's question) must not find the run still marked as running.
+        Effect::new(move |was_running: Option<bool>| {
             chats.messages.track();
             chats.trace.track();
-            chats.running.track();
-            chats.persist_soon();
+            let running = chats.running.get();
+            if was_running == Some(true) && !running {
+                chats.persist();
+            } else {
+                chats.persist_soon();
+            }
+            running
         });
         chats
     }

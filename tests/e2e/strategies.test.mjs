@@ -135,6 +135,23 @@ test('a clarifying question is its own bubble, and the reply continues the same 
   await context.close();
 });
 
+test('a question the agent asked survives a reload, and the reply still continues the run', async () => {
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [action('ask_person', 'Which year?')]);
+  await ask(page, 'Who won the World Cup?');
+  await page.locator('.bubble.clarify').waitFor();
+  await page.reload();
+  await page.locator('.bubble.clarify').waitFor();
+  await script(env.server.origin, scope, [finalAnswer('Argentina won in 2022.')]);
+  await ask(page, '2022');
+  await page.locator('.bubble.assistant').waitFor();
+  const tones = await traceTones(page);
+  assert.ok(tones.includes('person_replied:neutral'), tones.join(' '));
+  const sent = await requests(env.server.origin, scope);
+  assert.match(sent[1].body.messages.at(-1).content, /^Who won the World Cup\?[\s\S]*The person answered your question: 2022/);
+  await context.close();
+});
+
 test('an answer without tools is shown as a direct answer', async () => {
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   await script(env.server.origin, scope, [finalAnswer('Hello! How can I help?')]);
