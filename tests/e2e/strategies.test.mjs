@@ -152,6 +152,28 @@ test('a question the agent asked survives a reload, and the reply still continue
   await context.close();
 });
 
+test('the strategy and agent options are chosen in Settings, used by the next run, and kept', async () => {
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('strategy').selectOption('plan_react');
+  await page.getByTestId('ask-clarifying').uncheck();
+  await page.getByTestId('direct-answers').uncheck();
+  await page.getByTestId('settings-close').click();
+  await script(env.server.origin, scope, [{ text: '/*FINAL_ANSWER*/ My tools cannot answer that.' }]);
+  await ask(page, 'What is your favourite colour?');
+  await page.locator('.bubble.assistant').waitFor();
+  const system = (await requests(env.server.origin, scope))[0].body.messages[0].content;
+  assert.match(system, /\/\*PLANNING\*\//);
+  assert.doesNotMatch(system, /ask_person/);
+  assert.match(system, /do not answer from memory/);
+  await page.reload();
+  await page.getByTestId('settings-toggle').click();
+  assert.equal(await page.getByTestId('strategy').inputValue(), 'plan_react');
+  assert.equal(await page.getByTestId('ask-clarifying').isChecked(), false);
+  assert.equal(await page.getByTestId('direct-answers').isChecked(), false);
+  await context.close();
+});
+
 test('an answer without tools is shown as a direct answer', async () => {
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   await script(env.server.origin, scope, [finalAnswer('Hello! How can I help?')]);
