@@ -35,6 +35,9 @@ pub fn request_body(model: &str, request: &ChatRequest, stream: bool, preset: Pr
             // llama.cpp (the C++ server and llama-cpp-python) turns a schema given this way into
             // a grammar; llama-cpp-python knows no `json_schema` type.
             json!({"type": "json_object", "schema": format.schema})
+        } else if preset == Preset::DeepSeek {
+            // DeepSeek has JSON mode but no schemas: the reply is JSON, its keys are the prompt's.
+            json!({"type": "json_object"})
         } else {
             json!({"type": "json_schema", "json_schema": {"name": format.name, "schema": format.schema, "strict": true}})
         };
@@ -237,6 +240,7 @@ mod tests {
         assert!(body.get("tools").is_none());
         let body = request_body("m", &req, false, Preset::LlamaCpp);
         assert_eq!(body["response_format"], json!({"type": "json_object", "schema": {"type": "object"}}));
+        assert_eq!(request_body("m", &req, false, Preset::DeepSeek)["response_format"], json!({"type": "json_object"}));
     }
 
     #[test]
