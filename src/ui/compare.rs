@@ -16,6 +16,8 @@ struct Side {
     strategy: RwSignal<Strategy>,
     /// Empty: the model from Settings.
     model: RwSignal<String>,
+    /// ReAct's structured output mode, so "with and without" can be compared.
+    structured: RwSignal<bool>,
     trace: RwSignal<Vec<Event>>,
     streaming: RwSignal<String>,
     running: RwSignal<bool>,
@@ -23,11 +25,12 @@ struct Side {
 }
 
 impl Side {
-    fn new(name: &'static str, strategy: Strategy) -> Self {
+    fn new(name: &'static str, strategy: Strategy, structured: bool) -> Self {
         Side {
             name,
             strategy: RwSignal::new(strategy),
             model: RwSignal::new(String::new()),
+            structured: RwSignal::new(structured),
             trace: RwSignal::new(Vec::new()),
             streaming: RwSignal::new(String::new()),
             running: RwSignal::new(false),
@@ -39,6 +42,7 @@ impl Side {
     fn settings(self, base: &Settings) -> Settings {
         let mut settings = base.clone();
         settings.agent.strategy = self.strategy.get_untracked();
+        settings.agent.structured_output = self.structured.get_untracked();
         let model = self.model.get_untracked();
         if !model.trim().is_empty() {
             settings.provider.model = model.trim().to_string();
@@ -93,7 +97,8 @@ pub fn summary_row(events: &[Event]) -> (Totals, String) {
 #[component]
 pub fn ComparePane(settings: ReadSignal<Settings>) -> impl IntoView {
     let question = RwSignal::new(String::new());
-    let sides = [Side::new("A", Strategy::React), Side::new("B", Strategy::ToolCalling)];
+    let structured = settings.with_untracked(|s| s.agent.structured_output);
+    let sides = [Side::new("A", Strategy::React, structured), Side::new("B", Strategy::ToolCalling, structured)];
     let running = move || sides.iter().any(|s| s.running.get());
     let run = move || {
         let q = question.get_untracked();
@@ -166,6 +171,12 @@ fn SideChoice(side: Side) -> impl IntoView {
                     }).collect_view()}
                 </select>
             </label>
+            <label class="check">
+                <input type="checkbox" data-testid=format!("compare-structured-{id}")
+                    prop:checked=move || side.structured.get()
+                    on:change=move |ev| side.structured.set(event_target_checked(&ev))/>
+                "Structured output (ReAct)"
+            </label>
             <label>
                 "Model (empty: the one in Settings)"
                 <input type="text" data-testid=format!("compare-model-{id}") spellcheck="false"
@@ -182,7 +193,10 @@ fn SummaryRow(side: Side) -> impl IntoView {
     view! {
         <tr data-testid="compare-row">
             <th scope="row">{side.name}</th>
-            <td>{move || side.strategy.get().label()}</td>
+            <td>{move || {
+                let strategy = side.strategy.get();
+                if strategy == Strategy::React && side.structured.get() { format!("{} + structured output", strategy.label()) } else { strategy.label().to_string() }
+            }}</td>
             <td data-testid="compare-steps">{move || row.get().0.steps}</td>
             <td data-testid="compare-llm-calls">{move || row.get().0.llm_calls}</td>
             <td>{move || row.get().0.tool_calls}</td>

@@ -194,6 +194,7 @@ test('Compare runs one question two ways side by side with a summary', async () 
   assert.ok(!(await page.getByTestId('composer').isVisible()), 'the chat is hidden while comparing');
   await page.getByTestId('compare-question').fill('What is 6*7?');
   await page.getByTestId('compare-strategy-a').selectOption('react');
+  await page.getByTestId('compare-structured-a').check();
   await page.getByTestId('compare-model-a').fill('model-a');
   await page.getByTestId('compare-model-a').press('Tab');
   await page.getByTestId('compare-strategy-b').selectOption('tool_calling');
@@ -215,6 +216,9 @@ test('Compare runs one question two ways side by side with a summary', async () 
   assert.equal(sent.length, 4);
   assert.ok(sent.filter((r) => r.body.model === 'model-b').every((r) => r.body.tools), 'side B used native tools');
   assert.ok(sent.filter((r) => r.body.model === 'model-a').every((r) => !r.body.tools), 'side A used ReAct text');
+  assert.ok(sent.filter((r) => r.body.model === 'model-a').every((r) => r.body.response_format?.type === 'json_schema'), 'side A asked for structured output');
+  assert.ok(sent.filter((r) => r.body.model === 'model-b').every((r) => !r.body.response_format), 'side B did not');
+  assert.match(await rows.nth(0).textContent(), /ReAct \(text \+ JSON action\) \+ structured output/);
   await shot(page, 'compare');
   await page.getByTestId('compare-toggle').click();
   assert.ok(await page.getByTestId('composer').isVisible());
