@@ -320,7 +320,11 @@ impl<'a, 'r> Run<'a, 'r> {
                 let input = object.get("action_input").cloned().unwrap_or(Value::Null);
                 let squashed: String = action.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
                 let reply = if squashed == "finalanswer" {
-                    Reply::Final { answer: input_as_text(&input) }
+                    let answer = input_as_text(&input);
+                    if answer.trim().is_empty() {
+                        return Err(Misread::new("Your \"Final Answer\" step had an empty \"action_input\". Put the complete answer for the person there.", text));
+                    }
+                    Reply::Final { answer }
                 } else {
                     Reply::Action { tool: action.to_string(), input }
                 };

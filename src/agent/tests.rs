@@ -854,8 +854,12 @@ fn structured_output_sends_a_schema_and_reads_json_steps() {
     assert!(notes.iter().any(|n| n.contains("structured output")), "{notes:?}");
     assert_eq!(trace.final_answer(), Some("not JSON"));
 
-    let model = Script::texts(&[r#"{"thought": "known", "action": "Final Answer", "action_input": "Oslo is in Norway."}"#]);
+    let model = Script::texts(&[
+        r#"{"thought": "known", "action": "Final Answer", "action_input": ""}"#,
+        r#"{"thought": "known", "action": "Final Answer", "action_input": "Oslo is in Norway."}"#,
+    ]);
     let (trace, _) = run_with(&model, &[&search], &settings, &CancelToken::new(), &[]);
+    assert!(model.last_user_message(1).contains("empty \"action_input\""), "an empty answer is sent back");
     assert_eq!(trace.final_answer(), Some("Oslo is in Norway."));
     // Structured output is a ReAct option: other strategies send no schema.
     let model = Script::texts(&["/*FINAL_ANSWER*/ x"]);
