@@ -137,14 +137,7 @@ pub struct ExportedRun {
 }
 
 pub fn export_run(trace: &crate::agent::Trace, settings: &Settings, now_unix_ms: f64) -> String {
-    let question = trace
-        .events
-        .iter()
-        .find_map(|e| match &e.kind {
-            crate::agent::EventKind::RunStarted { question, .. } => Some(question.clone()),
-            _ => None,
-        })
-        .unwrap_or_default();
+    let question = crate::agent::trace::question(&trace.events).unwrap_or_default().to_string();
     let run = ExportedRun {
         format: EXPORT_FORMAT.into(),
         version: EXPORT_VERSION,

@@ -300,8 +300,9 @@ fn normalise_tool(s: &str) -> String {
         .collect()
 }
 
-/// "Final Answer", "final_answer", "FINAL-ANSWER", "FinalAnswer:" ... used as a tool name.
-fn is_final_name(name: &str) -> bool {
+/// "Final Answer", "final_answer", "FINAL-ANSWER", "FinalAnswer:" ... used as a tool name
+/// (also the structured-output step's action for an answer).
+pub fn is_final_name(name: &str) -> bool {
     let squashed: String = name
         .chars()
         .filter(|c| c.is_alphanumeric())

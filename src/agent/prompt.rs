@@ -130,15 +130,13 @@ pub struct Turn {
 /// Fills the template's placeholders from the tools and the settings.
 pub fn render_system(template: &str, tools: &[&dyn Tool], settings: &AgentSettings) -> String {
     let mut list = tools.iter().map(|t| format!("- {}: {}", t.name(), t.description())).collect::<Vec<_>>();
-    let mut names = tools.iter().map(|t| t.name()).collect::<Vec<_>>();
     if settings.ask_clarifying {
         list.push(format!("- {ASK_PERSON}: {ASK_PERSON_DESCRIPTION}"));
-        names.push(ASK_PERSON);
     }
     let list = if list.is_empty() { "(no tools are enabled: answer from your own knowledge)".to_string() } else { list.join("\n") };
     template
         .replace("{tools}", &list)
-        .replace("{tool_names}", &names.join(", "))
+        .replace("{tool_names}", &tool_names(tools, settings).join(", "))
         .replace("{extra_rules}", &extra_rules(settings))
 }
 

@@ -11,7 +11,7 @@ use std::cell::{Cell, RefCell};
 use serde_json::Value;
 
 use super::model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Progress};
-use super::parse::{cut_at_observation, parse_reply, resolve_tool, ParseError, Parsed, Reply};
+use super::parse::{cut_at_observation, is_final_name, parse_reply, resolve_tool, ParseError, Parsed, Reply};
 use super::plan::{parse_sections, Section};
 use super::prompt::{build_request, tool_names, PromptInput, Turn, ASK_PERSON};
 use super::settings::{AgentSettings, EarlyStopping, Strategy};
@@ -244,17 +244,21 @@ impl<'a, 'r> Run<'a, 'r> {
             tools: input.tools,
             question: input.question,
             history: input.history,
-            earlier: input.resume.as_ref().map_or(&[], |r| r.earlier),
+            earlier: self.earlier(),
             events: &trace.events,
             last_answer,
         })
     }
 
-    /// Whether any tool has answered in this run (or the run it continues).
-    fn used_tools(&self) -> bool {
-        let earlier = self.input.resume.as_ref().map_or(&[][..], |r| r.earlier);
+    /// Events of the run this one continues; empty for a new question.
+    fn earlier(&self) -> &'r [Event] {
+        self.input.resume.as_ref().map_or(&[], |r| r.earlier)
+    }
+
+    /// Events so far, in this run and the one it continues, that match `kind`.
+    fn count_so_far(&self, kind: impl Fn(&EventKind) -> bool) -> usize {
         let trace = self.rec.trace.borrow();
-        earlier.iter().chain(&trace.events).any(|e| matches!(e.kind, EventKind::ToolResult { .. }))
+        self.earlier().iter().chain(&trace.events).filter(|e| kind(&e.kind)).count()
     }
 
     /// One step: ask the model, understand the reply, act or finish.
@@ -318,8 +322,7 @@ impl<'a, 'r> Run<'a, 'r> {
             if let Some(action) = object.get("action").and_then(Value::as_str) {
                 let thought = object.get("thought").and_then(Value::as_str).map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
                 let input = object.get("action_input").cloned().unwrap_or(Value::Null);
-                let squashed: String = action.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
-                let reply = if squashed == "finalanswer" {
+                let reply = if is_final_name(action) {
                     let answer = input_as_text(&input);
                     if answer.trim().is_empty() {
                         return Err(Misread::new("Your \"Final Answer\" step had an empty \"action_input\". Put the complete answer for the person there.", text));
@@ -340,15 +343,9 @@ impl<'a, 'r> Run<'a, 'r> {
     /// `Ok(None)` when the reply held only a plan.
     fn read_plan(&self, step: u32, started: f64, text: &str) -> Result<Option<Understood>, Misread> {
         let sections = parse_sections(text).map_err(|e| Misread::new(e.message, text))?;
+        // `parse_sections` accepts a reply without an action or answer only when it holds a plan.
         let plan_only = sections.first.is_none();
-        if plan_only && sections.plan.is_empty() && sections.replan.is_empty() {
-            return Err(Misread::new("Your reply had no /*ACTION*/ and no /*FINAL_ANSWER*/ section. End it with /*ACTION*/ and one JSON tool call, or with /*FINAL_ANSWER*/ and the answer.", text));
-        }
-        let mut version: u32 = {
-            let earlier = self.input.resume.as_ref().map_or(&[][..], |r| r.earlier);
-            let trace = self.rec.trace.borrow();
-            earlier.iter().chain(&trace.events).filter(|e| matches!(e.kind, EventKind::Plan { .. })).count() as u32
-        };
+        let mut version = self.count_so_far(|kind| matches!(kind, EventKind::Plan { .. })) as u32;
         for (items, replan) in [(sections.plan, false), (sections.replan, true)] {
             if items.is_empty() {
                 continue;
@@ -445,7 +442,8 @@ impl<'a, 'r> Run<'a, 'r> {
     }
 
     fn answer(&self, step: u32, answer: String) -> Flow {
-        let source = if self.used_tools() { AnswerSource::Model } else { AnswerSource::Direct };
+        let used_tools = self.count_so_far(|kind| matches!(kind, EventKind::ToolResult { .. })) > 0;
+        let source = if used_tools { AnswerSource::Model } else { AnswerSource::Direct };
         self.rec.record(step, self.rec.now(), EventKind::FinalAnswer { answer, source });
         self.rec.stop(step, StopReason::Answered);
         Flow::Done

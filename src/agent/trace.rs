@@ -401,6 +401,45 @@ pub fn plan_ticks(events: &[Event], position: usize) -> usize {
     done.min(items.len())
 }
 
+// Readings of a run's events. Free functions over a slice, so the UI, which holds the events it
+// shows as a plain list (growing, or several runs continued), reads them without a copy; the
+// `Trace` methods of the same names call these.
+
+/// The last final answer given.
+pub fn final_answer(events: &[Event]) -> Option<&str> {
+    events.iter().rev().find_map(|e| match &e.kind {
+        EventKind::FinalAnswer { answer, .. } => Some(answer.as_str()),
+        _ => None,
+    })
+}
+
+/// Why the (last) run ended; `None` while it is going.
+pub fn stop_reason(events: &[Event]) -> Option<&StopReason> {
+    events.iter().rev().find_map(|e| match &e.kind {
+        EventKind::RunStopped { reason, .. } => Some(reason),
+        _ => None,
+    })
+}
+
+/// The question the agent asked the person, when the run ended waiting for a reply.
+pub fn pending_question(events: &[Event]) -> Option<&str> {
+    if stop_reason(events) != Some(&StopReason::NeedsInput) {
+        return None;
+    }
+    events.iter().rev().find_map(|e| match &e.kind {
+        EventKind::Clarify { question } => Some(question.as_str()),
+        _ => None,
+    })
+}
+
+/// The question the (first) run was asked.
+pub fn question(events: &[Event]) -> Option<&str> {
+    events.iter().find_map(|e| match &e.kind {
+        EventKind::RunStarted { question, .. } => Some(question.as_str()),
+        _ => None,
+    })
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
     pub events: Vec<Event>,
@@ -408,28 +447,16 @@ pub struct Trace {
 
 impl Trace {
     pub fn final_answer(&self) -> Option<&str> {
-        self.events.iter().rev().find_map(|e| match &e.kind {
-            EventKind::FinalAnswer { answer, .. } => Some(answer.as_str()),
-            _ => None,
-        })
+        final_answer(&self.events)
     }
 
     /// The question the agent asked the person, when the run ended waiting for a reply.
     pub fn pending_question(&self) -> Option<&str> {
-        if self.stop_reason() != Some(&StopReason::NeedsInput) {
-            return None;
-        }
-        self.events.iter().rev().find_map(|e| match &e.kind {
-            EventKind::Clarify { question } => Some(question.as_str()),
-            _ => None,
-        })
+        pending_question(&self.events)
     }
 
     pub fn stop_reason(&self) -> Option<&StopReason> {
-        self.events.iter().rev().find_map(|e| match &e.kind {
-            EventKind::RunStopped { reason, .. } => Some(reason),
-            _ => None,
-        })
+        stop_reason(&self.events)
     }
 
     pub fn is_finished(&self) -> bool {

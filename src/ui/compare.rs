@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::agent::trace::Totals;
-use crate::agent::{CancelToken, Event, Strategy, Trace};
+use crate::agent::trace::{self, Totals};
+use crate::agent::{CancelToken, Event, Strategy};
 use crate::storage::Settings;
 
 use super::trace_view::TracePane;
@@ -84,14 +84,13 @@ impl Side {
 
 /// One row of the summary: what a side did and how it ended.
 pub fn summary_row(events: &[Event]) -> (Totals, String) {
-    let trace = Trace { events: events.to_vec() };
-    let outcome = match (trace.final_answer(), trace.stop_reason()) {
+    let outcome = match (trace::final_answer(events), trace::stop_reason(events)) {
         (Some(answer), _) => answer.to_string(),
         (None, Some(reason)) => reason.describe(),
         (None, None) if events.is_empty() => "—".to_string(),
         (None, None) => "running…".to_string(),
     };
-    (trace.totals(), outcome)
+    (Totals::of(events), outcome)
 }
 
 #[component]

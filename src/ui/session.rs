@@ -106,15 +106,11 @@ impl Session {
         // The agent's question is the last message and the shown run ended waiting for it:
         // this message answers it, and the run goes on.
         let waiting = self.messages.with_untracked(|m| m.last().is_some_and(|m| m.who == Who::Clarify))
-            && self.trace.with_untracked(|events| pending_question(events).is_some());
+            && self.trace.with_untracked(|events| crate::agent::trace::pending_question(events).is_some());
         let history = self.messages.with_untracked(|m| {
-            let mut earlier = m.to_vec();
-            if waiting {
-                // The clarified question is still open: it is not memory yet.
-                let start = earlier.iter().rposition(|m| m.who == Who::User).unwrap_or(earlier.len());
-                earlier.truncate(start);
-            }
-            turns(&earlier)
+            // While a question is open, the question it clarifies is not memory yet.
+            let end = if waiting { m.iter().rposition(|m| m.who == Who::User).unwrap_or(m.len()) } else { m.len() };
+            turns(&m[..end])
         });
         self.messages.update(|m| m.push(ChatMessage { who: Who::User, text: text.clone() }));
         let settings = self.settings.get_untracked();
@@ -185,9 +181,9 @@ impl Session {
             let observer = UiObserver { trace: self.trace, streaming: self.streaming, offset };
             let trace = match &resume {
                 Some((earlier, reply)) => {
-                    let question = first_question(earlier).unwrap_or_default();
+                    let question = crate::agent::trace::question(earlier).unwrap_or_default();
                     let resume = crate::agent::Resume { earlier, reply };
-                    run_with(&settings, &question, &history, Some(resume), &observer, &token).await
+                    run_with(&settings, question, &history, Some(resume), &observer, &token).await
                 }
                 None => run_with(&settings, &text, &history, None, &observer, &token).await,
             };
@@ -200,27 +196,6 @@ impl Session {
         // Native builds have no fetch; the page is the only place runs happen.
         self.finish(&crate::agent::Trace::default());
     }
-}
-
-/// The question the shown events ended asking the person, if they did.
-fn pending_question(events: &[Event]) -> Option<&str> {
-    use crate::agent::{EventKind, StopReason};
-    match events.last().map(|e| &e.kind) {
-        Some(EventKind::RunStopped { reason: StopReason::NeedsInput, .. }) => events.iter().rev().find_map(|e| match &e.kind {
-            EventKind::Clarify { question } => Some(question.as_str()),
-            _ => None,
-        }),
-        _ => None,
-    }
-}
-
-/// The question the shown run was asked (the first run's, when runs continued each other).
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-fn first_question(events: &[Event]) -> Option<String> {
-    events.iter().find_map(|e| match &e.kind {
-        crate::agent::EventKind::RunStarted { question, .. } => Some(question.clone()),
-        _ => None,
-    })
 }
 
 /// Runs the agent once in the page with these settings: the provider and tools are built
