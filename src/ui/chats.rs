@@ -32,6 +32,8 @@ pub struct Chats {
     /// The open chat is being run by another tab: that tab saves it, this one must not.
     live_elsewhere: StoredValue<bool>,
     run_lock: StoredValue<Option<RunLock>, LocalStorage>,
+    /// The conversation was just read from storage: showing it is not a change to save.
+    just_shown: StoredValue<bool>,
 }
 
 fn now_ms() -> f64 {
@@ -65,6 +67,7 @@ impl Chats {
             save_pending: StoredValue::new(false),
             live_elsewhere: StoredValue::new(false),
             run_lock: StoredValue::new_local(None),
+            just_shown: StoredValue::new(false),
         };
         leptos::task::spawn_local(chats.connect());
         // Whatever the conversation shows is saved shortly after it changes; a burst of
@@ -80,6 +83,8 @@ impl Chats {
             if was_running == Some(true) && !running {
                 chats.persist();
                 chats.run_lock.set_value(None);
+            } else if chats.just_shown.get_value() {
+                chats.just_shown.set_value(false);
             } else if was_running.is_some() {
                 chats.persist_soon();
             }
@@ -184,6 +189,7 @@ impl Chats {
     }
 
     fn show(self, chat: StoredChat) {
+        self.just_shown.set_value(true);
         self.current.set(chat.id);
         self.messages.set(chat.messages.into_iter().map(ChatMessage::from).collect());
         self.trace.set(chat.trace);
