@@ -78,6 +78,13 @@ impl Chats {
             chats.trace.track();
             let running = chats.running.get();
             if running && was_running != Some(true) {
+                if chats.live_elsewhere.get_value() {
+                    // Two tabs must not write one chat: the question asked here goes on in a
+                    // chat of its own, with the conversation so far.
+                    chats.live_elsewhere.set_value(false);
+                    chats.current.set(new_id());
+                    chats.note.set(Some("That chat is still running in another tab, so this question continues in a new chat.".into()));
+                }
                 chats.run_lock.set_value(Some(tabs::hold_run_lock(&chats.current.get_untracked())));
             }
             if was_running == Some(true) && !running {
@@ -149,7 +156,8 @@ impl Chats {
         }
         match news {
             TabNews::Saved { id } if self.live_elsewhere.get_value() || !self.unsaved() => self.load(id).await,
-            TabNews::Deleted { .. } if self.messages.with_untracked(Vec::is_empty) || self.live_elsewhere.get_value() => self.clear(),
+            // Deleted on purpose over there; kept here only if this tab has unsaved changes.
+            TabNews::Deleted { .. } if !self.unsaved() || self.live_elsewhere.get_value() => self.clear(),
             _ => {}
         }
     }
