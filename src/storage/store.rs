@@ -8,7 +8,6 @@
 
 use super::chats::{read_chat, ChatSummary, ReadChat, StoredChat};
 use super::error::StorageError;
-use super::lenient::read_lenient;
 use super::local;
 use crate::agent::LocalBoxFuture;
 
@@ -41,8 +40,8 @@ pub async fn list(backend: &dyn Backend) -> Result<Vec<ChatSummary>, StorageErro
         .summaries()
         .await?
         .into_iter()
-        .map(|(id, text)| match read_lenient::<ChatSummary>(&text) {
-            Ok(read) if read.value.version <= super::chats::CHAT_VERSION => ChatSummary { id, ..read.value },
+        .map(|(id, text)| match serde_json::from_str::<ChatSummary>(&text) {
+            Ok(summary) if summary.version <= super::chats::CHAT_VERSION => ChatSummary { id, ..summary },
             Ok(_) => ChatSummary { id, title: "Saved by a newer Thoughtline".into(), problem: Some(newer()), ..Default::default() },
             Err(e) => ChatSummary {
                 id,

@@ -283,3 +283,13 @@ fn a_damaged_old_index_orphans_nothing_and_a_repeated_move_overwrites_nothing() 
     let list = pollster::block_on(store::list(&db)).unwrap();
     assert_eq!(list.len(), 2);
 }
+
+#[test]
+fn tab_news_is_plain_text_and_anything_else_is_ignored() {
+    use super::tabs::TabNews;
+    for news in [TabNews::Saved { id: "a:b".into() }, TabNews::Deleted { id: "x".into() }] {
+        assert_eq!(TabNews::from_text(&news.to_text()), Some(news));
+    }
+    assert_eq!(TabNews::from_text("renamed:x"), None);
+    assert_eq!(TabNews::from_text("nonsense"), None);
+}
