@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::{StorageError, StorageErrorKind};
-use super::lenient::read_lenient;
+use super::lenient::{read_lenient, stored_version};
 use super::local;
 use crate::agent::AgentSettings;
 use crate::llm::{Connection, Preset, ProviderConfig};
@@ -115,12 +115,7 @@ impl LoadedSettings {
 
 /// Reads stored settings; anything unreadable falls back to its default, field by field.
 pub fn read_settings(json: &str) -> LoadedSettings {
-    #[derive(Deserialize, Default)]
-    #[serde(default)]
-    struct Version {
-        version: u32,
-    }
-    let newer = serde_json::from_str::<Version>(json).map(|v| v.version > SETTINGS_VERSION).unwrap_or(false);
+    let newer = stored_version(json) > SETTINGS_VERSION;
     let (stored, dropped) = match read_lenient::<StoredSettings>(json) {
         Ok(read) => (read.value, read.dropped),
         Err(_) => (StoredSettings::default(), vec!["all (the stored text is not JSON)".to_string()]),

@@ -246,7 +246,7 @@ fn plant_legacy(index: &str) {
 
 #[test]
 fn old_chats_move_into_the_store_and_only_then_leave_local_storage() {
-    plant_legacy(r#"[{"id":"l1","title":"Renamed by hand","updated_unix_ms":5.0}]"#);
+    plant_legacy(r#"[{"id":"l1","title":"Who is Ada?","updated_unix_ms":5.0}]"#);
     let db = Memory::default();
     db.full.set(true);
     assert!(pollster::block_on(store::migrate_legacy(&db, 10.0)).is_err());
@@ -258,7 +258,8 @@ fn old_chats_move_into_the_store_and_only_then_leave_local_storage() {
     assert_eq!(local::read("thoughtline.chats"), None);
     assert!(local::read("thoughtline.settings").is_some(), "settings stay where they are");
     let list = pollster::block_on(store::list(&db)).unwrap();
-    assert_eq!(list.iter().map(|c| c.title.as_str()).collect::<Vec<_>>(), ["Chat that could not be read", "Renamed by hand"]);
+    assert_eq!(list.iter().map(|c| c.title.as_str()).collect::<Vec<_>>(), ["Who is Ada?", "Chat that could not be read"]);
+    assert_eq!(list[0].updated_unix_ms, 1700000000000.0, "ordered by the time of its last run");
     match pollster::block_on(store::open(&db, "l1")).unwrap() {
         Opened::Chat { chat, note } => {
             assert_eq!(note, None);
