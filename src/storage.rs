@@ -91,7 +91,7 @@ pub fn settings_from_json(json: &str) -> Settings {
 }
 
 pub const EXPORT_FORMAT: &str = "thoughtline.run";
-const EXPORT_VERSION: u32 = 1;
+const EXPORT_VERSION: u32 = 2;
 
 /// The settings a run used, as exported: everything but the key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

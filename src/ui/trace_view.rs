@@ -1,6 +1,7 @@
 //! The trace column: every event of the current run, as it happens. Blue while in progress,
 //! green for success, red for errors, each with an icon and a label so colour is never the
 //! only signal. Every row expands to the raw data (messages sent, raw reply, full observation).
+//! A request's messages are rebuilt from the trace (`trace::request_at`) when opened.
 
 use leptos::prelude::*;
 
@@ -122,10 +123,8 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
         EventKind::RunStarted { question, tools, .. } => {
             (question.clone(), Some(format!("Tools: {}", if tools.is_empty() { "none".into() } else { tools.join(", ") })))
         }
-        EventKind::LlmRequest { request, .. } => (
-            format!("{} messages sent to the model", request.messages.len()),
-            Some(request.messages.iter().map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect::<Vec<_>>().join("\n\n")),
-        ),
+        // The messages are rebuilt only when the person opens them (`request_details`).
+        EventKind::LlmRequest { request, .. } => (format!("{} messages sent to the model", request.message_count()), None),
         EventKind::LlmResponse { text, discarded, usage, tool_calls, .. } => {
             let tokens = usage
                 .map(|u| format!(" · {}{} + {} tokens{}", if u.estimated { "≈ " } else { "" }, u.prompt_tokens, u.completion_tokens, if u.estimated { " (estimated: the server reported none)" } else { "" }))
@@ -182,6 +181,35 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
         EventKind::Clarify { question } => (question.clone(), Some("Reply in the chat: the agent continues this run with your answer.".into())),
         EventKind::StrategyFallback { from, to, reason } => (format!("{} → {}", from.label(), to.label()), Some(reason.clone())),
     }
+}
+
+/// The messages a request sent, rebuilt from the trace when the person opens its details: the
+/// trace records each request as what it adds to the one before, and rebuilding every row's at
+/// once would cost the whole run per row.
+fn request_details(event: &Event, trace: ReadSignal<Vec<Event>>) -> Option<impl IntoView> {
+    if !matches!(event.kind, EventKind::LlmRequest { .. }) {
+        return None;
+    }
+    let index = event.index;
+    let opened = RwSignal::new(false);
+    // Recorded requests never change, so reading the trace untracked is enough.
+    let text = move || {
+        opened.get().then(|| {
+            trace.with_untracked(|events| {
+                let position = events.iter().position(|e| e.index == index)?;
+                Some(match crate::agent::trace::request_at(events, position) {
+                    Ok(request) => request.messages.iter().map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect::<Vec<_>>().join("\n\n"),
+                    Err(problem) => problem,
+                })
+            })
+        })
+    };
+    Some(view! {
+        <details on:toggle=move |_| opened.set(true)>
+            <summary>"Details"</summary>
+            <pre>{text}</pre>
+        </details>
+    })
 }
 
 /// A plan as a checklist whose items tick as the tool calls after it succeed.
@@ -242,6 +270,7 @@ fn EventRow(event: Event, open: Memo<Option<u32>>, trace: ReadSignal<Vec<Event>>
             </div>
             <div class="event-summary">{head}</div>
             {plan_checklist(&event, trace)}
+            {request_details(&event, trace)}
             {detail.map(|d| view! {
                 <details>
                     <summary>"Details"</summary>
