@@ -186,6 +186,9 @@ const INPUT_KEYS: &[&str] = &[
 const WRAPPER_KEYS: &[&str] = &["function", "functioncall", "toolcall", "action"];
 
 fn norm_key(k: &str) -> String {
+    if k.is_ascii() {
+        return k.bytes().filter(|c| !matches!(c, b' ' | b'_' | b'-' | b'\\')).map(|c| char::from(c.to_ascii_lowercase())).collect();
+    }
     k.chars().filter(|c| !matches!(c, ' ' | '_' | '-' | '\\')).flat_map(char::to_lowercase).collect()
 }
 

@@ -51,7 +51,7 @@ pub(super) fn tool_construct(
     src: &str,
     tools: &[&str],
 ) -> Construct {
-    let mut name = name.trim().replace("\\_", "_");
+    let mut name = if name.contains('\\') { name.trim().replace("\\_", "_") } else { name.trim().to_string() };
     let mut input = input;
     let kind = if is_final_name(&name) {
         match input {
@@ -63,7 +63,7 @@ pub(super) fn tool_construct(
         }
     } else {
         let known = resolve_tool(&name, tools) != Ok(None);
-        if let Some((tool, tail)) = decorated(&name, tools).filter(|_| !known) {
+        if let Some((tool, tail)) = if known { None } else { decorated(&name, tools) } {
             let used_tail = input.is_none() && tail.is_some();
             notes.push(format!(
                 "tool name '{}' read as '{tool}'{}",

@@ -11,13 +11,14 @@ use super::super::plan::{has_tags, parse_sections, Section};
 use super::blobs::Blob;
 use super::input::trim_stop_fragment;
 use super::labels::{has_format_words, strip_thought};
+use super::scan::skip_ws;
 use super::{read_react, Parsed, Reply};
 
 /// Whether the reply should go through the section reader first.
 pub(super) fn tagged(text: &str) -> bool {
-    // Both tag forms need one of these bytes; most replies have neither, so the tag
-    // reader's full pass is skipped for them.
-    (text.contains("/*") || text.contains('<')) && has_tags(text)
+    // Both tag forms need `/*` or `<`; most replies have neither, so the tag reader's full
+    // pass is skipped for them.
+    (text.as_bytes().contains(&b'<') || text.contains("/*")) && has_tags(text)
 }
 
 /// A reply with section tags, read through the Plan-ReAct reader. `None` when the tags do
@@ -39,10 +40,13 @@ pub(super) fn read_sections(text: &str, tools: &[&str]) -> Option<Parsed> {
     Some(Parsed { reply, thought, notes, direct: false })
 }
 
-/// The whole reply as a direct answer, if it is plain prose: no format word (see
-/// [`has_format_words`]) and no JSON that could be a call or its input.
+/// The whole reply as a direct answer, if it is plain prose: some letters or digits, no
+/// format word (see [`has_format_words`]), and no JSON: nothing that could be a call or its
+/// input, and no object that opens like JSON (`{"`) even if it does not read.
 pub(super) fn read_direct(text: &str, blobs: &[Blob]) -> Option<Parsed> {
-    if has_format_words(text.as_bytes()) || blobs.iter().any(Blob::could_be_call) {
+    let b = text.as_bytes();
+    let json_like = |blob: &Blob| blob.could_be_call() || matches!(b.get(skip_ws(b, blob.start + 1)), Some(b'"' | b'\''));
+    if !text.chars().any(char::is_alphanumeric) || has_format_words(b) || blobs.iter().any(json_like) {
         return None;
     }
     let mut notes = vec![

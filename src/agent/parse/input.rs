@@ -49,8 +49,10 @@ pub(super) fn read_text_input(raw: &str) -> (Value, Vec<String>) {
             return (Value::String(s[1..s.len() - 1].to_string()), notes);
         }
     }
-    // `"what is it?`: an opening quote whose closing one never came.
-    if let Some(rest) = s.strip_prefix(['"', '“']).filter(|r| !r.contains(['"', '”']) && !r.trim().is_empty()) {
+    // `"what is it?`: an opening quote whose closing one never came (no quote of that kind
+    // anywhere after it, so it cannot be part of a quotation inside the input).
+    let unmatched = |q: char, close: char| s.strip_prefix(q).filter(|r| !r.contains([q, close]) && !r.trim().is_empty());
+    if let Some(rest) = unmatched('"', '”').or_else(|| unmatched('“', '”')).or_else(|| unmatched('\'', '’')) {
         notes.push("removed an unmatched opening quote from the input".to_string());
         return (Value::String(rest.trim().to_string()), notes);
     }
@@ -99,7 +101,9 @@ const STOP_FRAGMENT_NOTE: &str = "dropped the start of an \"Observation:\" label
 /// before that line.
 pub(super) fn trim_stop_fragment(s: &str) -> Option<&str> {
     let t = s.trim_end();
-    let nl = t.rfind('\n')?;
+    // Only the last few bytes can hold the fragment: a long answer is not searched back.
+    let tail = t.len().saturating_sub(16);
+    let nl = tail + t.as_bytes()[tail..].iter().rposition(|&c| c == b'\n')?;
     let last = t[nl + 1..].trim();
     (last.len() >= 2 && last.len() < "Observation:".len() && "Observation:".starts_with(last)).then(|| &t[..nl])
 }
@@ -168,7 +172,7 @@ fn unescape_value(v: &mut Value) -> bool {
 /// `sales\_price` → `sales_price`, `2 \* 3` → `2 * 3`; inside `` `code` `` or a fence the
 /// backslash stays, since there it may mean something. `None` when nothing changed.
 fn unescape_markdown(s: &str) -> Option<String> {
-    if !s.contains("\\_") && !s.contains("\\*") {
+    if !s.as_bytes().contains(&b'\\') {
         return None;
     }
     let b = s.as_bytes();

@@ -9,20 +9,24 @@
 /// than that and the text is too far from JSON to guess where it ended.
 pub(super) const MAX_AUTO_CLOSE: usize = 4;
 
+#[inline]
 pub(super) fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\r' | b'\n' | 0x0c)
 }
 
 /// Whether `word` (ASCII) starts at `b[i]`, ignoring ASCII case.
+#[inline]
 pub(super) fn eq_ci(b: &[u8], i: usize, word: &str) -> bool {
     let w = word.as_bytes();
     i <= b.len() && b.len() - i >= w.len() && b[i..i + w.len()].eq_ignore_ascii_case(w)
 }
 
+#[inline]
 pub(super) fn line_end(b: &[u8], i: usize) -> usize {
     b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| i + p)
 }
 
+#[inline]
 pub(super) fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && is_ws(b[i]) {
         i += 1;
@@ -30,6 +34,7 @@ pub(super) fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+#[inline]
 pub(super) fn count_run(b: &[u8], i: usize, to: usize, c: u8) -> usize {
     b[i..to].iter().take_while(|&&x| x == c).count()
 }

@@ -418,6 +418,8 @@ fn plain_prose_is_a_direct_answer() {
         case("The Final Answer will come later.", Fail("NoActionOrAnswer")),
         case("My action: none yet.", Fail("NoActionOrAnswer")),
         case("```json\n{\"query\": \"x\"}\n```", Fail("MissingActionKey")),
+        case("Here: {\"broken\": [1}", Fail("NoActionOrAnswer")),
+        case("}}} ... ]]", Fail("NoActionOrAnswer")),
     ]);
 }
 

@@ -26,16 +26,14 @@ pub fn resolve_tool<'a>(name: &str, tools: &[&'a str]) -> Result<Option<&'a str>
     if let Some(t) = tools.iter().find(|t| **t == name) {
         return Ok(Some(t));
     }
-    let lower = name.to_lowercase();
-    let hits = unique_matches(tools, |t| t.to_lowercase() == lower);
+    let hits = unique_matches(tools, |t| same_ignoring_case(t, name));
     if !hits.is_empty() {
         return one_or_ambiguous(hits);
     }
-    let key = normalise_tool(name);
-    if key.is_empty() {
+    if normalised(name).next().is_none() {
         return Ok(None);
     }
-    let hits = unique_matches(tools, |t| normalise_tool(t) == key);
+    let hits = unique_matches(tools, |t| same_normalised(t, name));
     if hits.is_empty() {
         return Ok(None);
     }
@@ -61,15 +59,40 @@ fn one_or_ambiguous(hits: Vec<&str>) -> Result<Option<&str>, Vec<&str>> {
     }
 }
 
-fn normalise_tool(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace() && *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
+// Names are compared without allocating a lowered copy of every tool name each time; ASCII
+// names, nearly all of them, take the byte path.
+
+fn same_ignoring_case(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        a.eq_ignore_ascii_case(b)
+    } else {
+        a.to_lowercase() == b.to_lowercase()
+    }
+}
+
+/// The name lowercased, without spaces, `_` and `-`: "Web-Search" and "web search" are
+/// both `websearch`.
+fn normalised(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.chars().filter(|c| !c.is_whitespace() && *c != '_' && *c != '-').flat_map(char::to_lowercase)
+}
+
+fn ascii_key(s: &str) -> impl Iterator<Item = u8> + '_ {
+    s.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'_' && *c != b'-').map(|c| c.to_ascii_lowercase())
+}
+
+fn same_normalised(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        ascii_key(a).eq(ascii_key(b))
+    } else {
+        normalised(a).eq(normalised(b))
+    }
 }
 
 /// "Final Answer", "final_answer", "FINAL-ANSWER", "FinalAnswer:" ... used as a tool name
 /// (also the structured-output step's action for an answer).
 pub fn is_final_name(name: &str) -> bool {
-    let squashed: String = name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
-    squashed == "finalanswer"
+    // Compared as it is lowered, so most names stop at their first letter.
+    name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).eq("finalanswer".chars())
 }
 
 /// Placeholders models write when they mean "no tool this turn".
@@ -162,8 +185,7 @@ pub(super) fn refused(name: &str, tools: &[&str]) -> bool {
 /// Within a few edits of a tool's name, ignoring case, spaces, `_` and `-`
 /// ("get the current weather" for `get_current_weather`).
 fn close(name: &str, tool: &str) -> bool {
-    let (a, b) = (normalise_tool(name), normalise_tool(tool));
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (a, b): (Vec<char>, Vec<char>) = (normalised(name).collect(), normalised(tool).collect());
     let limit = (b.len() / 4).max(2);
     if a.len().abs_diff(b.len()) > limit {
         return false;

@@ -53,6 +53,10 @@ fn junk_around_the_input() {
         case("Action: Wikipedia\nAction Input: Lima\nObserv", Tool("Wikipedia", r#""Lima""#)),
         case("Final Answer: Lima\nObs", Answer("Lima")).notes(&["cut short"]),
         case("Action: Wikipedia\nAction Input: \"what is a tide?", Tool("Wikipedia", r#""what is a tide?""#)).notes(&["unmatched opening quote"]),
+        case("Action: Wikipedia\nAction Input: 'Albert Einstein", Tool("Wikipedia", r#""Albert Einstein""#)).notes(&["unmatched opening quote"]),
+        case("Action: Wikipedia\nAction Input: “Lima", Tool("Wikipedia", r#""Lima""#)),
+        // A quote closed later in the input is part of it.
+        case("Action: web_search\nAction Input: \"tides\" in Brest", Tool("web_search", r#""\"tides\" in Brest""#)).notes(&["MRKL"]),
         // What is not junk stays.
         case("Action: web_search\nAction Input: {\"q\": \"x\"} and {\"q\": \"y\"}", Tool("web_search", r#""{\"q\": \"x\"} and {\"q\": \"y\"}""#))
             .notes(&["passed on as plain text"]),
