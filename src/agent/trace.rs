@@ -59,7 +59,8 @@ pub enum AnswerSource {
     ReturnDirect,
     /// A limit was reached and the model was asked for a last answer (early stopping "generate").
     LastAnswer,
-    /// The model answered without using any tool (no tool fitted, or none was needed).
+    /// The model answered without using any tool (no tool fitted, or none was needed), or
+    /// wrote plain prose without the format, which is read as its answer to the person.
     Direct,
 }
 
