@@ -1,12 +1,14 @@
 //! The only code that touches `localStorage`. Stored values have their own versioned shapes
 //! here, apart from the UI's types, so changing the UI never silently breaks saved data.
 //!
-//! **Invariant:** the API key is written only when the person ticked "Remember key".
+//! **Invariant:** secrets (API keys, secret header values, tool keys; see `secrets::strip`) are
+//! written only when the person ticked "Remember", and never exported.
 
 use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentSettings;
 use crate::llm::{Connection, Preset, ProviderConfig};
+use crate::secrets::ProviderKeys;
 use crate::tools::ToolSettings;
 
 pub const SETTINGS_KEY: &str = "thoughtline.settings";
@@ -17,6 +19,8 @@ const SETTINGS_VERSION: u32 = 1;
 pub struct Settings {
     pub provider: ProviderConfig,
     pub remember_key: bool,
+    /// Keys entered for other providers (`provider.api_key` is the current one's).
+    pub keys: ProviderKeys,
     pub connection: Connection,
     pub agent: AgentSettings,
     pub tools: ToolSettings,
@@ -28,6 +32,7 @@ impl Default for Settings {
         Settings {
             provider: ProviderConfig { preset, base_url: preset.base_url().into(), model: preset.default_model().into(), api_key: String::new() },
             remember_key: false,
+            keys: ProviderKeys::default(),
             connection: Connection::default(),
             agent: AgentSettings::default(),
             tools: ToolSettings::default(),
@@ -46,6 +51,8 @@ struct StoredSettings {
     remember_key: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     api_key: Option<String>,
+    #[serde(skip_serializing_if = "ProviderKeys::is_empty")]
+    keys: ProviderKeys,
     connection: Connection,
     agent: AgentSettings,
     tools: ToolSettings,
@@ -59,13 +66,16 @@ impl Default for StoredSettings {
 
 impl From<&Settings> for StoredSettings {
     fn from(s: &Settings) -> Self {
+        let stripped;
+        let s = if s.remember_key { s } else { stripped = crate::secrets::strip(s); &stripped };
         StoredSettings {
             version: SETTINGS_VERSION,
             preset: s.provider.preset.id().into(),
             base_url: s.provider.base_url.clone(),
             model: s.provider.model.clone(),
             remember_key: s.remember_key,
-            api_key: (s.remember_key && !s.provider.api_key.is_empty()).then(|| s.provider.api_key.clone()),
+            api_key: (!s.provider.api_key.is_empty()).then(|| s.provider.api_key.clone()),
+            keys: s.keys.clone(),
             connection: s.connection.clone(),
             agent: s.agent.clone(),
             tools: s.tools.clone(),
@@ -84,6 +94,7 @@ pub fn settings_from_json(json: &str) -> Settings {
     Settings {
         provider: ProviderConfig { preset, base_url: stored.base_url, model: stored.model, api_key: stored.api_key.unwrap_or_default() },
         remember_key: stored.remember_key,
+        keys: stored.keys,
         connection: stored.connection,
         agent: stored.agent,
         tools: stored.tools,
@@ -93,7 +104,7 @@ pub fn settings_from_json(json: &str) -> Settings {
 pub const EXPORT_FORMAT: &str = "thoughtline.run";
 const EXPORT_VERSION: u32 = 1;
 
-/// The settings a run used, as exported: everything but the key.
+/// The settings a run used, as exported: everything but the secrets.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ExportedSettings {
@@ -113,6 +124,7 @@ impl Default for ExportedSettings {
 
 impl From<&Settings> for ExportedSettings {
     fn from(s: &Settings) -> Self {
+        let s = &crate::secrets::strip(s);
         ExportedSettings {
             preset: s.provider.preset.id().into(),
             base_url: s.provider.base_url.clone(),

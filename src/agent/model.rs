@@ -118,7 +118,7 @@ pub struct Usage {
 
 impl Usage {
     pub fn total(&self) -> u32 {
-        self.prompt_tokens + self.completion_tokens
+        self.prompt_tokens.saturating_add(self.completion_tokens)
     }
 }
 

@@ -1,0 +1,189 @@
+use super::*;
+use crate::agent::trace::{AnswerSource, LlmPurpose};
+use crate::agent::{LlmErrorKind, Message};
+use crate::storage::{export_run, settings_from_json, settings_to_json};
+
+fn secrets(values: &[&str]) -> Secrets {
+    Secrets::new(values.iter().copied())
+}
+
+fn check(input: &str, expected: &str) {
+    assert_eq!(mask(input, &Secrets::default()), expected, "{input}");
+}
+
+#[test]
+fn masks_every_common_key_shape() {
+    check("Incorrect API key provided: sk-proj-abcdefghijklmnop1234.", "Incorrect API key provided: sk-•••.");
+    check("key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv_wx-yz rejected", "key sk-••• rejected");
+    check("Invalid API Key gsk_0123456789abcdefABCDEF", "Invalid API Key gsk_•••");
+    check("(xai-0123456789abcdefghij)", "(xai-•••)");
+    check("hf_abcdefghijklmnopqrstu and AIzaSyA-0123456789abcdefghijklmn", "hf_••• and AIza•••");
+    check("pplx-0123456789abcdef0123 nvapi-0123456789abcdef-XYZ", "pplx-••• nvapi-•••");
+    check("\"Authorization\": \"Bearer eyJhbGciOi.J9abc123.sig_x\"", "\"Authorization\": \"Bearer •••\"");
+    check("sent bearer  tl-0123456789 twice", "sent bearer  ••• twice");
+    // Non-ASCII text around a key stays intact.
+    check("Schlüssel «sk-abcdefghijklmnopqrst» ungültig", "Schlüssel «sk-•••» ungültig");
+}
+
+#[test]
+fn ordinary_words_are_not_keys() {
+    for text in [
+        "a task-list and a disk-image",
+        "use sk-learn or sk-",
+        "risk-free, gsk_short",
+        "Bearer token required",
+        "Missing bearer authentication header",
+        "the Bearer: 12",
+        "",
+    ] {
+        check(text, text);
+    }
+}
+
+#[test]
+fn masks_every_configured_value_wherever_it_appears() {
+    let s = secrets(&["tl-custom-secret-42", "az-header-value-9", "oa&key/1", "short"]);
+    let text = "key tl-custom-secret-42, header az-header-value-9, url ?api_key=oa%26key%2F1 and oa&key/1, short stays";
+    assert_eq!(mask(text, &s), "key •••, header •••, url ?api_key=••• and •••, short stays");
+    // A secret that contains another is removed whole.
+    let s = secrets(&["abcdef", "xxabcdefyy"]);
+    assert_eq!(mask("1 xxabcdefyy 2 abcdef", &s), "1 ••• 2 •••");
+    // Masking twice changes nothing more.
+    let once = mask("sk-abcdefghijklmnopqrstuvwx tl-custom-secret-42", &secrets(&["tl-custom-secret-42"]));
+    assert_eq!(mask(&once, &secrets(&["tl-custom-secret-42"])), once);
+    assert!(!format!("{:?}", secrets(&["tl-custom-secret-42"])).contains("tl-custom"));
+}
+
+fn event(kind: EventKind) -> Event {
+    Event { index: 0, step: 1, started_ms: 0.0, ended_ms: 0.0, kind }
+}
+
+#[test]
+fn events_are_masked_in_every_text_they_hold() {
+    let key = "tl-event-secret-7";
+    let s = secrets(&[key]);
+    let mut request = ChatRequest::new(vec![Message::system("rules"), Message::user(format!("my key is {key}"))], 0.0, None);
+    request.messages.push(Message::assistant_calls("", vec![crate::agent::model::ToolCall { id: "c".into(), name: "t".into(), arguments: format!("{{\"k\":\"{key}\"}}") }]));
+    let mut events = vec![
+        event(EventKind::RunStarted { question: key.into(), tools: vec![], history_turns: 0, started_unix_ms: 0.0, strategy: Default::default(), continues: false }),
+        event(EventKind::LlmRequest { purpose: LlmPurpose::Step, request }),
+        event(EventKind::LlmFailed { error: LlmError::new(LlmErrorKind::Auth, format!("The provider said: \"bad key {key}\"")) }),
+        event(EventKind::Parsed { thought: Some(key.into()), decision: Decision::Action { tool: "t".into(), input: serde_json::json!({"q": [key]}) }, notes: vec![key.into()] }),
+        event(EventKind::ToolResult { tool: "t".into(), observation: format!("…{key}…") }),
+        event(EventKind::ToolFailed { tool: "t".into(), message: key.into(), timed_out: false, fed_back: true }),
+        event(EventKind::FinalAnswer { answer: key.into(), source: AnswerSource::Model }),
+    ];
+    mask_events(&mut events, &s);
+    let json = serde_json::to_string(&events).unwrap();
+    assert!(!json.contains(key), "{json}");
+    assert!(json.contains("my key is •••"), "{json}");
+    assert!(json.contains("rules"), "the rest is untouched: {json}");
+}
+
+fn configured() -> Settings {
+    let mut s = Settings::default();
+    s.provider.api_key = "sk-current-provider-key-1".into();
+    s.keys.saved.push(SavedKey { provider: "groq https://api.groq.com".into(), key: "gsk_other_provider_key_2".into() });
+    s.connection.extra_headers = "HTTP-Referer: https://example.org\napi-key: azure-header-secret-3\nAuthorization: Bearer proxy-token-4\nX-Title: Thoughtline\nnot a header".into();
+    s.tools.arxiv.openalex_key = "openalex-key-5".into();
+    s
+}
+
+#[test]
+fn collect_finds_every_secret_the_settings_hold() {
+    let found = collect(&configured());
+    let text = "sk-current-provider-key-1 gsk_other_provider_key_2 azure-header-secret-3 proxy-token-4 openalex-key-5 https://example.org Thoughtline";
+    assert_eq!(mask(text, &found), "••• ••• ••• ••• ••• https://example.org Thoughtline");
+}
+
+#[test]
+fn strip_leaves_no_secret_and_keeps_the_rest() {
+    let stripped = strip(&configured());
+    let debug = format!("{stripped:?}");
+    for secret in ["sk-current", "gsk_other", "azure-header", "proxy-token", "openalex-key"] {
+        assert!(!debug.contains(secret), "{secret} in {debug}");
+    }
+    assert_eq!(stripped.connection.extra_headers, "HTTP-Referer: https://example.org\nX-Title: Thoughtline");
+    assert!(stripped.keys.saved.is_empty());
+    assert_eq!(stripped.provider.model, configured().provider.model);
+}
+
+#[test]
+fn storage_writes_secrets_only_when_remembered_and_exports_never() {
+    let mut s = configured();
+    let json = settings_to_json(&s);
+    for secret in ["sk-current", "gsk_other", "azure-header", "proxy-token", "openalex-key"] {
+        assert!(!json.contains(secret), "{secret} stored without Remember: {json}");
+    }
+    assert!(json.contains("HTTP-Referer"), "public headers are kept: {json}");
+    s.remember_key = true;
+    assert_eq!(settings_from_json(&settings_to_json(&s)), s);
+    let export = export_run(&crate::agent::Trace::default(), &s, 0.0);
+    for secret in ["sk-current", "gsk_other", "azure-header", "proxy-token", "openalex-key"] {
+        assert!(!export.contains(secret), "{secret} exported: {export}");
+    }
+}
+
+#[test]
+fn the_provider_masks_what_it_sends() {
+    let s = configured();
+    let own = of_provider(&s.provider, &s.connection);
+    assert_eq!(mask("sk-current-provider-key-1 azure-header-secret-3 openalex-key-5", &own), "••• ••• openalex-key-5");
+}
+
+#[test]
+fn origins_are_normalised() {
+    assert_eq!(origin("https://API.openai.com/v1/").as_deref(), Some("https://api.openai.com"));
+    assert_eq!(origin("https://api.openai.com:443/v1").as_deref(), Some("https://api.openai.com"));
+    assert_eq!(origin("http://localhost:80").as_deref(), Some("http://localhost"));
+    assert_eq!(origin("http://127.0.0.1:8080/v1?x=1").as_deref(), Some("http://127.0.0.1:8080"));
+    assert_eq!(origin("https://user:pw@host.example/v1").as_deref(), Some("https://host.example"));
+    assert_eq!(origin(""), None);
+    assert_eq!(origin("ftp://x"), None);
+    assert_eq!(origin("/relative/v1"), None);
+}
+
+#[test]
+fn a_key_stays_with_the_provider_it_was_entered_for() {
+    let mut s = Settings::default();
+    s.provider.api_key = "sk-openai-key-entered-here".into();
+    // Another preset: its own (empty) key.
+    switch_provider(&mut s, Preset::Groq, Preset::Groq.base_url().into());
+    assert_eq!(s.provider.api_key, "");
+    s.provider.api_key = "gsk_groq_key_entered_here".into();
+    // Same preset, another origin (a local server behind the same preset): empty again.
+    switch_provider(&mut s, Preset::Custom, "http://localhost:1234/v1".into());
+    assert_eq!(s.provider.api_key, "");
+    // Back: each provider shows its own key.
+    switch_provider(&mut s, Preset::OpenAi, Preset::OpenAi.base_url().into());
+    assert_eq!(s.provider.api_key, "sk-openai-key-entered-here");
+    switch_provider(&mut s, Preset::Groq, "https://api.groq.com/openai/v1/".into());
+    assert_eq!(s.provider.api_key, "gsk_groq_key_entered_here");
+    // Another path on the same origin keeps the key.
+    switch_provider(&mut s, Preset::Groq, "https://api.groq.com/v2".into());
+    assert_eq!(s.provider.api_key, "gsk_groq_key_entered_here");
+    assert!(!format!("{:?}", s.keys).contains("sk-openai"));
+}
+
+#[test]
+fn plain_http_to_another_machine_needs_consent_per_origin() {
+    assert_eq!(plain_http_host("http://192.168.1.20:11434/v1").as_deref(), Some("192.168.1.20"));
+    assert_eq!(plain_http_host("http://models.example:8000"), Some("models.example".into()));
+    for local in ["http://localhost:11434/v1", "http://127.0.0.1:8080", "http://[::1]:8000/v1", "http://app.localhost", "https://models.example"] {
+        assert_eq!(plain_http_host(local), None, "{local}");
+    }
+    assert_eq!(plain_http_host("http://127.0.0.1.evil.example/"), Some("127.0.0.1.evil.example".into()));
+
+    let mut s = Settings::default();
+    switch_provider(&mut s, Preset::Custom, "http://models.example:8000/v1".into());
+    assert_eq!(plain_http_warning(&s), None, "no key, nothing to warn about");
+    s.provider.api_key = "tl-key-over-http".into();
+    assert!(plain_http_warning(&s).unwrap().contains("models.example"));
+    allow_plain_http(&mut s, true);
+    assert_eq!(plain_http_warning(&s), None);
+    assert!(plain_http_allowed(&s));
+    // The agreement is for that origin only.
+    switch_provider(&mut s, Preset::Custom, "http://other.example/v1".into());
+    s.provider.api_key = "tl-key-over-http".into();
+    assert!(plain_http_warning(&s).is_some());
+}
