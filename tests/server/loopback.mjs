@@ -32,7 +32,8 @@
 //        | {"status": 401, "echo_key": true}: an auth error quoting the key the request carried
 //          (Authorization or x-api-key), as some servers and proxies do
 //        | {"stream_error_echo": true}: 200, then an SSE error event quoting the key
-//        | {"redirect": 307, "location": "..."}: a redirect
+//        | {"redirect": 307, "location": "..."}: a redirect, answered from then on to any
+//          request for that path (a probe that follows it, too)
 //        | {"status": 401, "stall_body": true}: the status and half a body, then silence
 //        | {"text": "...", "stall_after": N}: N streamed text chunks, then silence (open)
 //        | {"endless": true}: a stream of text deltas that never ends
@@ -236,6 +237,13 @@ const server = http.createServer(async (req, res) => {
   const s = scope(m[1]);
   const rest = m[2];
   if (!rest.startsWith('/__')) s.seen.push({ method: req.method, path: rest, headers: req.headers });
+  // A path that answered with a redirect keeps redirecting, whatever the method, like a real
+  // server's redirect rule.
+  const rule = s.redirects?.get(rest);
+  if (rule) {
+    res.writeHead(rule.redirect, { Location: rule.location });
+    return res.end();
+  }
   if (rest === '/__seen') {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     return res.end(JSON.stringify(s.seen));
@@ -269,6 +277,7 @@ const server = http.createServer(async (req, res) => {
     if (reply.hang) return; // never answers: the client's timeout or Stop must end it
     const wantsStream = parsed?.stream === true;
     if (reply.redirect) {
+      (s.redirects ??= new Map()).set(rest, reply);
       res.writeHead(reply.redirect, { Location: reply.location });
       return res.end();
     }
