@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::agent::{CancelToken, Event, RunObserver, Turn};
-use crate::secrets::{mask, mask_event, mask_events, Secrets};
+use crate::secrets::{mask, mask_event, Secrets};
 use crate::storage::Settings;
 
 use super::chat::{ChatMessage, Who};
@@ -84,6 +84,18 @@ pub fn turns(messages: &[ChatMessage]) -> Vec<Turn> {
     turns
 }
 
+/// The chat of an exported run: its question, then its answer or why it ended without one.
+pub fn imported_messages(run: &crate::storage::ExportedRun) -> Vec<ChatMessage> {
+    let last = match &run.answer {
+        Some(answer) => ChatMessage { who: Who::Assistant, text: answer.clone() },
+        None => ChatMessage {
+            who: Who::Problem,
+            text: run.trace.stop_reason().map(|r| r.describe()).unwrap_or_else(|| "This run ended without an answer.".into()),
+        },
+    };
+    vec![ChatMessage { who: Who::User, text: run.question.clone() }, last]
+}
+
 /// What must be set (or agreed to) before a request can be sent, as a sentence naming the
 /// setting. Every request to the model (a run, Compare, Test connection) checks this first.
 pub fn missing_setting(settings: &Settings) -> Option<String> {
@@ -137,27 +149,6 @@ impl Session {
         let token = CancelToken::new();
         self.cancel.set_value(Some(token.clone()));
         self.spawn_run(text, history, resume, settings, token);
-    }
-
-    /// Shows an exported run: its trace, and its question and answer in the chat.
-    pub fn show_imported(self, mut run: crate::storage::ExportedRun) {
-        if self.running.get_untracked() {
-            return;
-        }
-        let secrets = self.settings.with_untracked(crate::secrets::collect);
-        mask_events(&mut run.trace.events, &secrets);
-        run.question = mask(&run.question, &secrets);
-        run.answer = run.answer.map(|a| mask(&a, &secrets));
-        let mut shown = vec![ChatMessage { who: Who::User, text: run.question }];
-        shown.push(match run.answer {
-            Some(answer) => ChatMessage { who: Who::Assistant, text: answer },
-            None => ChatMessage {
-                who: Who::Problem,
-                text: run.trace.stop_reason().map(|r| r.describe()).unwrap_or_else(|| "This run ended without an answer.".into()),
-            },
-        });
-        self.messages.set(shown);
-        self.trace.set(run.trace.events);
     }
 
     pub fn stop(self) {

@@ -35,6 +35,15 @@ pub fn TraceTools(
         let markdown = masked().to_markdown();
         copy_later(markdown, status);
     };
+    // An imported file may hold a key of ours (a run exported before it was configured, or
+    // shared back): it is masked before it is shown or stored.
+    let on_import = Callback::new(move |mut run: ExportedRun| {
+        let secrets = settings.with_untracked(crate::secrets::collect);
+        crate::secrets::mask_events(&mut run.trace.events, &secrets);
+        run.question = crate::secrets::mask(&run.question, &secrets);
+        run.answer = run.answer.map(|a| crate::secrets::mask(&a, &secrets));
+        on_import.run(run);
+    });
     let import = move |ev: leptos::ev::Event| {
         let input = event_target::<web_sys::HtmlInputElement>(&ev);
         import_later(input, on_import, status);
