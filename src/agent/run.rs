@@ -13,7 +13,8 @@ use serde_json::Value;
 use super::model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Progress};
 use super::parse::{cut_at_observation, is_final_name, parse_reply, resolve_tool, ParseError, Parsed, Reply};
 use super::plan::{parse_sections, Section};
-use super::prompt::{build_request, tool_names, PromptInput, Turn, ASK_PERSON};
+use super::prompt::{tool_names, Prompt, PromptInput, Turn, ASK_PERSON};
+use super::request_record::RequestRecord;
 use super::settings::{AgentSettings, EarlyStopping, Strategy};
 use super::time::{race, CancelToken, Clock, Either};
 use super::tool::{input_as_text, Tool, ToolContext};
@@ -78,6 +79,11 @@ impl Recorder<'_> {
         if let Some(event) = self.trace.borrow().events.last() {
             self.observer.on_event(event);
         }
+    }
+
+    /// Where the next event will be in the trace.
+    fn position(&self) -> usize {
+        self.trace.borrow().events.len()
     }
 
     fn stop(&self, step: u32, reason: StopReason) {
@@ -163,6 +169,8 @@ struct Run<'a, 'r> {
     input: &'r RunInput<'a>,
     names: Vec<&'r str>,
     strategy: Cell<Strategy>,
+    /// The request of the last step, extended by the next one (`None` before the first).
+    prompt: RefCell<Option<Prompt>>,
     step: Cell<u32>,
     parse_failures: Cell<u32>,
     /// The last action that ran and how many times in a row it was asked for.
@@ -184,6 +192,7 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
         input: &input,
         names: tool_names(input.tools, settings),
         strategy: Cell::new(settings.strategy),
+        prompt: RefCell::new(None),
         step: Cell::new(first_step),
         parse_failures: Cell::new(0),
         last_action: RefCell::new(None),
@@ -237,19 +246,35 @@ impl<'a, 'r> Run<'a, 'r> {
         StopReason::MaxTime { limit_ms: self.input.settings.max_time_ms.unwrap_or(0.0) }
     }
 
-    fn request(&self, last_answer: bool) -> ChatRequest {
-        let trace = self.rec.trace.borrow();
+    /// Asks the model for a step: the last step's request, extended by the events since (or
+    /// built anew for the first step and after a change of strategy), recorded as what changed.
+    async fn ask(&self, step: u32, purpose: LlmPurpose, run_left: Option<f64>) -> Guarded<Result<ChatResponse, LlmError>> {
         let input = self.input;
-        build_request(&PromptInput {
-            settings: input.settings,
-            strategy: self.strategy.get(),
-            tools: input.tools,
-            question: input.question,
-            history: input.history,
-            earlier: self.earlier(),
-            events: &trace.events,
-            last_answer,
-        })
+        let prompt = {
+            let trace = self.rec.trace.borrow();
+            let p = PromptInput {
+                settings: input.settings,
+                strategy: self.strategy.get(),
+                tools: input.tools,
+                question: input.question,
+                history: input.history,
+                earlier: self.earlier(),
+                events: &trace.events,
+                last_answer: purpose == LlmPurpose::LastAnswer,
+            };
+            match self.prompt.take() {
+                Some(mut prompt) if prompt.strategy() == p.strategy => {
+                    prompt.update(&p);
+                    prompt
+                }
+                _ => Prompt::new(&p),
+            }
+        };
+        let mut prompt = prompt;
+        let record = prompt.record(self.rec.position());
+        let outcome = call_model(&self.rec, input, step, purpose, record, prompt.request(), run_left).await;
+        *self.prompt.borrow_mut() = Some(prompt);
+        outcome
     }
 
     /// Events of the run this one continues; empty for a new question.
@@ -267,7 +292,7 @@ impl<'a, 'r> Run<'a, 'r> {
     async fn think(&self) -> Flow {
         let step = self.step.get();
         let strategy = self.strategy.get();
-        let response = match call_model(&self.rec, self.input, step, self.request(false), LlmPurpose::Step, self.run_left()).await {
+        let response = match self.ask(step, LlmPurpose::Step, self.run_left()).await {
             Guarded::Done(Ok(response)) => response,
             Guarded::Done(Err(error)) if error.kind == LlmErrorKind::ToolsUnsupported && strategy == Strategy::ToolCalling => {
                 let reason = format!("{} Went on with the ReAct text format instead.", error.message);
@@ -347,12 +372,12 @@ impl<'a, 'r> Run<'a, 'r> {
         let sections = parse_sections(text).map_err(|e| Misread::new(e.message, text))?;
         // `parse_sections` accepts a reply without an action or answer only when it holds a plan.
         let plan_only = sections.first.is_none();
-        let mut version = self.count_so_far(|kind| matches!(kind, EventKind::Plan { .. })) as u32;
         for (items, replan) in [(sections.plan, false), (sections.replan, true)] {
             if items.is_empty() {
                 continue;
             }
-            version += 1;
+            // Counted only when there is a plan: most steps have none, and this reads the run.
+            let version = self.count_so_far(|kind| matches!(kind, EventKind::Plan { .. })) as u32 + 1;
             let observation = plan_only.then(|| PLAN_NOTED.to_string());
             self.rec.record(step, started, EventKind::Plan { items, version, replan, observation });
         }
@@ -494,7 +519,7 @@ impl<'a, 'r> Run<'a, 'r> {
             let latency = to_micros(latency);
             let begun = to_micros((rec.now() - latency).max(0.0));
             let purpose = LlmPurpose::Tool { tool: tool.name().to_string() };
-            rec.record(step, begun, EventKind::LlmRequest { purpose, request: request.clone() });
+            rec.record(step, begun, EventKind::LlmRequest { purpose, request: RequestRecord::whole(request) });
             rec.record(step, begun, response_event(result, latency));
         };
         let now_ms = || rec.now();
@@ -544,7 +569,7 @@ impl<'a, 'r> Run<'a, 'r> {
         if input.settings.early_stopping == EarlyStopping::Generate && !input.cancel.is_cancelled() {
             step = step.saturating_add(1);
             // The last call gets no deadline of its own beyond Stop: the limit has already passed.
-            if let Guarded::Done(Ok(response)) = call_model(&self.rec, input, step, self.request(true), LlmPurpose::LastAnswer, None).await {
+            if let Guarded::Done(Ok(response)) = self.ask(step, LlmPurpose::LastAnswer, None).await {
                 let text = response.text.trim();
                 let answer = match self.strategy.get() {
                     Strategy::ToolCalling => text.to_string(),
@@ -594,12 +619,13 @@ async fn call_model(
     rec: &Recorder<'_>,
     input: &RunInput<'_>,
     step: u32,
-    request: ChatRequest,
     purpose: LlmPurpose,
+    record: RequestRecord,
+    request: &ChatRequest,
     run_left: Option<f64>,
 ) -> Guarded<Result<ChatResponse, LlmError>> {
     let started = rec.now();
-    rec.record(step, started, EventKind::LlmRequest { purpose, request: request.clone() });
+    rec.record(step, started, EventKind::LlmRequest { purpose, request: record });
     let progress = |p: Progress<'_>| match p {
         Progress::Text(delta) => rec.observer.on_delta(step, delta),
         Progress::Reasoning(delta) => rec.observer.on_reasoning(step, delta),
@@ -607,7 +633,7 @@ async fn call_model(
             rec.record(step, rec.now(), EventKind::LlmRetry { attempt, wait_ms, reason: reason.to_string() })
         }
     };
-    let outcome = guarded(input.model.complete(&request, &progress), input, run_left, None).await;
+    let outcome = guarded(input.model.complete(request, &progress), input, run_left, None).await;
     let latency = to_micros(rec.now() - started);
     match outcome {
         Guarded::Done(result) => {

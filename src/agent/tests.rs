@@ -11,6 +11,8 @@ use super::time::SystemClock;
 use super::trace::{AnswerSource, Decision, LlmPurpose};
 use super::*;
 
+mod requests;
+
 /// What the scripted model does on one call.
 enum Say {
     Text(&'static str),

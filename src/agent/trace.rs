@@ -2,14 +2,17 @@
 //! that the UI renders live, the person exports as JSON, the prompt builder reads back (the
 //! scratchpad is derived from it, never kept as a second string), and tests assert on.
 //!
-//! **Invariant:** the trace is append-only and holds no secrets: requests are recorded as the
+//! **Invariant:** the trace is append-only and holds no secrets: a request is recorded as what
+//! it adds to the run's previous one (`RequestRecord`), `request_at` rebuilds the exact
 //! `ChatRequest` the provider received, and API keys never enter one.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::model::{ChatRequest, LlmError, ToolCall, Usage};
+use super::model::{LlmError, ToolCall, Usage};
 use super::settings::Strategy;
+
+pub use super::request_record::{request_at, RequestRecord};
 
 /// One thing that happened during a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -128,10 +131,11 @@ pub enum EventKind {
     PersonReplied {
         reply: String,
     },
-    /// A request as the provider received it.
+    /// A request to the model: what it adds to the run's previous one (`request_at` rebuilds
+    /// it as the provider received it).
     LlmRequest {
         purpose: LlmPurpose,
-        request: ChatRequest,
+        request: RequestRecord,
     },
     LlmResponse {
         /// What the model wrote, up to any `Observation:` it invented.
@@ -480,7 +484,7 @@ impl Trace {
                 EventKind::RunStarted { question, tools, .. } => {
                     format!("{question}\n\nTools: {}", tools.join(", "))
                 }
-                EventKind::LlmRequest { request, .. } => format!("{} messages sent", request.messages.len()),
+                EventKind::LlmRequest { request, .. } => format!("{} messages sent", request.message_count()),
                 EventKind::LlmResponse { text, .. } => fenced(text),
                 EventKind::LlmFailed { error } => error.message.clone(),
                 EventKind::LlmRetry { attempt, wait_ms, reason } => {

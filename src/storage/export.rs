@@ -9,7 +9,9 @@ use crate::llm::Connection;
 use crate::tools::ToolSettings;
 
 pub const EXPORT_FORMAT: &str = "thoughtline.run";
-const EXPORT_VERSION: u32 = 1;
+/// Version 2 records each model request as what it adds to the previous one; version 1 files
+/// (whole requests) read the same way.
+const EXPORT_VERSION: u32 = 2;
 
 /// The settings a run used, as exported: everything but the secrets.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

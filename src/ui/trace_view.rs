@@ -1,6 +1,7 @@
 //! The trace column: every event of the current run, as it happens. Blue while in progress,
 //! green for success, red for errors, each with an icon and a label so colour is never the
 //! only signal. Every row expands to the raw data (messages sent, raw reply, full observation).
+//! A request's messages are rebuilt from the trace (`trace::request_at`) when its row is opened.
 
 use leptos::prelude::*;
 
@@ -150,10 +151,8 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
         EventKind::RunStarted { question, tools, .. } => {
             (question.clone(), Some(format!("Tools: {}", if tools.is_empty() { "none".into() } else { tools.join(", ") })))
         }
-        EventKind::LlmRequest { request, .. } => (
-            format!("{} messages sent to the model", request.messages.len()),
-            Some(request.messages.iter().map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect::<Vec<_>>().join("\n\n")),
-        ),
+        // The messages are rebuilt only when the person opens them (`show_request`).
+        EventKind::LlmRequest { request, .. } => (format!("{} messages sent to the model", request.message_count()), Some(String::new())),
         EventKind::LlmResponse { text, discarded, usage, tool_calls, .. } => {
             let tokens = usage
                 .map(|u| format!(" · {}{} + {} tokens{}", if u.estimated { "≈ " } else { "" }, u.prompt_tokens, u.completion_tokens, if u.estimated { " (estimated: the server reported none)" } else { "" }))
@@ -212,6 +211,24 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
     }
 }
 
+/// Fills an opened request's details with the messages it sent, rebuilt from the trace: the
+/// trace records each request as what it adds to the one before, and rebuilding every row's at
+/// once would cost the whole run per row. Set as text, once (recorded requests never change).
+fn show_request(ev: &leptos::ev::Event, trace: ReadSignal<Vec<Event>>, index: u32) {
+    let Some(pre) = event_target::<web_sys::Element>(ev).last_element_child() else { return };
+    if pre.text_content().is_some_and(|text| !text.is_empty()) {
+        return;
+    }
+    let text = trace.with_untracked(|events| {
+        let position = events.iter().position(|e| e.index == index).unwrap_or(events.len());
+        match crate::agent::trace::request_at(events, position) {
+            Ok(request) => request.messages.iter().map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect::<Vec<_>>().join("\n\n"),
+            Err(problem) => problem,
+        }
+    });
+    pre.set_text_content(Some(&text));
+}
+
 /// A plan as a checklist whose items tick as the tool calls after it succeed.
 fn plan_checklist(event: &Event, trace: ReadSignal<Vec<Event>>) -> Option<impl IntoView> {
     let EventKind::Plan { items, .. } = &event.kind else { return None };
@@ -255,6 +272,7 @@ fn EventRow(event: Event, open: Memo<Option<u32>>, trace: ReadSignal<Vec<Event>>
     // A pending event that is no longer the open one has finished (its result follows it).
     let done = move || tone == Tone::Pending && open.get() != Some(index);
     let (head, detail) = summary(&event.kind);
+    let request = matches!(event.kind, EventKind::LlmRequest { .. });
     let kind = event.kind.name();
     let timing = if event.step > 0 {
         format!("step {} · {:.0} ms", event.step, event.ended_ms - event.started_ms)
@@ -271,7 +289,7 @@ fn EventRow(event: Event, open: Memo<Option<u32>>, trace: ReadSignal<Vec<Event>>
             <div class="event-summary">{head}</div>
             {plan_checklist(&event, trace)}
             {detail.map(|d| view! {
-                <details>
+                <details on:toggle=move |ev| if request { show_request(&ev, trace, index) }>
                     <summary>"Details"</summary>
                     <pre>{d}</pre>
                 </details>
