@@ -19,13 +19,19 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::agent::{ChatRequest, Event, EventKind, LlmError};
-use crate::agent::trace::Decision;
+use crate::agent::trace::{Decision, RequestRecord};
+use crate::agent::{Event, EventKind, LlmError};
 use crate::llm::{Connection, Preset, ProviderConfig};
 use crate::storage::Settings;
 
-/// What a masked secret is replaced by.
-pub const MASK: &str = "•••";
+/// What a masked secret is replaced by: one `*` per byte. Keeping the byte length keeps valid
+/// the byte offsets a trace records (a request record quotes earlier events' texts by length,
+/// `agent::request_record`), so a masked trace still rebuilds every request it sent.
+const COVER: char = '*';
+
+fn cover(bytes: usize) -> String {
+    std::iter::repeat_n(COVER, bytes).collect()
+}
 
 /// Shorter configured values are not masked: they would blank ordinary words (a key of "k"
 /// would eat every "k" on the page), and a value this short protects nothing anyway.
@@ -85,7 +91,7 @@ fn mask_cow<'a>(text: &'a str, secrets: &Secrets) -> Cow<'a, str> {
     let mut out = Cow::Borrowed(text);
     for value in &secrets.values {
         if out.contains(value.as_str()) {
-            out = Cow::Owned(out.replace(value.as_str(), MASK));
+            out = Cow::Owned(out.replace(value.as_str(), &cover(value.len())));
         }
     }
     match mask_shapes(&out) {
@@ -130,7 +136,7 @@ fn mask_shapes(text: &str) -> Cow<'_, str> {
         if i == 0 || !is_key_byte(bytes[i - 1]) {
             if let Some((keep, end)) = shape_at(bytes, i) {
                 out.push_str(&text[copied..i + keep]);
-                out.push_str(MASK);
+                out.push_str(&cover(end - (i + keep)));
                 copied = end;
                 i = end;
                 continue;
@@ -185,7 +191,7 @@ fn mask_value(value: &mut Value, secrets: &Secrets) {
     }
 }
 
-fn mask_request(request: &mut ChatRequest, secrets: &Secrets) {
+fn mask_request(request: &mut RequestRecord, secrets: &Secrets) {
     for m in &mut request.messages {
         mask_field(&mut m.content, secrets);
         m.tool_calls.iter_mut().for_each(|c| mask_field(&mut c.arguments, secrets));

@@ -359,7 +359,7 @@ async fn a_key_echoed_in_an_error_is_masked() {
         let err = client(scope, preset, true).complete(&request(), &|_| {}).await.unwrap_err();
         assert_eq!(err.kind, LlmErrorKind::Auth, "{scope}");
         assert!(!err.message.contains("sk-web-secret"), "{scope}: {}", err.message);
-        assert!(err.message.contains("•••"), "{scope}: {}", err.message);
+        assert!(err.message.contains("*************"), "{scope}: {}", err.message);
     }
 }
 

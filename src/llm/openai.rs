@@ -199,7 +199,7 @@ mod tests {
         let body = r#"{"error":{"message":"Invalid API Key: gsk_0123456789abcdefghijKLMN","type":"invalid_request_error"}}"#;
         let e = read_error(401, body, Preset::Groq);
         assert!(!e.message.contains("0123456789abcdef"), "{}", e.message);
-        assert!(e.message.contains("gsk_•••"), "{}", e.message);
+        assert!(e.message.contains("gsk_************************"), "{}", e.message);
     }
 
     #[test]

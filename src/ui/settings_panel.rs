@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::llm::Preset;
-use crate::secrets::{allow_plain_http, is_secret_header, plain_http_allowed, plain_http_host, switch_provider, MASK};
+use crate::secrets::{allow_plain_http, is_secret_header, plain_http_allowed, plain_http_host, switch_provider};
 use crate::storage::Settings;
 
 use super::fields::{check_field, number_field};
@@ -120,15 +120,18 @@ fn HeaderField(settings: RwSignal<Settings>) -> impl IntoView {
     }
 }
 
-/// The header lines with the values of secret headers replaced by the mask.
+/// What a hidden header value shows as.
+const HIDDEN: &str = "••••••••";
+
+/// The header lines with the values of secret headers hidden.
 fn masked_headers(lines: &str) -> String {
     lines
         .lines()
         .map(|line| match line.split_once(':') {
-            Some((name, value)) if is_secret_header(name) && !value.trim().is_empty() => format!("{name}: {MASK}"),
+            Some((name, value)) if is_secret_header(name) && !value.trim().is_empty() => format!("{name}: {HIDDEN}"),
             Some(_) => line.to_string(),
             None if line.trim().is_empty() => String::new(),
-            None => MASK.to_string(),
+            None => HIDDEN.to_string(),
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -2,7 +2,7 @@
 //! nothing computed from them may panic (debug builds check overflow) or wrap.
 
 use super::*;
-use crate::agent::model::{ChatModel, ChatResponse, Progress};
+use crate::agent::model::{ChatModel, ChatRequest, ChatResponse, Progress};
 use crate::agent::time::SystemClock;
 use crate::agent::{run_agent, AgentSettings, CancelToken, LocalBoxFuture, Resume, RunInput};
 
