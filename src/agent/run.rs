@@ -186,7 +186,9 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
     let rec = Recorder { trace: RefCell::new(Trace::default()), observer, clock: input.clock, t0: input.clock.now_ms() };
     // A continued run numbers its steps after the run it continues: one story, one count. The
     // step limit applies to this run's own steps.
-    let first_step = input.resume.as_ref().map_or(0, |r| r.earlier.iter().map(|e| e.step).max().unwrap_or(0));
+    // Bounded: the earlier events may come from an imported file claiming any step number, and
+    // counting on from there must neither overflow nor pin the count so the limit never hits.
+    let first_step = input.resume.as_ref().map_or(0, |r| r.earlier.iter().map(|e| e.step).max().unwrap_or(0)).min(u32::MAX / 2);
     let run = Run {
         rec,
         input: &input,
@@ -219,16 +221,16 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
             run.rec.stop(run.step.get(), StopReason::Cancelled);
             return run.rec.trace.into_inner();
         }
-        if run.step.get() - first_step >= settings.max_iterations {
+        if run.step.get().saturating_sub(first_step) >= settings.max_iterations {
             break StopReason::MaxIterations { limit: settings.max_iterations };
         }
         if run.run_left() == Some(0.0) {
             break StopReason::MaxTime { limit_ms: settings.max_time_ms.unwrap_or(0.0) };
         }
-        run.step.set(run.step.get() + 1);
+        run.step.set(run.step.get().saturating_add(1));
         match run.think().await {
             Flow::Next => {}
-            Flow::Again => run.step.set(run.step.get() - 1),
+            Flow::Again => run.step.set(run.step.get().saturating_sub(1)),
             Flow::Done => return run.rec.trace.into_inner(),
             Flow::Limit(reason) => break reason,
         }
@@ -572,7 +574,7 @@ impl<'a, 'r> Run<'a, 'r> {
         let input = self.input;
         let mut step = self.step.get();
         if input.settings.early_stopping == EarlyStopping::Generate && !input.cancel.is_cancelled() {
-            step += 1;
+            step = step.saturating_add(1);
             // The last call gets no deadline of its own beyond Stop: the limit has already passed.
             if let Guarded::Done(Ok(response)) = self.ask(step, LlmPurpose::LastAnswer, None).await {
                 let text = response.text.trim();
