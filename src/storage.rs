@@ -1,7 +1,9 @@
 //! The only code that touches `localStorage`. Stored values have their own versioned shapes
 //! here, apart from the UI's types, so changing the UI never silently breaks saved data.
 //!
-//! **Invariant:** the API key is written only when the person ticked "Remember key".
+//! **Invariant:** the API key is written only when the person ticked "Remember key", and an MCP
+//! server's secret only when its own "Remember" box is ticked (`ToolSettings` never serialises
+//! those secrets, so exports cannot carry them).
 
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +48,9 @@ struct StoredSettings {
     remember_key: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     api_key: Option<String>,
+    /// Secrets of MCP servers whose "Remember" box is ticked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    mcp_secrets: Vec<crate::tools::mcp::RememberedSecret>,
     connection: Connection,
     agent: AgentSettings,
     tools: ToolSettings,
@@ -66,6 +71,7 @@ impl From<&Settings> for StoredSettings {
             model: s.provider.model.clone(),
             remember_key: s.remember_key,
             api_key: (s.remember_key && !s.provider.api_key.is_empty()).then(|| s.provider.api_key.clone()),
+            mcp_secrets: s.tools.mcp.remembered_secrets(),
             connection: s.connection.clone(),
             agent: s.agent.clone(),
             tools: s.tools.clone(),
@@ -81,12 +87,14 @@ pub fn settings_to_json(settings: &Settings) -> String {
 pub fn settings_from_json(json: &str) -> Settings {
     let stored: StoredSettings = serde_json::from_str(json).unwrap_or_default();
     let preset = Preset::from_id(&stored.preset).unwrap_or(Preset::Custom);
+    let mut tools = stored.tools;
+    tools.mcp.restore_secrets(stored.mcp_secrets);
     Settings {
         provider: ProviderConfig { preset, base_url: stored.base_url, model: stored.model, api_key: stored.api_key.unwrap_or_default() },
         remember_key: stored.remember_key,
         connection: stored.connection,
         agent: stored.agent,
-        tools: stored.tools,
+        tools,
     }
 }
 
@@ -404,6 +412,23 @@ mod tests {
         assert!(!mark_interrupted(&mut chat));
         let back: StoredChat = serde_json::from_str(&serde_json::to_string(&chat).unwrap()).unwrap();
         assert_eq!(back, chat);
+    }
+
+    #[test]
+    fn mcp_secrets_are_stored_only_when_remembered_and_never_exported() {
+        use crate::tools::mcp::McpServer;
+        let mut s = Settings::default();
+        let server = |url: &str, secret: &str, remember| McpServer { url: url.into(), secret: secret.into(), remember_secret: remember, ..Default::default() };
+        s.tools.mcp.servers = vec![server("https://a.test/mcp", "tok-kept-1", true), server("https://b.test/mcp", "tok-memory-2", false)];
+        let json = settings_to_json(&s);
+        assert!(json.contains("tok-kept-1") && !json.contains("tok-memory-2"), "{json}");
+        let back = settings_from_json(&json);
+        assert_eq!(back.tools.mcp.servers[0].secret, "tok-kept-1");
+        assert_eq!(back.tools.mcp.servers[1].secret, "");
+        assert_eq!(back.tools.mcp.servers[1].url, "https://b.test/mcp");
+        let export = export_run(&crate::agent::Trace::default(), &s, 0.0);
+        assert!(export.contains("https://a.test/mcp") && !export.contains("tok-kept-1") && !export.contains("tok-memory-2"), "{export}");
+        assert!(!format!("{s:?}").contains("tok-"), "Debug hides the secrets");
     }
 
     #[test]
