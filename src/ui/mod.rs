@@ -10,6 +10,7 @@ mod chats;
 mod compare;
 mod fields;
 mod markdown_view;
+mod mcp_settings;
 mod session;
 mod settings_panel;
 mod tool_settings;

@@ -119,6 +119,8 @@ pub struct McpClient {
     session: RefCell<Option<Session>>,
     next_id: Cell<u64>,
     on_list_changed: RefCell<Option<Rc<dyn Fn()>>>,
+    /// Someone is listening on the server's event stream (one stream per session).
+    listening: Cell<bool>,
 }
 
 impl McpClient {
@@ -131,6 +133,7 @@ impl McpClient {
             session: RefCell::new(None),
             next_id: Cell::new(1),
             on_list_changed: RefCell::new(None),
+            listening: Cell::new(false),
         }
     }
 
@@ -236,6 +239,15 @@ impl McpClient {
             }
         }
         Err(self.not_found())
+    }
+
+    /// Claims the one listener this client's session may have; `false` when taken.
+    pub fn claim_listener(&self) -> bool {
+        !self.listening.replace(true)
+    }
+
+    pub fn release_listener(&self) {
+        self.listening.set(false);
     }
 
     /// Waits on the server's own event stream (GET) for notifications until it ends. The caller
