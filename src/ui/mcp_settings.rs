@@ -6,6 +6,8 @@
 //! The page's clients live in one `McpHub` (`hub()`), shared with the runs in `session.rs`,
 //! so Connect, runs and the listener use one session per server.
 
+use std::cell::Cell;
+
 use leptos::prelude::*;
 
 use crate::storage::Settings;
@@ -46,10 +48,26 @@ impl Page {
     }
 }
 
+thread_local! {
+    static PAGE: Cell<Option<Page>> = const { Cell::new(None) };
+}
+
+/// Sets up MCP for the page. Called once by `App`, so the status lines belong to the app and
+/// outlive the Settings panel (a listener may report while it is closed).
+pub fn install(settings: RwSignal<Settings>) {
+    PAGE.with(|p| p.set(Some(Page { settings, status: RwSignal::new(Vec::new()) })));
+}
+
+fn page() -> Option<Page> {
+    PAGE.with(Cell::get)
+}
+
 #[component]
 pub fn McpServersPanel(settings: RwSignal<Settings>) -> impl IntoView {
-    let page = Page { settings, status: RwSignal::new(Vec::new()) };
-    io::install(page);
+    let page = page().unwrap_or_else(|| {
+        install(settings);
+        Page { settings, status: RwSignal::new(Vec::new()) }
+    });
     let count = move || settings.with(|s| s.tools.mcp.servers.len());
     let add = move |_| settings.update(|s| s.tools.mcp.servers.push(McpServer::default()));
     view! {
@@ -182,12 +200,11 @@ fn ToolList(page: Page, index: usize) -> impl IntoView {
 /// The browser side: the page's hub, Connect, refreshes and listeners.
 #[cfg(target_arch = "wasm32")]
 mod io {
-    use std::cell::RefCell;
     use std::rc::Rc;
 
     use leptos::prelude::*;
 
-    use super::Page;
+    use super::{page, Page};
     use crate::agent::time::{race, Either};
     use crate::agent::Clock;
     use crate::browser::BrowserClock;
@@ -197,20 +214,11 @@ mod io {
 
     thread_local! {
         static HUB: Rc<McpHub> = Rc::new(McpHub::new(Rc::new(BrowserFetch), Rc::new(|url: &str| refresh(url.to_string()))));
-        static PAGE: RefCell<Option<Page>> = const { RefCell::new(None) };
     }
 
     /// The page's MCP clients.
     pub fn hub() -> Rc<McpHub> {
         HUB.with(Rc::clone)
-    }
-
-    pub fn install(page: Page) {
-        PAGE.with(|p| *p.borrow_mut() = Some(page));
-    }
-
-    fn page() -> Option<Page> {
-        PAGE.with(|p| *p.borrow())
     }
 
     fn timeout_ms(server: &McpServer) -> f64 {
@@ -294,14 +302,15 @@ mod io {
             return;
         }
         leptos::task::spawn_local(async move {
+            // Streams that end or fail quickly, again and again, are given up on.
             let mut failures = 0;
             while hub().is_current(&client) && failures < 5 {
-                match client.listen().await {
-                    ListenEnd::Unsupported => break,
-                    ListenEnd::Ended => failures = 0,
-                    ListenEnd::Failed(_) => failures += 1,
+                let started = BrowserClock.now_ms();
+                if client.listen().await == ListenEnd::Unsupported {
+                    break;
                 }
-                BrowserClock.sleep(2000.0 * (failures + 1) as f64).await;
+                failures = if BrowserClock.now_ms() - started > 60_000.0 { 0 } else { failures + 1 };
+                BrowserClock.sleep(2000.0 * failures as f64).await;
             }
             client.release_listener();
         });
@@ -312,8 +321,6 @@ mod io {
 #[cfg(not(target_arch = "wasm32"))]
 mod io {
     use super::Page;
-
-    pub fn install(_page: Page) {}
 
     pub fn connect(page: Page, index: usize) {
         let url = page.server(index).map(|s| s.url).unwrap_or_default();

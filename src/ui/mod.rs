@@ -27,6 +27,7 @@ pub use chat::{ChatMessage, Who};
 #[component]
 pub fn App() -> impl IntoView {
     let settings = RwSignal::new(load_settings());
+    mcp_settings::install(settings);
     // Saving is the one effect that reaches the outside world from settings.
     Effect::new(move |_| settings.with(save_settings));
 
