@@ -55,6 +55,31 @@ async fn fetch_reads_status_body_and_headers() {
 }
 
 #[wasm_bindgen_test]
+async fn open_sends_any_request_and_reads_exposed_headers_and_the_body_in_chunks() {
+    use thoughtline::net::{Fetch, HttpRequest};
+    let url = format!("{}/s/web/echo/202", server());
+    let headers = vec![("Authorization".to_string(), "Bearer xyz".to_string())];
+    let mut response = http::BrowserFetch.open(HttpRequest { method: "POST", url: &url, headers: &headers, body: Some("{}") }).await.unwrap();
+    assert_eq!(response.status(), 202);
+    assert_eq!(response.header("Retry-After").as_deref(), Some("7"), "exposed by the server's CORS headers");
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.unwrap() {
+        body.extend(chunk);
+    }
+    let echoed: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!((echoed["method"].as_str(), echoed["auth"].as_str()), (Some("POST"), Some("Bearer xyz")));
+}
+
+#[wasm_bindgen_test]
+async fn reachable_tells_a_server_that_refuses_the_page_from_one_that_is_down() {
+    use thoughtline::net::Fetch;
+    let refusing = format!("{}/nocors/s/web/echo/200", server());
+    assert!(http::post(&refusing, &[], "{}").await.is_err(), "CORS hides the answer from the page");
+    assert_eq!(http::BrowserFetch.reachable(&refusing).await, Some(true));
+    assert_eq!(http::BrowserFetch.reachable("http://127.0.0.1:9/mcp").await, Some(false));
+}
+
+#[wasm_bindgen_test]
 async fn fetch_to_a_closed_port_fails_without_panicking() {
     assert!(http::post("http://127.0.0.1:9/v1/chat/completions", &[], "{}").await.is_err());
 }
