@@ -70,8 +70,10 @@ pub fn McpServersPanel(settings: RwSignal<Settings>) -> impl IntoView {
     });
     let count = move || settings.with(|s| s.tools.mcp.servers.len());
     let add = move |_| settings.update(|s| s.tools.mcp.servers.push(McpServer::default()));
+    // Open from the start when servers are set up; after that the person decides.
+    let open_at_first = count() != 0;
     view! {
-        <details data-testid="mcp-servers" open=move || count() > 0>
+        <details data-testid="mcp-servers" open=open_at_first>
             <summary>"MCP servers"</summary>
             <p class="hint">
                 "Tools from any MCP server that speaks Streamable HTTP. The server must allow this page's origin (CORS) and expose the "

@@ -41,7 +41,7 @@ after(() => running.forEach((c) => c.kill('SIGTERM')));
 /** Adds a server in Settings → Tools → MCP servers and presses Connect; returns its status text. */
 async function connect(page, url, { secret = '', index = 0 } = {}) {
   await page.getByTestId('settings-toggle').click();
-  await page.getByTestId('mcp-servers').locator('summary').click();
+  if (!(await page.getByTestId('mcp-servers').evaluate((e) => e.open))) await page.getByTestId('mcp-servers').locator('summary').click();
   if (!(await page.getByTestId(`mcp-url-${index}`).count())) await page.getByTestId('mcp-add').click();
   await page.getByTestId(`mcp-url-${index}`).fill(url);
   await page.getByTestId(`mcp-url-${index}`).press('Tab');
