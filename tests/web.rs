@@ -70,12 +70,12 @@ async fn open_sends_any_request_and_reads_exposed_headers_and_the_body_in_chunks
     assert_eq!((echoed["method"].as_str(), echoed["auth"].as_str()), (Some("POST"), Some("Bearer xyz")));
 }
 
+/// Only the "down" half: this runner's page is cross-origin isolated (COEP require-corp), which
+/// blocks the opaque answers the probe relies on. `tests/e2e/mcp.test.mjs` checks that a server
+/// without CORS is found reachable, from the real page.
 #[wasm_bindgen_test]
-async fn reachable_tells_a_server_that_refuses_the_page_from_one_that_is_down() {
+async fn reachable_says_no_when_nothing_answers() {
     use thoughtline::net::Fetch;
-    let refusing = format!("{}/nocors/s/web/echo/200", server());
-    assert!(http::post(&refusing, &[], "{}").await.is_err(), "CORS hides the answer from the page");
-    assert_eq!(http::BrowserFetch.reachable(&refusing).await, Some(true));
     assert_eq!(http::BrowserFetch.reachable("http://127.0.0.1:9/mcp").await, Some(false));
 }
 

@@ -141,7 +141,9 @@ impl Fetch for BrowserFetch {
     }
 
     /// A `no-cors` GET resolves (with an opaque response) whenever the server answers at all,
-    /// whatever its CORS headers say, and fails only when nothing answers.
+    /// whatever its CORS headers say, and fails when nothing answers. One exception: Chromium
+    /// blocks a 2xx JSON answer to such a request (opaque response blocking) as if it failed;
+    /// MCP endpoints answer a bare GET with 400 or 405, which passes.
     fn reachable<'a>(&'a self, url: &'a str) -> LocalBoxFuture<'a, Option<bool>> {
         Box::pin(async move {
             let controller = AbortController::new().ok()?;
