@@ -91,8 +91,7 @@ pub fn McpServersPanel(settings: RwSignal<Settings>) -> impl IntoView {
 fn ServerRow(page: Page, index: usize) -> impl IntoView {
     let settings = page.settings;
     let id = move |what: &str| format!("mcp-{what}-{index}");
-    let get = move |read: fn(&McpServer) -> String| settings.with(|s| s.tools.mcp.servers.get(index).map(read).unwrap_or_default());
-    let url = move || get(|s| s.url.clone());
+    let url = move || settings.with(|s| s.tools.mcp.servers.get(index).map(|s| s.url.clone()).unwrap_or_default());
     let connect = move |_| io::connect(page, index);
     let remove = move |_| settings.update(|s| {
         if index < s.tools.mcp.servers.len() {
@@ -101,36 +100,11 @@ fn ServerRow(page: Page, index: usize) -> impl IntoView {
     });
     view! {
         <div class="mcp-server" data-testid=id("server")>
-            <label>
-                "Server address (Streamable HTTP endpoint)"
-                <input type="url" data-testid=id("url") placeholder="https://example.org/mcp" spellcheck="false"
-                    prop:value=url
-                    on:change=move |ev| page.update_server(index, |s| s.url = event_target_value(&ev).trim().to_string())/>
-            </label>
-            <label>
-                "Header for the secret (empty: Authorization: Bearer …)"
-                <input type="text" data-testid=id("header") placeholder="Authorization" spellcheck="false"
-                    prop:value=move || get(|s| s.header.clone())
-                    on:change=move |ev| page.update_server(index, |s| s.header = event_target_value(&ev).trim().to_string())/>
-            </label>
-            <label>
-                "Token or header value"
-                <input type="password" data-testid=id("secret") autocomplete="off" placeholder="optional"
-                    prop:value=move || get(|s| s.secret.clone())
-                    on:change=move |ev| page.update_server(index, |s| s.secret = event_target_value(&ev).trim().to_string())/>
-            </label>
-            <label class="check">
-                <input type="checkbox" data-testid=id("remember")
-                    prop:checked=move || settings.with(|s| s.tools.mcp.servers.get(index).is_some_and(|s| s.remember_secret))
-                    on:change=move |ev| page.update_server(index, |s| s.remember_secret = event_target_checked(&ev))/>
-                "Remember the secret on this device (stored in this browser's localStorage)"
-            </label>
-            <label class="check">
-                <input type="checkbox" data-testid=id("enabled")
-                    prop:checked=move || settings.with(|s| s.tools.mcp.servers.get(index).is_some_and(|s| s.common.enabled))
-                    on:change=move |ev| page.update_server(index, |s| s.common.enabled = event_target_checked(&ev))/>
-                "Use this server's tools"
-            </label>
+            {text_field(page, index, "Server address (Streamable HTTP endpoint)", "url", "https://example.org/mcp", |s| s.url.clone(), |s, v| s.url = v)}
+            {text_field(page, index, "Header for the secret (empty: Authorization: Bearer …)", "header", "Authorization", |s| s.header.clone(), |s, v| s.header = v)}
+            {text_field(page, index, "Token or header value", "secret", "optional", |s| s.secret.clone(), |s, v| s.secret = v)}
+            {check_field(page, index, "Remember the secret on this device (stored in this browser's localStorage)", "remember", |s| s.remember_secret, |s, v| s.remember_secret = v)}
+            {check_field(page, index, "Use this server's tools", "enabled", |s| s.common.enabled, |s, v| s.common.enabled = v)}
             <label>
                 "Time limit per call (seconds)"
                 <input type="number" min="1" max="600" step="1" data-testid=id("timeout")
@@ -154,6 +128,43 @@ fn ServerRow(page: Page, index: usize) -> impl IntoView {
             </div>
             <ToolList page index/>
         </div>
+    }
+}
+
+/// A text field of server `index`, as plain `fn` pointers so one compiled copy serves all
+/// (see `fields.rs`). The secret's field is a password field.
+fn text_field(
+    page: Page,
+    index: usize,
+    label: &'static str,
+    what: &'static str,
+    placeholder: &'static str,
+    get: fn(&McpServer) -> String,
+    set: fn(&mut McpServer, String),
+) -> impl IntoView {
+    let kind = match what {
+        "secret" => "password",
+        "url" => "url",
+        _ => "text",
+    };
+    view! {
+        <label>
+            {label}
+            <input type=kind data-testid=format!("mcp-{what}-{index}") placeholder=placeholder spellcheck="false" autocomplete="off"
+                prop:value=move || page.settings.with(|s| s.tools.mcp.servers.get(index).map(get).unwrap_or_default())
+                on:change=move |ev| page.update_server(index, |s| set(s, event_target_value(&ev).trim().to_string()))/>
+        </label>
+    }
+}
+
+fn check_field(page: Page, index: usize, label: &'static str, what: &'static str, get: fn(&McpServer) -> bool, set: fn(&mut McpServer, bool)) -> impl IntoView {
+    view! {
+        <label class="check">
+            <input type="checkbox" data-testid=format!("mcp-{what}-{index}")
+                prop:checked=move || page.settings.with(|s| s.tools.mcp.servers.get(index).is_some_and(get))
+                on:change=move |ev| page.update_server(index, |s| set(s, event_target_checked(&ev)))/>
+            {label}
+        </label>
     }
 }
 
