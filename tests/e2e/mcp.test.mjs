@@ -269,3 +269,26 @@ test('Stop during a slow MCP call ends the run at once and aborts the request', 
   assert.equal(tones.at(-1), 'run_stopped:neutral');
   await context.close();
 });
+
+test('two servers with the same tool names: each tool gets a unique name and calls go to their own server', async () => {
+  const a = await startMcp();
+  const b = await startMcp('--json');
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, a.url)).ok);
+  await page.getByTestId('mcp-add').click();
+  await page.getByTestId('mcp-url-1').fill(b.url);
+  await page.getByTestId('mcp-url-1').press('Tab');
+  assert.ok((await pressConnect(page, 1)).ok);
+  // Both servers call themselves thoughtline-test-mcp: prefixed, then numbered.
+  assert.match(await page.getByTestId('mcp-tools-0').textContent(), /get-sum \(the model sees it as thoughtline_test_mcp_get-sum\)/);
+  assert.match(await page.getByTestId('mcp-tools-1').textContent(), /get-sum \(the model sees it as thoughtline_test_mcp_get-sum_2\)/);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [action('thoughtline_test_mcp_get-sum_2', { a: 20, b: 22 }), finalAnswer('42.')]);
+  await ask(page, 'What is 20 + 22?');
+  await page.locator('.bubble.assistant').waitFor();
+  assert.equal(await page.locator('[data-kind="tool_call"] .event-summary').textContent(), `thoughtline_test_mcp_get-sum_2 ← {"a":20,"b":22} · via ${b.url}`);
+  assert.deepEqual([(await a.state()).calls.length, (await b.state()).calls.length], [0, 1]);
+  const sent = await requests(env.server.origin, scope);
+  assert.match(sent[0].body.messages[0].content, /- thoughtline_test_mcp_get-sum: .*\n- thoughtline_test_mcp_echo: /);
+  await context.close();
+});
