@@ -105,7 +105,10 @@ pub fn arguments(schema: &Value, input: &Value) -> Result<Value, String> {
         match single {
             Some(field) => {
                 let kind = properties.and_then(|p| p.get(field)).and_then(|f| f.get("type")).and_then(Value::as_str);
-                Ok(Value::Object(Map::from_iter([(field.to_string(), coerce(kind, value))])))
+                // `insert`, not `from_iter`: collecting into the map would compile a sort in.
+                let mut object = Map::new();
+                object.insert(field.to_string(), coerce(kind, value));
+                Ok(Value::Object(object))
             }
             None => Err("This tool takes a JSON object with named fields as its input.".into()),
         }
