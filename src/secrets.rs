@@ -263,6 +263,8 @@ fn each_secret(settings: &mut Settings, f: &mut dyn FnMut(Field<'_>)) {
     settings.keys.saved.iter_mut().for_each(|k| f(Field::Value(&mut k.key)));
     f(Field::HeaderLines(&mut settings.connection.extra_headers));
     f(Field::Value(&mut settings.tools.arxiv.openalex_key));
+    // MCP tokens: never serialised with the tool settings, stored apart only when remembered.
+    settings.tools.mcp.servers.iter_mut().for_each(|server| f(Field::Value(&mut server.secret)));
 }
 
 /// Every secret value configured in `settings`, for `mask`.

@@ -88,6 +88,31 @@ async fn fetch_reads_status_body_and_headers() {
 }
 
 #[wasm_bindgen_test]
+async fn open_sends_any_request_and_reads_exposed_headers_and_the_body_in_chunks() {
+    use thoughtline::net::{Fetch, HttpRequest};
+    let url = format!("{}/s/web/echo/202", server());
+    let headers = vec![("Authorization".to_string(), "Bearer xyz".to_string())];
+    let mut response = http::BrowserFetch.open(HttpRequest { method: "POST", url: &url, headers: &headers, body: Some("{}") }).await.unwrap();
+    assert_eq!(response.status(), 202);
+    assert_eq!(response.header("Retry-After").as_deref(), Some("7"), "exposed by the server's CORS headers");
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.unwrap() {
+        body.extend(chunk);
+    }
+    let echoed: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!((echoed["method"].as_str(), echoed["auth"].as_str()), (Some("POST"), Some("Bearer xyz")));
+}
+
+/// Only the "down" half: this runner's page is cross-origin isolated (COEP require-corp), which
+/// blocks the opaque answers the probe relies on. `tests/e2e/mcp.test.mjs` checks that a server
+/// without CORS is found reachable, from the real page.
+#[wasm_bindgen_test]
+async fn reachable_says_no_when_nothing_answers() {
+    use thoughtline::net::Fetch;
+    assert_eq!(http::BrowserFetch.reachable("http://127.0.0.1:9/mcp").await, Some(false));
+}
+
+#[wasm_bindgen_test]
 async fn fetch_to_a_closed_port_fails_without_panicking() {
     assert!(http::post("http://127.0.0.1:9/v1/chat/completions", &[], "{}").await.is_err());
 }

@@ -131,7 +131,13 @@ pub struct Turn {
 
 /// Fills the template's placeholders from the tools and the settings.
 pub fn render_system(template: &str, tools: &[&dyn Tool], settings: &AgentSettings) -> String {
-    let mut list = tools.iter().map(|t| format!("- {}: {}", t.name(), t.description())).collect::<Vec<_>>();
+    let mut list = tools
+        .iter()
+        .map(|t| match t.input_hint() {
+            Some(hint) => format!("- {}: {} Input: {hint}", t.name(), t.description()),
+            None => format!("- {}: {}", t.name(), t.description()),
+        })
+        .collect::<Vec<_>>();
     if settings.ask_clarifying {
         list.push(format!("- {ASK_PERSON}: {ASK_PERSON_DESCRIPTION}"));
     }

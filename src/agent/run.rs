@@ -521,7 +521,8 @@ impl<'a, 'r> Run<'a, 'r> {
 
         let rec = &self.rec;
         let started = rec.now();
-        rec.record(step, started, EventKind::ToolCall { tool: tool.name().to_string(), input: tool_input.clone() });
+        let via = tool.origin().map(str::to_string);
+        rec.record(step, started, EventKind::ToolCall { tool: tool.name().to_string(), input: tool_input.clone(), via });
         let on_model_call = |request: &ChatRequest, result: &Result<ChatResponse, LlmError>, latency: f64| {
             let latency = to_micros(latency);
             let begun = to_micros((rec.now() - latency).max(0.0));

@@ -208,6 +208,9 @@ pub enum EventKind {
     ToolCall {
         tool: String,
         input: Value,
+        /// Where the call went when not to this page: an MCP server's address.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        via: Option<String>,
     },
     ToolResult {
         tool: String,
@@ -498,7 +501,10 @@ impl Trace {
                     with_notes("final answer".into(), notes)
                 }
                 EventKind::ParseFailed { message, .. } => message.clone(),
-                EventKind::ToolCall { tool, input } => format!("`{tool}` ← `{}`", compact(input)),
+                EventKind::ToolCall { tool, input, via } => match via {
+                    Some(via) => format!("`{tool}` ← `{}` (via {via})", compact(input)),
+                    None => format!("`{tool}` ← `{}`", compact(input)),
+                },
                 EventKind::ToolResult { observation, .. } => fenced(observation),
                 EventKind::ToolFailed { tool, message, .. } => format!("`{tool}`: {message}"),
                 EventKind::UnknownTool { requested, valid } => {

@@ -5,9 +5,9 @@
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, Request, RequestInit, RequestRedirect, Response, ResponseType};
+use web_sys::{AbortController, Request, RequestInit, RequestMode, RequestRedirect, Response, ResponseType};
 
-use super::{Fetch, FetchFailed, HttpResponse};
+use super::{Fetch, FetchFailed, HttpRequest, HttpResponse, Streaming};
 use crate::agent::LocalBoxFuture;
 
 struct AbortOnDrop {
@@ -44,7 +44,12 @@ impl Opened {
     }
 
     pub fn retry_after(&self) -> Option<String> {
-        self.response.headers().get("Retry-After").ok().flatten()
+        self.header("Retry-After")
+    }
+
+    /// A response header the page may read (CORS hides the rest unless the server exposes them).
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.response.headers().get(name).ok().flatten()
     }
 
     /// A redirect answered to `open_without_redirects`. The browser hides its target; see
@@ -141,6 +146,18 @@ pub async fn post(url: &str, headers: &[(&str, String)], body: &str) -> Result<H
     send("POST", url, headers, Some(body)).await
 }
 
+impl Streaming for Opened {
+    fn status(&self) -> u16 {
+        Opened::status(self)
+    }
+    fn header(&self, name: &str) -> Option<String> {
+        Opened::header(self, name)
+    }
+    fn chunk(&mut self) -> LocalBoxFuture<'_, Result<Option<Vec<u8>>, FetchFailed>> {
+        Box::pin(Opened::chunk(self))
+    }
+}
+
 /// The browser's `fetch`, for tools.
 pub struct BrowserFetch;
 
@@ -149,6 +166,31 @@ impl Fetch for BrowserFetch {
         Box::pin(async move {
             let headers: Vec<(&str, String)> = headers.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
             send("GET", url, &headers, None).await
+        })
+    }
+
+    fn open<'a>(&'a self, request: HttpRequest<'a>) -> LocalBoxFuture<'a, Result<Box<dyn Streaming>, FetchFailed>> {
+        Box::pin(async move {
+            let headers: Vec<(&str, String)> = request.headers.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+            let opened = open(request.method, request.url, &headers, request.body).await?;
+            Ok(Box::new(opened) as Box<dyn Streaming>)
+        })
+    }
+
+    /// A `no-cors` GET resolves (with an opaque response) whenever the server answers at all,
+    /// whatever its CORS headers say, and fails when nothing answers. One exception: Chromium
+    /// blocks a 2xx JSON answer to such a request (opaque response blocking) as if it failed;
+    /// MCP endpoints answer a bare GET with 400 or 405, which passes.
+    fn reachable<'a>(&'a self, url: &'a str) -> LocalBoxFuture<'a, Option<bool>> {
+        Box::pin(async move {
+            let controller = AbortController::new().ok()?;
+            let _guard = AbortOnDrop { controller, finished: false };
+            let init = RequestInit::new();
+            init.set_method("GET");
+            init.set_mode(RequestMode::NoCors);
+            init.set_signal(Some(&_guard.controller.signal()));
+            let window = web_sys::window()?;
+            Some(JsFuture::from(window.fetch_with_str_and_init(url, &init)).await.is_ok())
         })
     }
 }

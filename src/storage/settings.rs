@@ -60,6 +60,10 @@ struct StoredSettings {
     api_key: Option<String>,
     #[serde(skip_serializing_if = "ProviderKeys::is_empty")]
     keys: ProviderKeys,
+    /// Secrets of MCP servers whose own "Remember" box is ticked (`ToolSettings` never
+    /// serialises them, so exports cannot carry them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    mcp_secrets: Vec<crate::tools::mcp::RememberedSecret>,
     connection: Connection,
     agent: AgentSettings,
     tools: ToolSettings,
@@ -73,6 +77,8 @@ impl Default for StoredSettings {
 
 impl From<&Settings> for StoredSettings {
     fn from(s: &Settings) -> Self {
+        // Each MCP server has its own "Remember" box, apart from the API key's.
+        let mcp_secrets = s.tools.mcp.remembered_secrets();
         let stripped;
         let s = if s.remember_key { s } else { stripped = crate::secrets::strip(s); &stripped };
         StoredSettings {
@@ -83,6 +89,7 @@ impl From<&Settings> for StoredSettings {
             remember_key: s.remember_key,
             api_key: (!s.provider.api_key.is_empty()).then(|| s.provider.api_key.clone()),
             keys: s.keys.clone(),
+            mcp_secrets,
             connection: s.connection.clone(),
             agent: s.agent.clone(),
             tools: s.tools.clone(),
@@ -132,13 +139,15 @@ pub fn read_settings(json: &str) -> LoadedSettings {
     };
     // A preset this release does not know keeps its URL and model as a custom provider.
     let preset = Preset::from_id(&stored.preset).unwrap_or(Preset::Custom);
+    let mut tools = stored.tools;
+    tools.mcp.restore_secrets(stored.mcp_secrets);
     let settings = Settings {
         provider: ProviderConfig { preset, base_url: stored.base_url, model: stored.model, api_key: stored.api_key.unwrap_or_default() },
         remember_key: stored.remember_key,
         keys: stored.keys,
         connection: stored.connection,
         agent: stored.agent,
-        tools: stored.tools,
+        tools,
     };
     LoadedSettings { settings, dropped, newer }
 }

@@ -294,3 +294,21 @@ fn tab_news_is_plain_text_and_anything_else_is_ignored() {
     assert_eq!(TabNews::from_text("renamed:x"), None);
     assert_eq!(TabNews::from_text("nonsense"), None);
 }
+
+#[test]
+fn mcp_secrets_are_stored_only_when_remembered_never_exported_and_masked() {
+    use crate::tools::mcp::McpServer;
+    let mut s = Settings::default();
+    let server = |url: &str, secret: &str, remember| McpServer { url: url.into(), secret: secret.into(), remember_secret: remember, ..Default::default() };
+    s.tools.mcp.servers = vec![server("https://a.test/mcp", "tok-kept-1", true), server("https://b.test/mcp", "tok-memory-2", false)];
+    let json = settings_to_json(&s);
+    assert!(json.contains("tok-kept-1") && !json.contains("tok-memory-2"), "{json}");
+    let back = settings_from_json(&json);
+    assert_eq!(back.tools.mcp.servers[0].secret, "tok-kept-1");
+    assert_eq!(back.tools.mcp.servers[1].secret, "");
+    assert_eq!(back.tools.mcp.servers[1].url, "https://b.test/mcp");
+    let export = export_run(&crate::agent::Trace::default(), &s, 0.0);
+    assert!(export.contains("https://a.test/mcp") && !export.contains("tok-kept-1") && !export.contains("tok-memory-2"), "{export}");
+    let masked = crate::secrets::mask("server said tok-memory-2 and tok-kept-1", &crate::secrets::collect(&s));
+    assert!(!masked.contains("tok-"), "{masked}");
+}

@@ -190,7 +190,10 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
             message.clone(),
             Some(format!("{}\n\nReply excerpt:\n{excerpt}", if *fed_back { "Sent back to the model so it can fix its format." } else { "Not sent back: the run ends." })),
         ),
-        EventKind::ToolCall { tool, input } => (format!("{tool} ← {}", json(input)), None),
+        EventKind::ToolCall { tool, input, via } => match via {
+            Some(via) => (format!("{tool} ← {} · via {via}", json(input)), Some(format!("Sent to the MCP server at {via}"))),
+            None => (format!("{tool} ← {}", json(input)), None),
+        },
         EventKind::ToolResult { tool, observation } => {
             (format!("{tool}: {} characters", observation.chars().count()), Some(observation.clone()))
         }
