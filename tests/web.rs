@@ -30,17 +30,50 @@ fn settings_persist_in_local_storage_without_the_key_by_default() {
     let mut s = Settings::default();
     s.provider.model = "stored-model".into();
     s.provider.api_key = "sk-browser-secret".into();
-    save_settings(&s);
+    save_settings(&s).unwrap();
     let raw = local_storage().get_item(SETTINGS_KEY).unwrap().unwrap();
     assert!(!raw.contains("sk-browser-secret"));
-    let back = load_settings();
+    let back = load_settings().settings;
     assert_eq!(back.provider.model, "stored-model");
     assert_eq!(back.provider.api_key, "");
 
     s.remember_key = true;
-    save_settings(&s);
-    assert_eq!(load_settings().provider.api_key, "sk-browser-secret");
+    save_settings(&s).unwrap();
+    assert_eq!(load_settings().settings.provider.api_key, "sk-browser-secret");
     local_storage().clear().unwrap();
+}
+
+/// The IndexedDB backend in a real browser: a save is committed when it resolves, the list
+/// comes from the database, a damaged record stays listed, and a delete removes both records.
+#[wasm_bindgen_test]
+async fn chats_are_saved_listed_and_deleted_in_indexed_db() {
+    use thoughtline::storage::store::{self, Opened};
+    use thoughtline::storage::{StoredChat, StoredMessage, StoredWho};
+    let db = thoughtline::storage::open_backend(|| {}).await.expect("IndexedDB opens");
+    let chat = StoredChat {
+        id: "web-test".into(),
+        title: "Stored in IndexedDB".into(),
+        messages: vec![StoredMessage { who: StoredWho::User, text: "Hello?".into() }],
+        ..Default::default()
+    };
+    store::save(db.as_ref(), &chat, 5.0).await.unwrap();
+    let list = store::list(db.as_ref()).await.unwrap();
+    assert!(list.iter().any(|c| c.id == "web-test" && c.title == "Stored in IndexedDB" && c.problem.is_none()));
+    match store::open(db.as_ref(), "web-test").await.unwrap() {
+        Opened::Chat { chat: back, note } => {
+            assert_eq!(back, chat);
+            assert_eq!(note, None);
+        }
+        other => panic!("{other:?}"),
+    }
+    db.put(vec![store::Record { id: "web-bad".into(), summary: "{oops".into(), body: "{oops".into() }]).await.unwrap();
+    let list = store::list(db.as_ref()).await.unwrap();
+    assert!(list.iter().any(|c| c.id == "web-bad" && c.problem.is_some()));
+    assert!(matches!(store::open(db.as_ref(), "web-bad").await.unwrap(), Opened::Unreadable { raw, .. } if raw == "{oops"));
+    for id in ["web-test", "web-bad"] {
+        store::delete(db.as_ref(), id).await.unwrap();
+        assert_eq!(store::open(db.as_ref(), id).await.unwrap(), Opened::Missing);
+    }
 }
 
 #[wasm_bindgen_test]

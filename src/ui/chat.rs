@@ -3,8 +3,7 @@
 
 use leptos::prelude::*;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Who {
     User,
     Assistant,
@@ -14,10 +13,36 @@ pub enum Who {
     Clarify,
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatMessage {
     pub who: Who,
     pub text: String,
+}
+
+impl From<crate::storage::StoredMessage> for ChatMessage {
+    fn from(m: crate::storage::StoredMessage) -> Self {
+        use crate::storage::StoredWho;
+        let who = match m.who {
+            StoredWho::User => Who::User,
+            StoredWho::Assistant => Who::Assistant,
+            StoredWho::Problem => Who::Problem,
+            StoredWho::Clarify => Who::Clarify,
+        };
+        ChatMessage { who, text: m.text }
+    }
+}
+
+impl From<ChatMessage> for crate::storage::StoredMessage {
+    fn from(m: ChatMessage) -> Self {
+        use crate::storage::StoredWho;
+        let who = match m.who {
+            Who::User => StoredWho::User,
+            Who::Assistant => StoredWho::Assistant,
+            Who::Problem => StoredWho::Problem,
+            Who::Clarify => StoredWho::Clarify,
+        };
+        crate::storage::StoredMessage { who, text: m.text }
+    }
 }
 
 const EXAMPLES: [&str; 3] = [

@@ -1,10 +1,16 @@
-//! Conversations: the sidebar list (new, open, rename, delete) and keeping the open one in
-//! localStorage so a reload loses nothing. A run that a reload cut off comes back marked as
-//! interrupted (`storage::mark_interrupted`).
+//! Conversations: the sidebar list (new, open, rename, delete, download an unreadable one) and
+//! keeping the open one saved in the browser's database, so a reload loses nothing. Every
+//! save that fails is shown in the banner (`problem`), and the chat in memory stays until a
+//! later save succeeds. Other tabs hear of each save and delete and refresh their lists; a run
+//! going on in another tab is left alone rather than marked interrupted.
+
+use std::rc::Rc;
 
 use leptos::prelude::*;
 
 use crate::agent::Event;
+use crate::storage::store::{self, Backend, Opened};
+use crate::storage::tabs::{self, RunLock, TabNews};
 use crate::storage::{self, ChatSummary, StoredChat};
 
 use super::chat::ChatMessage;
@@ -14,10 +20,20 @@ use super::chat::ChatMessage;
 pub struct Chats {
     pub list: RwSignal<Vec<ChatSummary>>,
     pub current: RwSignal<String>,
+    /// A save or load that failed, in words saying what was not saved and what to do.
+    pub problem: RwSignal<Option<String>>,
+    /// About the open chat: parts that could not be read, or a run going on in another tab.
+    pub note: RwSignal<Option<String>>,
     messages: RwSignal<Vec<ChatMessage>>,
     trace: RwSignal<Vec<Event>>,
     running: RwSignal<bool>,
+    backend: StoredValue<Option<Rc<dyn Backend>>, LocalStorage>,
     save_pending: StoredValue<bool>,
+    /// The open chat is being run by another tab: that tab saves it, this one must not.
+    live_elsewhere: StoredValue<bool>,
+    run_lock: StoredValue<Option<RunLock>, LocalStorage>,
+    /// The conversation was just read from storage: showing it is not a change to save.
+    just_shown: StoredValue<bool>,
 }
 
 fn now_ms() -> f64 {
@@ -36,31 +52,47 @@ fn new_id() -> String {
 }
 
 impl Chats {
-    /// Opens the conversation that was open last, if there is one.
+    /// Opens the database (moving an older release's chats into it), lists the chats and
+    /// opens the one that was open last.
     pub fn restore(messages: RwSignal<Vec<ChatMessage>>, trace: RwSignal<Vec<Event>>, running: RwSignal<bool>) -> Self {
         let chats = Chats {
-            list: RwSignal::new(storage::load_chat_index()),
+            list: RwSignal::new(Vec::new()),
             current: RwSignal::new(new_id()),
+            problem: RwSignal::new(None),
+            note: RwSignal::new(None),
             messages,
             trace,
             running,
+            backend: StoredValue::new_local(None),
             save_pending: StoredValue::new(false),
+            live_elsewhere: StoredValue::new(false),
+            run_lock: StoredValue::new_local(None),
+            just_shown: StoredValue::new(false),
         };
-        let last = storage::current_chat_id().or_else(|| chats.list.with_untracked(|l| l.first().map(|c| c.id.clone())));
-        if let Some(chat) = last.and_then(|id| storage::load_chat(&id)) {
-            chats.show(chat);
-        }
+        leptos::task::spawn_local(chats.connect());
         // Whatever the conversation shows is saved shortly after it changes; a burst of
-        // trace events costs one save.
-        // The end of a run is saved at once: a reload right after the answer (or after the
-        // agent's question) must not find the run still marked as running.
+        // trace events costs one save. The end of a run is saved at once: a reload right
+        // after the answer (or the agent's question) must not find the run still running.
         Effect::new(move |was_running: Option<bool>| {
             chats.messages.track();
             chats.trace.track();
             let running = chats.running.get();
+            if running && was_running != Some(true) {
+                if chats.live_elsewhere.get_value() {
+                    // Two tabs must not write one chat: the question asked here goes on in a
+                    // chat of its own, with the conversation so far.
+                    chats.live_elsewhere.set_value(false);
+                    chats.current.set(new_id());
+                    chats.note.set(Some("That chat is still running in another tab, so this question continues in a new chat.".into()));
+                }
+                chats.run_lock.set_value(Some(tabs::hold_run_lock(&chats.current.get_untracked())));
+            }
             if was_running == Some(true) && !running {
                 chats.persist();
-            } else {
+                chats.run_lock.set_value(None);
+            } else if chats.just_shown.get_value() {
+                chats.just_shown.set_value(false);
+            } else if was_running.is_some() {
                 chats.persist_soon();
             }
             running
@@ -68,10 +100,115 @@ impl Chats {
         chats
     }
 
+    async fn connect(self) {
+        let problem = self.problem;
+        let opened = storage::open_backend(move || {
+            problem.set(Some(format!("Chats cannot be opened yet. {}", storage::StorageError::new(storage::StorageErrorKind::Blocked, "blocked").advice())))
+        })
+        .await;
+        let backend = match opened {
+            Ok(backend) => backend,
+            Err(e) => {
+                self.problem.set(Some(format!("Chats are not saved in this browser: {e}")));
+                return;
+            }
+        };
+        self.problem.set(None);
+        if backend.read_only() {
+            self.problem.set(Some(format!("Chats are shown but not saved. {}", storage::StorageError::new(storage::StorageErrorKind::Newer, "").advice())));
+        } else if let Err(e) = store::migrate_legacy(backend.as_ref(), now_ms()).await {
+            self.problem.set(Some(format!(
+                "The chats of the earlier version could not be moved into the database yet; they stay where they were and moving is tried again on the next load. {e}"
+            )));
+        }
+        self.backend.set_value(Some(backend));
+        self.refresh_list().await;
+        let last = storage::current_chat_id()
+            .filter(|id| self.list.with_untracked(|l| l.iter().any(|c| &c.id == id && c.problem.is_none())))
+            .or_else(|| self.list.with_untracked(|l| l.iter().find(|c| c.problem.is_none()).map(|c| c.id.clone())));
+        // A question asked while the database was opening wins over the chat of last time.
+        if let Some(id) = last {
+            if self.messages.with_untracked(Vec::is_empty) && !self.running.get_untracked() {
+                self.load(id).await;
+            }
+        }
+        tabs::listen(move |news| leptos::task::spawn_local(self.hear(news)));
+    }
+
+    fn backend(self) -> Option<Rc<dyn Backend>> {
+        self.backend.get_value()
+    }
+
+    async fn refresh_list(self) {
+        let Some(backend) = self.backend() else { return };
+        match store::list(backend.as_ref()).await {
+            Ok(list) => self.list.set(list),
+            Err(e) => self.problem.set(Some(format!("The chat list could not be read: {e}"))),
+        }
+    }
+
+    /// Another tab saved or deleted a chat.
+    async fn hear(self, news: TabNews) {
+        self.refresh_list().await;
+        let (TabNews::Saved { id } | TabNews::Deleted { id }) = &news;
+        if *id != self.current.get_untracked() || self.running.get_untracked() {
+            return;
+        }
+        match news {
+            TabNews::Saved { id } if self.live_elsewhere.get_value() || !self.unsaved() => self.load(id).await,
+            // Deleted on purpose over there; kept here only if this tab has unsaved changes.
+            TabNews::Deleted { .. } if !self.unsaved() || self.live_elsewhere.get_value() => self.clear(),
+            _ => {}
+        }
+    }
+
+    /// Whether the open chat has something a save has not written yet.
+    fn unsaved(self) -> bool {
+        self.save_pending.get_value() || self.problem.with_untracked(Option::is_some)
+    }
+
+    /// Shows a stored chat. A chat saved while running is either live in another tab (left to
+    /// that tab) or was cut off by a reload (marked interrupted, and saved so).
+    async fn load(self, id: String) {
+        let Some(backend) = self.backend() else { return };
+        match store::open(backend.as_ref(), &id).await {
+            Ok(Opened::Chat { mut chat, note }) => {
+                let live = chat.running && tabs::run_is_live(&id).await;
+                let interrupted = !live && storage::mark_interrupted(&mut chat);
+                self.live_elsewhere.set_value(live);
+                self.note.set(if live {
+                    Some("This chat's run is going on in another tab; it shows here as that tab saves it.".into())
+                } else {
+                    note
+                });
+                self.show(chat);
+                if interrupted {
+                    self.persist();
+                }
+                storage::set_current_chat_id(&id);
+            }
+            Ok(Opened::Unreadable { reason, .. }) => {
+                self.list.update(|l| l.iter_mut().filter(|c| c.id == id).for_each(|c| c.problem = Some(reason.clone())));
+                self.note.set(Some(format!("That chat could not be opened: {reason}. It stays in the list; ⬇ downloads what is stored.")));
+            }
+            Ok(Opened::Missing) => self.list.update(|l| l.retain(|c| c.id != id)),
+            Err(e) => self.problem.set(Some(format!("The chat could not be read: {e}"))),
+        }
+    }
+
     fn show(self, chat: StoredChat) {
+        self.just_shown.set_value(true);
         self.current.set(chat.id);
-        self.messages.set(chat.messages);
+        self.messages.set(chat.messages.into_iter().map(ChatMessage::from).collect());
         self.trace.set(chat.trace);
+    }
+
+    fn clear(self) {
+        self.live_elsewhere.set_value(false);
+        self.note.set(None);
+        self.current.set(new_id());
+        self.messages.set(Vec::new());
+        self.trace.set(Vec::new());
     }
 
     fn persist_soon(self) {
@@ -88,29 +225,37 @@ impl Chats {
         );
     }
 
-    /// Saves the open conversation and moves it to the top of the list.
+    /// Saves the open conversation and moves it to the top of the list. A failure is shown
+    /// and changes nothing in memory: the next save writes everything again.
     pub fn persist(self) {
         let messages = self.messages.get_untracked();
-        if messages.is_empty() {
+        if messages.is_empty() || self.live_elsewhere.get_value() {
             return;
         }
+        let Some(backend) = self.backend() else { return };
         let id = self.current.get_untracked();
         let known_title = self.list.with_untracked(|l| l.iter().find(|c| c.id == id).map(|c| c.title.clone()));
+        let messages: Vec<_> = messages.into_iter().map(Into::into).collect();
         let title = known_title.unwrap_or_else(|| storage::chat_title(&messages));
-        let chat = StoredChat {
-            id: id.clone(),
-            title: title.clone(),
-            messages,
-            trace: self.trace.get_untracked(),
-            running: self.running.get_untracked(),
-            ..Default::default()
-        };
-        storage::save_chat(&chat);
-        self.list.update(|list| {
-            list.retain(|c| c.id != id);
-            list.insert(0, ChatSummary { id, title, updated_unix_ms: now_ms() });
+        let chat = StoredChat { id: id.clone(), title, messages, trace: self.trace.get_untracked(), running: self.running.get_untracked(), ..Default::default() };
+        // Spawned futures start in order, so each save's transaction starts after the last one's.
+        leptos::task::spawn_local(async move {
+            match store::save(backend.as_ref(), &chat, now_ms()).await {
+                Ok(summary) => {
+                    self.list.update(|list| {
+                        list.retain(|c| c.id != id);
+                        list.insert(0, summary);
+                    });
+                    self.problem.set(None);
+                    storage::set_current_chat_id(&id);
+                    tabs::announce(&TabNews::Saved { id });
+                }
+                Err(e) => self.problem.set(Some(format!(
+                    "“{}” is not saved: {e} It stays on this page; the next change tries to save it again.",
+                    chat.title
+                ))),
+            }
         });
-        self.list.with_untracked(|l| storage::save_chat_index(l));
     }
 
     pub fn new_chat(self) {
@@ -118,9 +263,7 @@ impl Chats {
             return;
         }
         self.persist();
-        self.current.set(new_id());
-        self.messages.set(Vec::new());
-        self.trace.set(Vec::new());
+        self.clear();
     }
 
     pub fn open(self, id: String) {
@@ -128,9 +271,21 @@ impl Chats {
             return;
         }
         self.persist();
-        if let Some(chat) = storage::load_chat(&id) {
-            self.show(chat);
+        leptos::task::spawn_local(self.load(id));
+    }
+
+    /// Opens an exported run as a chat of its own; the open chat is kept as it was.
+    pub fn open_imported(self, run: crate::storage::ExportedRun) {
+        if self.running.get_untracked() {
+            return;
         }
+        self.persist();
+        self.clear();
+        let title = storage::title_from(&run.question);
+        self.list.update(|l| l.insert(0, ChatSummary { id: self.current.get_untracked(), title, updated_unix_ms: now_ms(), ..Default::default() }));
+        self.messages.set(super::session::imported_messages(&run));
+        self.trace.set(run.trace.events);
+        self.persist();
     }
 
     pub fn rename(self, id: String, title: String) {
@@ -139,30 +294,77 @@ impl Chats {
             return;
         }
         self.list.update(|l| l.iter_mut().filter(|c| c.id == id).for_each(|c| c.title = title.clone()));
-        self.list.with_untracked(|l| storage::save_chat_index(l));
-        if let Some(mut chat) = storage::load_chat(&id) {
-            chat.title = title;
-            storage::save_chat(&chat);
-            // save_chat marks it as the current one; keep the open conversation current.
-            if id != self.current.get_untracked() {
-                self.persist();
-            }
+        if id == self.current.get_untracked() {
+            self.persist();
+            return;
         }
+        let Some(backend) = self.backend() else { return };
+        leptos::task::spawn_local(async move {
+            let saved = match store::open(backend.as_ref(), &id).await {
+                Ok(Opened::Chat { mut chat, .. }) => {
+                    chat.title = title;
+                    store::save(backend.as_ref(), &chat, now_ms()).await.map(drop)
+                }
+                Ok(_) => Ok(()),
+                Err(e) => Err(e),
+            };
+            match saved {
+                Ok(()) => tabs::announce(&TabNews::Saved { id }),
+                Err(e) => self.problem.set(Some(format!("The new name is not saved: {e}"))),
+            }
+            self.refresh_list().await;
+        });
     }
 
+    /// Deletes a chat. Deleting the open one opens the next (or a new chat), so a reload
+    /// never lands on a chat that is gone.
     pub fn delete(self, id: String) {
         if self.running.get_untracked() && id == self.current.get_untracked() {
             return;
         }
-        storage::delete_chat(&id);
-        self.list.update(|l| l.retain(|c| c.id != id));
-        self.list.with_untracked(|l| storage::save_chat_index(l));
-        if id == self.current.get_untracked() {
-            self.current.set(new_id());
-            self.messages.set(Vec::new());
-            self.trace.set(Vec::new());
-        }
+        let Some(backend) = self.backend() else { return };
+        leptos::task::spawn_local(async move {
+            if let Err(e) = store::delete(backend.as_ref(), &id).await {
+                self.problem.set(Some(format!("The chat was not deleted: {e}")));
+                return;
+            }
+            tabs::announce(&TabNews::Deleted { id: id.clone() });
+            self.list.update(|l| l.retain(|c| c.id != id));
+            if id == self.current.get_untracked() {
+                self.clear();
+                let next = self.list.with_untracked(|l| l.iter().find(|c| c.problem.is_none()).map(|c| c.id.clone()));
+                match next {
+                    Some(next) => self.load(next).await,
+                    None => storage::set_current_chat_id(""),
+                }
+            }
+        });
     }
+
+    /// Saves the stored text of a chat that cannot be opened, exactly as it is.
+    pub fn download_raw(self, id: String) {
+        let Some(backend) = self.backend() else { return };
+        leptos::task::spawn_local(async move {
+            let outcome = match backend.body(&id).await {
+                Ok(Some(raw)) => save_file(&format!("thoughtline-chat-{id}.json"), &raw),
+                Ok(None) => Err("Nothing is stored for this chat any more.".into()),
+                Err(e) => Err(e.to_string()),
+            };
+            if let Err(e) = outcome {
+                self.note.set(Some(e));
+            }
+        });
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn save_file(name: &str, text: &str) -> Result<(), String> {
+    crate::browser::download(name, "application/json", text)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn save_file(_name: &str, _text: &str) -> Result<(), String> {
+    Err("Downloading needs a browser.".into())
 }
 
 #[component]
@@ -176,16 +378,24 @@ pub fn ChatList(chats: Chats, running: ReadSignal<bool>) -> impl IntoView {
         <nav class="chats" aria-label="Conversations">
             <button class="primary new-chat" data-testid="new-chat" disabled=move || running.get() on:click=move |_| chats.new_chat()>"+ New chat"</button>
             <ul data-testid="chat-list">
-                <For each=move || chats.list.get() key=|c| (c.id.clone(), c.title.clone()) let:chat>
+                <For each=move || chats.list.get() key=|c| (c.id.clone(), c.title.clone(), c.problem.clone()) let:chat>
                     {
                         let id = chat.id.clone();
-                        let (open_id, rename_id, delete_id) = (id.clone(), id.clone(), id.clone());
+                        let (open_id, rename_id, delete_id, raw_id) = (id.clone(), id.clone(), id.clone(), id.clone());
                         let title = chat.title.clone();
                         let is_current = Signal::derive(move || chats.current.get() == id);
+                        let problem = chat.problem.clone();
+                        let unreadable = problem.is_some();
                         view! {
-                            <li class:current=is_current data-testid="chat-item">
+                            <li class:current=is_current class:unreadable=unreadable data-testid="chat-item">
                                 <button class="chat-title" aria-current=move || if is_current.get() { "page" } else { "false" }
+                                    title=problem.clone().unwrap_or_default()
                                     on:click=move |_| chats.open(open_id.clone())>{chat.title.clone()}</button>
+                                {problem.map(|why| view! {
+                                    <span class="chat-problem" data-testid="chat-unreadable">{format!("Could not be read: {why}")}</span>
+                                    <button class="icon-button" data-testid="download-raw" aria-label="Download what is stored for this chat"
+                                        on:click=move |_| chats.download_raw(raw_id.clone())>"⬇"</button>
+                                })}
                                 <button class="icon-button" data-testid="rename-chat" aria-label=format!("Rename “{}”", chat.title)
                                     on:click=move |_| rename(rename_id.clone(), title.clone())>"✎"</button>
                                 <button class="icon-button" data-testid="delete-chat" aria-label=format!("Delete “{}”", chat.title)

@@ -10,6 +10,7 @@ mod chats;
 mod compare;
 mod fields;
 mod markdown_view;
+mod notices;
 mod session;
 mod settings_panel;
 mod tool_settings;
@@ -25,9 +26,22 @@ pub use chat::{ChatMessage, Who};
 
 #[component]
 pub fn App() -> impl IntoView {
-    let settings = RwSignal::new(load_settings());
-    // Saving is the one effect that reaches the outside world from settings.
-    Effect::new(move |_| settings.with(save_settings));
+    let loaded = load_settings();
+    let settings_notice = RwSignal::new(loaded.notice());
+    let settings = RwSignal::new(loaded.settings);
+    // Saving is the one effect that reaches the outside world from settings. Nothing is
+    // written on load (a field that fell back must not overwrite what is stored until the
+    // person changes something), and never over settings of a newer release.
+    let read_only = loaded.newer;
+    Effect::new(move |first: Option<()>| {
+        settings.track();
+        if first.is_some() && !read_only {
+            match settings.with_untracked(save_settings) {
+                Ok(()) => settings_notice.set(None),
+                Err(e) => settings_notice.set(Some(format!("Settings are not saved: {e} They apply on this page until it is closed."))),
+            }
+        }
+    });
 
     let messages = RwSignal::new(Vec::<ChatMessage>::new());
     let trace = RwSignal::new(Vec::<Event>::new());
@@ -42,7 +56,11 @@ pub fn App() -> impl IntoView {
 
     let on_send = Callback::new(move |question: String| run.ask(question));
     let on_stop = Callback::new(move |_: ()| run.stop());
-    let on_import = Callback::new(move |imported: crate::storage::ExportedRun| run.show_imported(imported));
+    let on_import = Callback::new(move |imported: crate::storage::ExportedRun| {
+        if !running.get_untracked() {
+            chats.open_imported(imported)
+        }
+    });
 
     view! {
         <div class="app">
@@ -74,6 +92,7 @@ pub fn App() -> impl IntoView {
                 </button>
                 </div>
             </header>
+            <notices::Notices chats settings_notice=settings_notice.read_only()/>
             // Hidden rather than removed, so a run in either view keeps streaming into it.
             <main class="layout" hidden=move || show_compare.get()>
                 <chats::ChatList chats running=running.read_only()/>

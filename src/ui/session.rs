@@ -77,6 +77,18 @@ pub fn turns(messages: &[ChatMessage]) -> Vec<Turn> {
     turns
 }
 
+/// The chat of an exported run: its question, then its answer or why it ended without one.
+pub fn imported_messages(run: &crate::storage::ExportedRun) -> Vec<ChatMessage> {
+    let last = match &run.answer {
+        Some(answer) => ChatMessage { who: Who::Assistant, text: answer.clone() },
+        None => ChatMessage {
+            who: Who::Problem,
+            text: run.trace.stop_reason().map(|r| r.describe()).unwrap_or_else(|| "This run ended without an answer.".into()),
+        },
+    };
+    vec![ChatMessage { who: Who::User, text: run.question.clone() }, last]
+}
+
 /// What must be set before a run can start, as a sentence naming the setting.
 pub fn missing_setting(settings: &Settings) -> Option<&'static str> {
     let p = &settings.provider;
@@ -127,23 +139,6 @@ impl Session {
         let token = CancelToken::new();
         self.cancel.set_value(Some(token.clone()));
         self.spawn_run(text, history, resume, settings, token);
-    }
-
-    /// Shows an exported run: its trace, and its question and answer in the chat.
-    pub fn show_imported(self, run: crate::storage::ExportedRun) {
-        if self.running.get_untracked() {
-            return;
-        }
-        let mut shown = vec![ChatMessage { who: Who::User, text: run.question }];
-        shown.push(match run.answer {
-            Some(answer) => ChatMessage { who: Who::Assistant, text: answer },
-            None => ChatMessage {
-                who: Who::Problem,
-                text: run.trace.stop_reason().map(|r| r.describe()).unwrap_or_else(|| "This run ended without an answer.".into()),
-            },
-        });
-        self.messages.set(shown);
-        self.trace.set(run.trace.events);
     }
 
     pub fn stop(self) {

@@ -1,0 +1,59 @@
+//! Everything this page keeps in the browser, and the stored shapes, kept apart from the UI's
+//! types so that changing the UI never silently breaks saved data. Imports no UI module.
+//!
+//! - `settings.rs`: settings and theme in `localStorage` (`local.rs`), read field by field.
+//! - `chats.rs`: the stored conversation and its rules; `store.rs`: listing, opening, saving,
+//!   deleting and moving an older release's chats, over a `Backend`; `idb.rs`: that backend in
+//!   IndexedDB.
+//! - `export.rs`: the run export file. `lenient.rs`: tolerant reading for all of the above.
+//! - `tabs.rs`: telling other tabs what changed, and which runs are live.
+//!
+//! **Rule:** every write returns a `Result` the caller must show to the person when it fails,
+//! and what is in memory stays until a write succeeds; reads keep every part they can, and
+//! data written by a newer release is never overwritten.
+
+pub mod chats;
+pub mod error;
+pub mod export;
+#[cfg(target_arch = "wasm32")]
+pub mod idb;
+pub mod lenient;
+pub mod local;
+pub mod settings;
+pub mod store;
+pub mod tabs;
+
+#[cfg(test)]
+mod tests;
+
+pub use chats::{chat_title, mark_interrupted, title_from, ChatSummary, StoredChat, StoredMessage, StoredWho};
+pub use error::{StorageError, StorageErrorKind};
+pub use export::{export_run, import_run, ExportedRun, ExportedSettings, EXPORT_FORMAT};
+pub use settings::{
+    load_settings, load_theme, read_settings, save_settings, save_theme, settings_from_json, settings_to_json, LoadedSettings, Settings,
+    SETTINGS_KEY,
+};
+
+/// The chat that was open last (per browser, like the theme).
+pub const CURRENT_CHAT_KEY: &str = "thoughtline.current";
+
+pub fn current_chat_id() -> Option<String> {
+    local::read(CURRENT_CHAT_KEY).filter(|id| !id.is_empty())
+}
+
+/// Losing this only means a reload opens the newest chat instead.
+pub fn set_current_chat_id(id: &str) {
+    let _ = local::write(CURRENT_CHAT_KEY, id);
+}
+
+/// Opens the browser's chat database. `on_blocked` is called while another tab holds an
+/// older version of it open.
+pub async fn open_backend(on_blocked: impl Fn() + 'static) -> Result<std::rc::Rc<dyn store::Backend>, StorageError> {
+    #[cfg(target_arch = "wasm32")]
+    return Ok(std::rc::Rc::new(idb::IdbBackend::open(on_blocked).await?));
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = on_blocked;
+        Err(StorageError::new(StorageErrorKind::Unavailable, "no browser database outside the page"))
+    }
+}

@@ -1,0 +1,161 @@
+//! The person's settings and their stored shape in `localStorage`.
+//!
+//! Reads are tolerant and versioned: each field that cannot be read falls back alone
+//! (`lenient`), and settings written by a newer release are used but never overwritten.
+//! Nothing is written back on load: the stored text changes only when the person changes a
+//! setting.
+//!
+//! **Invariant:** the API key is written only when the person ticked "Remember key".
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{StorageError, StorageErrorKind};
+use super::lenient::{read_lenient, stored_version};
+use super::local;
+use crate::agent::AgentSettings;
+use crate::llm::{Connection, Preset, ProviderConfig};
+use crate::tools::ToolSettings;
+
+pub const SETTINGS_KEY: &str = "thoughtline.settings";
+pub const SETTINGS_VERSION: u32 = 1;
+
+/// Everything the person can set. Lives in a signal in the UI.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    pub provider: ProviderConfig,
+    pub remember_key: bool,
+    pub connection: Connection,
+    pub agent: AgentSettings,
+    pub tools: ToolSettings,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let preset = Preset::OpenAi;
+        Settings {
+            provider: ProviderConfig { preset, base_url: preset.base_url().into(), model: preset.default_model().into(), api_key: String::new() },
+            remember_key: false,
+            connection: Connection::default(),
+            agent: AgentSettings::default(),
+            tools: ToolSettings::default(),
+        }
+    }
+}
+
+/// The stored shape, version 1.
+#[derive(Serialize, Deserialize)]
+#[serde(default)]
+struct StoredSettings {
+    version: u32,
+    preset: String,
+    base_url: String,
+    model: String,
+    remember_key: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api_key: Option<String>,
+    connection: Connection,
+    agent: AgentSettings,
+    tools: ToolSettings,
+}
+
+impl Default for StoredSettings {
+    fn default() -> Self {
+        StoredSettings::from(&Settings::default())
+    }
+}
+
+impl From<&Settings> for StoredSettings {
+    fn from(s: &Settings) -> Self {
+        StoredSettings {
+            version: SETTINGS_VERSION,
+            preset: s.provider.preset.id().into(),
+            base_url: s.provider.base_url.clone(),
+            model: s.provider.model.clone(),
+            remember_key: s.remember_key,
+            api_key: (s.remember_key && !s.provider.api_key.is_empty()).then(|| s.provider.api_key.clone()),
+            connection: s.connection.clone(),
+            agent: s.agent.clone(),
+            tools: s.tools.clone(),
+        }
+    }
+}
+
+pub fn settings_to_json(settings: &Settings) -> String {
+    serde_json::to_string(&StoredSettings::from(settings)).unwrap_or_default()
+}
+
+/// Settings as read from storage, with what could not be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedSettings {
+    pub settings: Settings,
+    /// Fields that could not be read and use their defaults, e.g. `agent.strategy`.
+    pub dropped: Vec<String>,
+    /// Written by a newer release: use them, never write over them.
+    pub newer: bool,
+}
+
+impl LoadedSettings {
+    /// A sentence for the settings notice, or `None` when everything was read.
+    pub fn notice(&self) -> Option<String> {
+        if self.newer {
+            Some(format!(
+                "These settings were saved by a newer version of Thoughtline. They are used here, but changes are not saved, so the newer page keeps its own. ({})",
+                StorageError::new(StorageErrorKind::Newer, "").advice()
+            ))
+        } else if !self.dropped.is_empty() {
+            Some(format!(
+                "Some saved settings could not be read and use their defaults: {}. The rest were kept.",
+                self.dropped.join(", ")
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+/// Reads stored settings; anything unreadable falls back to its default, field by field.
+pub fn read_settings(json: &str) -> LoadedSettings {
+    let newer = stored_version(json) > SETTINGS_VERSION;
+    let (stored, dropped) = match read_lenient::<StoredSettings>(json) {
+        Ok(read) => (read.value, read.dropped),
+        Err(_) => (StoredSettings::default(), vec!["all (the stored text is not JSON)".to_string()]),
+    };
+    // A preset this release does not know keeps its URL and model as a custom provider.
+    let preset = Preset::from_id(&stored.preset).unwrap_or(Preset::Custom);
+    let settings = Settings {
+        provider: ProviderConfig { preset, base_url: stored.base_url, model: stored.model, api_key: stored.api_key.unwrap_or_default() },
+        remember_key: stored.remember_key,
+        connection: stored.connection,
+        agent: stored.agent,
+        tools: stored.tools,
+    };
+    LoadedSettings { settings, dropped, newer }
+}
+
+pub fn settings_from_json(json: &str) -> Settings {
+    read_settings(json).settings
+}
+
+/// Loads the saved settings, or the defaults when there are none.
+pub fn load_settings() -> LoadedSettings {
+    match local::read(SETTINGS_KEY) {
+        Some(json) => read_settings(&json),
+        None => LoadedSettings { settings: Settings::default(), dropped: Vec::new(), newer: false },
+    }
+}
+
+pub fn save_settings(settings: &Settings) -> Result<(), StorageError> {
+    local::write(SETTINGS_KEY, &settings_to_json(settings))
+}
+
+pub const THEME_KEY: &str = "thoughtline.theme";
+
+/// "light", "dark", or "" to follow the operating system.
+pub fn load_theme() -> String {
+    local::read(THEME_KEY).filter(|t| t == "light" || t == "dark").unwrap_or_default()
+}
+
+/// A theme that cannot be saved only costs the choice after a reload.
+pub fn save_theme(theme: &str) {
+    let _ = local::write(THEME_KEY, theme);
+}
