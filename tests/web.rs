@@ -352,6 +352,51 @@ async fn the_key_reaches_no_trace_event() {
     }
 }
 
+#[wasm_bindgen_test]
+async fn a_key_echoed_in_an_error_is_masked() {
+    for (scope, preset) in [("echo-openai", Preset::OpenAi), ("echo-anthropic", Preset::Anthropic)] {
+        script(scope, serde_json::json!([{ "status": 401, "echo_key": true }])).await;
+        let err = client(scope, preset, true).complete(&request(), &|_| {}).await.unwrap_err();
+        assert_eq!(err.kind, LlmErrorKind::Auth, "{scope}");
+        assert!(!err.message.contains("sk-web-secret"), "{scope}: {}", err.message);
+        assert!(err.message.contains("*************"), "{scope}: {}", err.message);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_redirect_is_not_followed_and_its_target_is_named() {
+    // Anthropic's key travels in x-api-key, which a browser would keep on a redirect.
+    let target = format!("{}/s/redir/elsewhere/v1/messages", server());
+    script("redir", serde_json::json!([{ "redirect": 307, "location": target }, { "text": "never" }])).await;
+    let err = client("redir", Preset::Anthropic, true).complete(&request(), &|_| {}).await.unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::Redirected { to: Some(target.clone()) });
+    assert!(err.message.contains(&format!("redirect to {target}")), "{}", err.message);
+    let resp = http::send("GET", &format!("{}/s/redir/__seen", server()), &[], None).await.unwrap();
+    let seen: Vec<serde_json::Value> = serde_json::from_str(&resp.body).unwrap();
+    for r in seen.iter().filter(|r| r["path"].as_str().unwrap_or("").contains("/elsewhere/")) {
+        assert_eq!(r["method"], "GET", "only the bare probe reached the target");
+        assert!(!r["headers"].to_string().contains("sk-web-secret"), "{r}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn an_error_body_that_stalls_ends_at_the_silence_limit() {
+    script("stall-401", serde_json::json!([{ "status": 401, "stall_body": true }])).await;
+    let c = connect("stall-401", Preset::OpenAi, true, Connection { timeout_s: 1.0, stream: false, ..Connection::default() });
+    let (reply, _) = complete(&c).await;
+    assert_eq!(reply.unwrap_err().kind, LlmErrorKind::Auth);
+}
+
+#[wasm_bindgen_test]
+async fn an_endless_stream_is_cut_at_the_size_limit() {
+    script("endless", serde_json::json!([{ "endless": true }])).await;
+    let c = connect("endless", Preset::OpenAi, true, Connection { max_reply_kb: 64, ..Connection::default() });
+    let (reply, log) = complete(&c).await;
+    let err = reply.unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::TooLarge { limit_kb: 64 });
+    assert!(!log.is_empty(), "the text was shown as it came");
+}
+
 mod tools {
     //! The real tools through the browser's fetch, against the loopback server's recorded
     //! service responses, with and without CORS headers.

@@ -116,7 +116,7 @@ pub struct Usage {
 
 impl Usage {
     pub fn total(&self) -> u32 {
-        self.prompt_tokens + self.completion_tokens
+        self.prompt_tokens.saturating_add(self.completion_tokens)
     }
 }
 
@@ -156,6 +156,11 @@ pub enum LlmErrorKind {
     BadResponse,
     /// The model answered with nothing at all.
     Empty,
+    /// The reply passed the size limit in Settings ("Largest model reply") and was cut off.
+    TooLarge { limit_kb: u32 },
+    /// The provider answered with a redirect, which is not followed with the key attached;
+    /// `to` is where it pointed, when the browser could find out.
+    Redirected { to: Option<String> },
     /// The provider or model does not accept native tool calls (`tools`).
     ToolsUnsupported,
     /// The caller asked to stop.

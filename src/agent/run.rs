@@ -142,6 +142,8 @@ struct Understood {
     thought: Option<String>,
     reply: Reply,
     notes: Vec<String>,
+    /// Plain prose read as a direct answer (see `Parsed::direct`).
+    direct: bool,
 }
 
 /// A reply that could not be understood: what to tell the model, and the text at fault.
@@ -184,7 +186,9 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
     let rec = Recorder { trace: RefCell::new(Trace::default()), observer, clock: input.clock, t0: input.clock.now_ms() };
     // A continued run numbers its steps after the run it continues: one story, one count. The
     // step limit applies to this run's own steps.
-    let first_step = input.resume.as_ref().map_or(0, |r| r.earlier.iter().map(|e| e.step).max().unwrap_or(0));
+    // Bounded: the earlier events may come from an imported file claiming any step number, and
+    // counting on from there must neither overflow nor pin the count so the limit never hits.
+    let first_step = input.resume.as_ref().map_or(0, |r| r.earlier.iter().map(|e| e.step).max().unwrap_or(0)).min(u32::MAX / 2);
     let run = Run {
         rec,
         input: &input,
@@ -217,16 +221,16 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
             run.rec.stop(run.step.get(), StopReason::Cancelled);
             return run.rec.trace.into_inner();
         }
-        if run.step.get() - first_step >= settings.max_iterations {
+        if run.step.get().saturating_sub(first_step) >= settings.max_iterations {
             break StopReason::MaxIterations { limit: settings.max_iterations };
         }
         if run.run_left() == Some(0.0) {
             break StopReason::MaxTime { limit_ms: settings.max_time_ms.unwrap_or(0.0) };
         }
-        run.step.set(run.step.get() + 1);
+        run.step.set(run.step.get().saturating_add(1));
         match run.think().await {
             Flow::Next => {}
-            Flow::Again => run.step.set(run.step.get() - 1),
+            Flow::Again => run.step.set(run.step.get().saturating_sub(1)),
             Flow::Done => return run.rec.trace.into_inner(),
             Flow::Limit(reason) => break reason,
         }
@@ -330,14 +334,14 @@ impl<'a, 'r> Run<'a, 'r> {
         };
         self.rec.record(step, started, EventKind::Parsed { thought: understood.thought, decision, notes: understood.notes });
         match understood.reply {
-            Reply::Final { answer } => self.answer(step, answer),
+            Reply::Final { answer } => self.answer(step, answer, understood.direct),
             Reply::Action { tool, input } => self.act(step, tool, input).await,
         }
     }
 
     fn read_react(&self, text: &str) -> Result<Understood, Misread> {
         let parsed = parse_reply(text, &self.names)?;
-        Ok(Understood { thought: parsed.thought, reply: parsed.reply, notes: parsed.notes })
+        Ok(Understood { thought: parsed.thought, reply: parsed.reply, notes: parsed.notes, direct: parsed.direct })
     }
 
     /// Structured output: the reply should be one JSON object `{thought, action, action_input}`.
@@ -356,7 +360,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 } else {
                     Reply::Action { tool: action.to_string(), input }
                 };
-                return Ok(Understood { thought, reply, notes: Vec::new() });
+                return Ok(Understood { thought, reply, notes: Vec::new(), direct: false });
             }
         }
         let mut understood = self.read_react(text)?;
@@ -389,11 +393,15 @@ impl<'a, 'r> Run<'a, 'r> {
                 let parsed = parse_reply(&action, &self.names).map_err(|e| {
                     Misread::new(format!("Your /*ACTION*/ section could not be read: {e}"), &action)
                 })?;
+                // Prose under /*ACTION*/ is no answer: the section is for one tool call.
+                if parsed.direct {
+                    return Err(Misread::new(PROSE_ACTION, &action));
+                }
                 notes.extend(parsed.notes);
                 parsed.reply
             }
         };
-        Ok(Some(Understood { thought: sections.reasoning, reply, notes }))
+        Ok(Some(Understood { thought: sections.reasoning, reply, notes, direct: false }))
     }
 
     /// Native tool calling: text alone is the answer; each call runs in order.
@@ -404,11 +412,11 @@ impl<'a, 'r> Run<'a, 'r> {
             // Text alone is the answer, unless the model wrote a ReAct call or answer in text
             // instead (small models often do): then it is read as it was meant, with a note.
             let (thought, decision, notes) = match parse_reply(text, &self.names) {
-                Ok(Parsed { reply: Reply::Action { tool, input }, thought, mut notes }) if matches!(resolve_tool(&tool, &self.names), Ok(Some(_))) => {
+                Ok(Parsed { reply: Reply::Action { tool, input }, thought, mut notes, .. }) if matches!(resolve_tool(&tool, &self.names), Ok(Some(_))) => {
                     notes.push("the model wrote the tool call as text instead of a native call; it was run anyway".into());
                     (thought, Decision::Action { tool, input }, notes)
                 }
-                Ok(Parsed { reply: Reply::Final { answer }, thought, mut notes }) if text.contains("Final Answer") => {
+                Ok(Parsed { reply: Reply::Final { answer }, thought, mut notes, .. }) if text.contains("Final Answer") => {
                     notes.push("the answer carried a ReAct \"Final Answer:\" label, which was removed".into());
                     (thought, Decision::Final { answer }, notes)
                 }
@@ -417,7 +425,7 @@ impl<'a, 'r> Run<'a, 'r> {
             self.rec.record(step, started, EventKind::Parsed { thought, decision: decision.clone(), notes });
             return match decision {
                 Decision::Action { tool, input } => self.act(step, tool, input).await,
-                Decision::Final { answer } => self.answer(step, answer),
+                Decision::Final { answer } => self.answer(step, answer, false),
             };
         }
         let mut thought = (!text.is_empty()).then(|| text.to_string());
@@ -466,9 +474,10 @@ impl<'a, 'r> Run<'a, 'r> {
         }
     }
 
-    fn answer(&self, step: u32, answer: String) -> Flow {
+    /// Records the final answer. `prose`: the reply was plain prose read as a direct answer.
+    fn answer(&self, step: u32, answer: String, prose: bool) -> Flow {
         let used_tools = self.count_so_far(|kind| matches!(kind, EventKind::ToolResult { .. })) > 0;
-        let source = if used_tools { AnswerSource::Model } else { AnswerSource::Direct };
+        let source = if used_tools && !prose { AnswerSource::Model } else { AnswerSource::Direct };
         self.rec.record(step, self.rec.now(), EventKind::FinalAnswer { answer, source });
         self.rec.stop(step, StopReason::Answered);
         Flow::Done
@@ -565,7 +574,7 @@ impl<'a, 'r> Run<'a, 'r> {
         let input = self.input;
         let mut step = self.step.get();
         if input.settings.early_stopping == EarlyStopping::Generate && !input.cancel.is_cancelled() {
-            step += 1;
+            step = step.saturating_add(1);
             // The last call gets no deadline of its own beyond Stop: the limit has already passed.
             if let Guarded::Done(Ok(response)) = self.ask(step, LlmPurpose::LastAnswer, None).await {
                 let text = response.text.trim();
@@ -586,6 +595,9 @@ impl<'a, 'r> Run<'a, 'r> {
         self.rec.stop(step, reason);
     }
 }
+
+/// Said back to the model when its /*ACTION*/ section held prose instead of a tool call.
+const PROSE_ACTION: &str = "Your /*ACTION*/ section held no tool call. Write one JSON tool call like {\"action\": \"<tool name>\", \"action_input\": \"<input>\"} right after /*ACTION*/, or write /*FINAL_ANSWER*/ followed by the answer.";
 
 /// Said back to the model when its reply held a plan but no action yet.
 const PLAN_NOTED: &str = "Plan noted. Now carry out its first step: write /*REASONING*/, then /*ACTION*/ with one JSON tool call.";

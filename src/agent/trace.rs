@@ -59,7 +59,8 @@ pub enum AnswerSource {
     ReturnDirect,
     /// A limit was reached and the model was asked for a last answer (early stopping "generate").
     LastAnswer,
-    /// The model answered without using any tool (no tool fitted, or none was needed).
+    /// The model answered without using any tool (no tool fitted, or none was needed), or
+    /// wrote plain prose without the format, which is read as its answer to the person.
     Direct,
 }
 
@@ -369,18 +370,20 @@ impl Totals {
         for e in events {
             t.steps = t.steps.max(e.step);
             t.duration_ms = t.duration_ms.max(e.ended_ms);
+            // Saturating: an imported file may claim any counts, and an overflow must not
+            // panic (debug builds) or wrap to a small number (release builds).
             match &e.kind {
-                EventKind::LlmRequest { .. } => t.llm_calls += 1,
-                EventKind::ToolCall { .. } => t.tool_calls += 1,
+                EventKind::LlmRequest { .. } => t.llm_calls = t.llm_calls.saturating_add(1),
+                EventKind::ToolCall { .. } => t.tool_calls = t.tool_calls.saturating_add(1),
                 EventKind::LlmResponse { usage: Some(u), .. } => {
-                    t.prompt_tokens += u.prompt_tokens;
-                    t.completion_tokens += u.completion_tokens;
+                    t.prompt_tokens = t.prompt_tokens.saturating_add(u.prompt_tokens);
+                    t.completion_tokens = t.completion_tokens.saturating_add(u.completion_tokens);
                     t.estimated_tokens |= u.estimated;
                 }
                 _ => {}
             }
             if e.kind.tone() == Tone::Error {
-                t.errors += 1;
+                t.errors = t.errors.saturating_add(1);
             }
         }
         t
@@ -542,3 +545,6 @@ fn with_notes(line: String, notes: &[String]) -> String {
         format!("{line}\n\n_Notes: {}_", notes.join("; "))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,9 +1,11 @@
 //! `fetch` for the browser, with an `AbortController` tied to the future: dropping the future
 //! (Stop, a time limit) aborts the request, so nothing keeps running behind the person's back.
+//! Requests that carry secrets use `open_without_redirects`: a browser keeps custom headers
+//! (`x-api-key`, a proxy token) on a redirect, so such a request must never follow one.
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, Request, RequestInit, Response};
+use web_sys::{AbortController, Request, RequestInit, RequestRedirect, Response, ResponseType};
 
 use super::{Fetch, FetchFailed, HttpResponse};
 use crate::agent::LocalBoxFuture;
@@ -45,12 +47,23 @@ impl Opened {
         self.response.headers().get("Retry-After").ok().flatten()
     }
 
-    /// The whole body as text.
-    pub async fn text(mut self) -> Result<String, FetchFailed> {
-        let promise = self.response.text().map_err(|e| FetchFailed(js_message(&e)))?;
-        let body = JsFuture::from(promise).await.map_err(|e| FetchFailed(js_message(&e)))?;
-        self.guard.finished = true;
-        Ok(body.as_string().unwrap_or_default())
+    /// A redirect answered to `open_without_redirects`. The browser hides its target; see
+    /// `redirect_target`.
+    pub fn is_redirect(&self) -> bool {
+        self.response.type_() == ResponseType::Opaqueredirect
+    }
+
+    /// The whole body as text, refusing one larger than `limit` bytes (read chunk by chunk, so
+    /// an endless body costs no more than the limit).
+    pub async fn text_limited(mut self, limit: usize) -> Result<String, FetchFailed> {
+        let mut bytes = Vec::new();
+        while let Some(chunk) = self.chunk().await? {
+            bytes.extend_from_slice(&chunk);
+            if bytes.len() > limit {
+                return Err(FetchFailed(format!("the answer is larger than {} KB, the limit for one reply, so it was not read", limit / 1024)));
+            }
+        }
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
     /// The next chunk of the body, or `None` at its end.
@@ -71,12 +84,32 @@ impl Opened {
     }
 }
 
-/// Starts a request and waits for the response headers.
+/// Starts a request and waits for the response headers; redirects are followed.
 pub async fn open(method: &str, url: &str, headers: &[(&str, String)], body: Option<&str>) -> Result<Opened, FetchFailed> {
+    start(method, url, headers, body, RequestRedirect::Follow).await
+}
+
+/// Starts a request that carries secrets: a redirect is not followed but answered as a
+/// response for which `Opened::is_redirect` is true.
+pub async fn open_without_redirects(method: &str, url: &str, headers: &[(&str, String)], body: Option<&str>) -> Result<Opened, FetchFailed> {
+    start(method, url, headers, body, RequestRedirect::Manual).await
+}
+
+/// Where `url` redirects to, found with a bare GET (no headers, no body, so nothing secret
+/// goes along) that follows it; `None` when the target cannot be read (e.g. it sends no CORS
+/// headers) or there was no redirect.
+pub async fn redirect_target(url: &str) -> Option<String> {
+    let opened = open("GET", url, &[], None).await.ok()?;
+    // Dropping `opened` aborts the body, which is not needed.
+    opened.response.redirected().then(|| opened.response.url())
+}
+
+async fn start(method: &str, url: &str, headers: &[(&str, String)], body: Option<&str>, redirect: RequestRedirect) -> Result<Opened, FetchFailed> {
     let controller = AbortController::new().map_err(|e| FetchFailed(js_message(&e)))?;
     let guard = AbortOnDrop { controller, finished: false };
     let init = RequestInit::new();
     init.set_method(method);
+    init.set_redirect(redirect);
     init.set_signal(Some(&guard.controller.signal()));
     if let Some(body) = body {
         init.set_body(&JsValue::from_str(body));
@@ -93,11 +126,15 @@ pub async fn open(method: &str, url: &str, headers: &[(&str, String)], body: Opt
     Ok(Opened { response, guard, reader: None })
 }
 
+/// The most `send` reads of one answer: far more than any tool's service sends (a Wikipedia
+/// extract, an arXiv feed), far less than would strain the page.
+pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
+
 pub async fn send(method: &str, url: &str, headers: &[(&str, String)], body: Option<&str>) -> Result<HttpResponse, FetchFailed> {
     let opened = open(method, url, headers, body).await?;
     let status = opened.status();
     let retry_after = opened.retry_after();
-    Ok(HttpResponse { status, retry_after, body: opened.text().await? })
+    Ok(HttpResponse { status, retry_after, body: opened.text_limited(BODY_LIMIT).await? })
 }
 
 pub async fn post(url: &str, headers: &[(&str, String)], body: &str) -> Result<HttpResponse, FetchFailed> {

@@ -13,7 +13,7 @@ pub const EXPORT_FORMAT: &str = "thoughtline.run";
 /// (whole requests) read the same way.
 const EXPORT_VERSION: u32 = 2;
 
-/// The settings a run used, as exported: everything but the key.
+/// The settings a run used, as exported: everything but the secrets.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ExportedSettings {
@@ -33,6 +33,7 @@ impl Default for ExportedSettings {
 
 impl From<&Settings> for ExportedSettings {
     fn from(s: &Settings) -> Self {
+        let s = &crate::secrets::strip(s);
         ExportedSettings {
             preset: s.provider.preset.id().into(),
             base_url: s.provider.base_url.clone(),

@@ -5,7 +5,8 @@
 //! Nothing is written back on load: the stored text changes only when the person changes a
 //! setting.
 //!
-//! **Invariant:** the API key is written only when the person ticked "Remember key".
+//! **Invariant:** secrets (API keys, secret header values, tool keys; see `secrets::strip`) are
+//! written only when the person ticked "Remember".
 
 use serde::{Deserialize, Serialize};
 
@@ -14,6 +15,7 @@ use super::lenient::{read_lenient, stored_version};
 use super::local;
 use crate::agent::AgentSettings;
 use crate::llm::{Connection, Preset, ProviderConfig};
+use crate::secrets::ProviderKeys;
 use crate::tools::ToolSettings;
 
 pub const SETTINGS_KEY: &str = "thoughtline.settings";
@@ -24,6 +26,8 @@ pub const SETTINGS_VERSION: u32 = 1;
 pub struct Settings {
     pub provider: ProviderConfig,
     pub remember_key: bool,
+    /// Keys entered for other providers (`provider.api_key` is the current one's).
+    pub keys: ProviderKeys,
     pub connection: Connection,
     pub agent: AgentSettings,
     pub tools: ToolSettings,
@@ -35,6 +39,7 @@ impl Default for Settings {
         Settings {
             provider: ProviderConfig { preset, base_url: preset.base_url().into(), model: preset.default_model().into(), api_key: String::new() },
             remember_key: false,
+            keys: ProviderKeys::default(),
             connection: Connection::default(),
             agent: AgentSettings::default(),
             tools: ToolSettings::default(),
@@ -53,6 +58,8 @@ struct StoredSettings {
     remember_key: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     api_key: Option<String>,
+    #[serde(skip_serializing_if = "ProviderKeys::is_empty")]
+    keys: ProviderKeys,
     connection: Connection,
     agent: AgentSettings,
     tools: ToolSettings,
@@ -66,13 +73,16 @@ impl Default for StoredSettings {
 
 impl From<&Settings> for StoredSettings {
     fn from(s: &Settings) -> Self {
+        let stripped;
+        let s = if s.remember_key { s } else { stripped = crate::secrets::strip(s); &stripped };
         StoredSettings {
             version: SETTINGS_VERSION,
             preset: s.provider.preset.id().into(),
             base_url: s.provider.base_url.clone(),
             model: s.provider.model.clone(),
             remember_key: s.remember_key,
-            api_key: (s.remember_key && !s.provider.api_key.is_empty()).then(|| s.provider.api_key.clone()),
+            api_key: (!s.provider.api_key.is_empty()).then(|| s.provider.api_key.clone()),
+            keys: s.keys.clone(),
             connection: s.connection.clone(),
             agent: s.agent.clone(),
             tools: s.tools.clone(),
@@ -125,6 +135,7 @@ pub fn read_settings(json: &str) -> LoadedSettings {
     let settings = Settings {
         provider: ProviderConfig { preset, base_url: stored.base_url, model: stored.model, api_key: stored.api_key.unwrap_or_default() },
         remember_key: stored.remember_key,
+        keys: stored.keys,
         connection: stored.connection,
         agent: stored.agent,
         tools: stored.tools,

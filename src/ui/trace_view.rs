@@ -92,9 +92,7 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
                 <div class="event tone-pending live" data-testid="streaming">
                     <span class="icon" aria-hidden="true">"…"</span>
                     <span class="label">{move || if streaming.with(String::is_empty) { "Waiting for the model…" } else { "Model is writing" }}</span>
-                    <Show when=move || !streaming.with(String::is_empty)>
-                        <pre class="stream">{move || streaming.get()}</pre>
-                    </Show>
+                    <LiveText streaming/>
                 </div>
             </Show>
             <Show when=move || !trace.with(Vec::is_empty)>
@@ -102,6 +100,36 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
             </Show>
         </section>
     }
+}
+
+/// The reply as it streams. Each update appends only the text that is new, as a text node:
+/// setting the whole text again for every token would copy it each time, quadratic in the
+/// length of the reply.
+#[component]
+fn LiveText(streaming: ReadSignal<String>) -> impl IntoView {
+    let pre = NodeRef::<leptos::html::Pre>::new();
+    // Bytes of `streaming` already in the element, and the first of them: a new model call
+    // starts the text over, which shows as a shorter text or a different start. (Between that
+    // reset and the next reply lies a network round trip, so this effect always sees it.)
+    let shown = StoredValue::new((0usize, String::new()));
+    Effect::new(move |_| {
+        let Some(el) = pre.get() else { return };
+        streaming.with(|text| {
+            let (from, head) = shown.get_value();
+            let from = if text.len() < from || !text.starts_with(&head) || !text.is_char_boundary(from) {
+                el.set_text_content(None);
+                0
+            } else {
+                from
+            };
+            if from < text.len() {
+                let _ = el.append_with_str_1(&text[from..]);
+            }
+            let head_end = (0..=text.len().min(64)).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            shown.set_value((text.len(), text[..head_end].to_string()));
+        });
+    });
+    view! { <pre class="stream" data-testid="stream-text" node_ref=pre hidden=move || streaming.with(String::is_empty)></pre> }
 }
 
 fn icon(tone: Tone) -> &'static str {
