@@ -449,18 +449,35 @@ impl Prompt {
     }
 
     fn write_observation(&mut self, kind: &EventKind, limit: usize, source: Option<(usize, &EventKind)>) {
-        // The common case, a tool's result, is written straight from the event (and quoted in
-        // the record): no copy per observation.
-        let observation = match kind {
-            EventKind::ToolResult { observation, .. } => Cow::Borrowed(observation.as_str()),
-            kind => match observation_for(kind, limit) {
-                Some(observation) => observation,
-                None => return,
-            },
-        };
+        match kind {
+            // The common case, written straight from the event (and quoted in the record).
+            EventKind::ToolResult { observation, .. } => {
+                self.start_observation();
+                match split_observation(observation, limit) {
+                    (kept, Some(total)) => {
+                        self.growing.push_from(kept, source);
+                        self.growing.push_text(&cut_marker(limit, total));
+                    }
+                    (kept, None) => self.growing.push_from(kept.trim_end(), source),
+                }
+            }
+            kind => {
+                let Some(observation) = observation_for(kind, limit) else { return };
+                self.start_observation();
+                self.growing.push_text(observation.trim_end());
+            }
+        }
+        if self.strategy != Strategy::ToolCalling {
+            self.growing.push_text("\nThought:");
+            self.pending = "\n";
+        }
+    }
+
+    /// Opens what an observation is written into: the `tool` message answering the next open
+    /// call (or, with no call to answer, such as a reply to a question asked in text, a message
+    /// from the person), or the scratchpad's `Observation:` line.
+    fn start_observation(&mut self) {
         if self.strategy == Strategy::ToolCalling {
-            // An observation with no call to answer (a reply to a question asked in text) goes
-            // to the model as the person's words.
             let message = match self.open.pop() {
                 Some(id) => Message::tool_result(id, ""),
                 None => Message::user(""),
@@ -470,20 +487,6 @@ impl Prompt {
             self.open_piece();
             self.growing.push_text(OBSERVATION);
             self.growing.push_text(" ");
-        }
-        match kind {
-            EventKind::ToolResult { .. } => match split_observation(&observation, limit) {
-                (kept, Some(total)) => {
-                    self.growing.push_from(kept, source);
-                    self.growing.push_text(&cut_marker(limit, total));
-                }
-                (kept, None) => self.growing.push_from(kept.trim_end(), source),
-            },
-            _ => self.growing.push_text(observation.trim_end()),
-        }
-        if self.strategy != Strategy::ToolCalling {
-            self.growing.push_text("\nThought:");
-            self.pending = "\n";
         }
     }
 

@@ -120,18 +120,19 @@ impl RequestRecord {
                 text.push_str(quoted.get(..len as usize).ok_or("a quote is longer than the text it quotes")?);
             }
             text.push_str(message.content.get(from..).ok_or("a quote points past its message")?);
-            let rebuilt = Message { role: message.role, content: text, tool_calls: message.tool_calls.clone(), tool_call_id: message.tool_call_id.clone() };
-            if n == 0 && continued {
-                let base = &mut request.messages[kept];
-                if !base.content.is_char_boundary(kept_text) {
+            let content = if n == 0 && continued {
+                // The base's message, cut to the bytes kept, then continued.
+                let mut content = request.messages.pop().map(|m| m.content).unwrap_or_default();
+                if !content.is_char_boundary(kept_text) {
                     return Err("it continues a message past its end");
                 }
-                base.content.truncate(kept_text);
-                base.content.push_str(&rebuilt.content);
-                *base = Message { content: std::mem::take(&mut base.content), ..rebuilt };
+                content.truncate(kept_text);
+                content.push_str(&text);
+                content
             } else {
-                request.messages.push(rebuilt);
-            }
+                text
+            };
+            request.messages.push(Message { role: message.role, content, tool_calls: message.tool_calls.clone(), tool_call_id: message.tool_call_id.clone() });
         }
         if quotes.next().is_some() {
             return Err("a quote names a message it does not have");
@@ -159,7 +160,7 @@ pub fn request_at(events: &[Event], position: usize) -> Result<ChatRequest, Stri
     let mut at = position;
     loop {
         let Some(EventKind::LlmRequest { request, .. }) = events.get(at).map(|e| &e.kind) else {
-            return Err(damaged("it builds on an event that is not a model request"));
+            return Err(damaged(if at == position { "it is not a model request" } else { "it builds on an event that is not a model request" }));
         };
         chain.push((at, request));
         if request.base_back == 0 {
@@ -177,7 +178,6 @@ pub fn request_at(events: &[Event], position: usize) -> Result<ChatRequest, Stri
 /// A request that changes only by being cut back and appended to, remembering how much of it
 /// is unchanged since it was last recorded. The loop keeps one per run and extends it step by
 /// step; `record` turns exactly the changes made into the next `RequestRecord`.
-#[derive(Debug, Clone)]
 pub struct GrowingRequest {
     request: ChatRequest,
     /// Position in the run's trace of the event it was last recorded as.

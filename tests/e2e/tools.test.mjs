@@ -33,6 +33,8 @@ test('a Wikipedia question runs blue then green and ends with the answer', async
   // rebuilds exactly the messages the server received.
   const second = page.locator('[data-kind="llm_request"]').nth(1);
   await second.locator('summary').click();
+  // Filled when the details' toggle event arrives, a moment after the click.
+  await second.locator('pre', { hasText: '[System]' }).waitFor();
   const role = (r) => r[0].toUpperCase() + r.slice(1);
   assert.equal(await second.locator('pre').textContent(), sent[1].body.messages.map((m) => `[${role(m.role)}]\n${m.content}`).join('\n\n'));
   assert.equal(await page.locator('.bubble.assistant .text').textContent(), 'Python is a programming language created by Guido van Rossum.');
