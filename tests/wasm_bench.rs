@@ -58,11 +58,15 @@ async fn yield_to_browser() {
 async fn agent_overhead_per_step_in_wasm() {
     let big = big_observation();
     console_log!("agent overhead per step in WASM (headless Chromium, release profile; scripted model, instant tool)");
-    console_log!("  clock: performance.now() steps by {:.1} µs (crossOriginIsolated: {})", clock_step_us(), cross_origin_isolated());
+    let clock_step = clock_step_us();
+    console_log!("  clock: performance.now() steps by {clock_step:.1} µs (crossOriginIsolated: {})", cross_origin_isolated());
+    if clock_step > 10.0 {
+        console_log!("  (a window of ten steps reads only to {:.0} µs/step with this clock: run through scripts/bench-wasm)", clock_step / 10.0);
+    }
 
     // Whole runs, timed in batches long enough for any clock step.
     for (label, obs) in [("short observations", SHORT_OBSERVATION), ("4 KB observations", big.as_str())] {
-        for (steps, batch, samples) in [(10usize, 100usize, 20usize), (100, 2, 10)] {
+        for (steps, batch, samples) in [(10usize, 100usize, 20usize), (100, 1, 30)] {
             let us = per_step(Strategy::React, steps, obs, batch, samples, NOW).await;
             console_log!("  {steps:>3} steps, {label:<18}: {us:>8.2} µs/step (batches of {batch} runs, best of {samples})");
             yield_to_browser().await;
