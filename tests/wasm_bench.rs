@@ -8,7 +8,7 @@
 #[path = "../benches/support/mod.rs"]
 mod support;
 
-use support::{big_observation, early_and_late, per_step, Now, SHORT_OBSERVATION};
+use support::{big_observation, long_run, per_step, LongRun, Now, SHORT_OBSERVATION};
 use thoughtline::agent::Strategy;
 use wasm_bindgen_test::*;
 
@@ -54,42 +54,63 @@ async fn yield_to_browser() {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
+/// Runs every strategy with both observations until `ms` have passed, yielding between runs.
+/// V8 first runs WASM from a quick baseline compile and swaps in optimised code for hot
+/// functions, compiled on background threads: in the first second here, runs took 2 to 5
+/// times as long as after it.
+async fn warm_up(big: &str, ms: f64) {
+    let start = now_ms();
+    while now_ms() - start < ms {
+        for strategy in Strategy::ALL {
+            for obs in [SHORT_OBSERVATION, big] {
+                support::run_scripted(strategy, 100, obs, NOW, &()).await;
+            }
+        }
+        yield_to_browser().await;
+    }
+}
+
 #[wasm_bindgen_test]
 async fn agent_overhead_per_step_in_wasm() {
     let big = big_observation();
+    warm_up(&big, 2000.0).await;
     console_log!("agent overhead per step in WASM (headless Chromium, release profile; scripted model, instant tool)");
     let clock_step = clock_step_us();
     console_log!("  clock: performance.now() steps by {clock_step:.1} µs (crossOriginIsolated: {})", cross_origin_isolated());
     if clock_step > 10.0 {
-        console_log!("  (a window of ten steps reads only to {:.0} µs/step with this clock: run through scripts/bench-wasm)", clock_step / 10.0);
+        console_log!("  (a span of ten steps reads only to {:.0} µs/step with this clock: run through scripts/bench-wasm)", clock_step / 10.0);
     }
 
-    // Whole runs, timed in batches long enough for any clock step.
+    // Short runs, timed in batches long enough for any clock step.
     for (label, obs) in [("short observations", SHORT_OBSERVATION), ("4 KB observations", big.as_str())] {
-        for (steps, batch, samples) in [(10usize, 100usize, 20usize), (100, 1, 30)] {
-            let us = per_step(Strategy::React, steps, obs, batch, samples, NOW).await;
-            console_log!("  {steps:>3} steps, {label:<18}: {us:>8.2} µs/step (batches of {batch} runs, best of {samples})");
-            yield_to_browser().await;
-        }
+        let us = per_step(Strategy::React, 10, obs, 20, 50, NOW).await;
+        console_log!("   10 steps, {label:<18}: {us:>8.2} µs/step (batches of 20 runs, best of 50)");
+        yield_to_browser().await;
     }
 
-    // Is the cost flat as the run grows? Ten steps early against ten late, best of 20 runs.
-    let growth = |label: String, (early, late): (f64, f64)| {
-        console_log!("  {label}: steps 2-11 {early:>7.2} µs/step, steps 90-99 {late:>7.2} µs/step (×{:.2})", late / early);
+    // Long runs: all steps, and is the cost flat as the run grows? Spans of ten steps, best of 40.
+    let long = |label: String, run: LongRun| {
+        console_log!(
+            "  {label}: {:>8.2} µs/step; steps 2-11 {:>7.2} µs/step, steps 90-99 {:>7.2} µs/step (×{:.2})",
+            run.all,
+            run.early,
+            run.late,
+            run.late / run.early
+        );
     };
     for (label, obs) in [("short observations", SHORT_OBSERVATION), ("4 KB observations", big.as_str())] {
-        growth(format!("100-step run, {label:<18}"), early_and_late(Strategy::React, 100, obs, 20, NOW).await);
+        long(format!("100 steps, {label:<18}"), long_run(Strategy::React, 100, obs, 40, NOW).await);
         yield_to_browser().await;
     }
     for strategy in [Strategy::ToolCalling, Strategy::PlanReact] {
         let name = strategy.label().split(' ').next().unwrap_or("");
-        growth(format!("100 steps × 4 KB, {name:<15}"), early_and_late(strategy, 100, &big, 20, NOW).await);
+        long(format!("100 steps × 4 KB, {name:<11}"), long_run(strategy, 100, &big, 40, NOW).await);
         yield_to_browser().await;
     }
 
-    console_log!("agent overhead per step by strategy (10 steps, short observations, batches of 100 runs, best of 20)");
+    console_log!("agent overhead per step by strategy (10 steps, short observations, batches of 20 runs, best of 50)");
     for strategy in Strategy::ALL {
-        let us = per_step(strategy, 10, SHORT_OBSERVATION, 100, 20, NOW).await;
+        let us = per_step(strategy, 10, SHORT_OBSERVATION, 20, 50, NOW).await;
         console_log!("  {:<32}: {us:>8.2} µs/step", strategy.label());
         yield_to_browser().await;
     }
