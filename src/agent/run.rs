@@ -474,10 +474,10 @@ impl<'a, 'r> Run<'a, 'r> {
         }
     }
 
-    /// Records the final answer. `prose`: the reply was plain prose read as a direct answer.
-    fn answer(&self, step: u32, answer: String, prose: bool) -> Flow {
+    /// Records the final answer. `direct`: the reply was plain prose read as a direct answer.
+    fn answer(&self, step: u32, answer: String, direct: bool) -> Flow {
         let used_tools = self.count_so_far(|kind| matches!(kind, EventKind::ToolResult { .. })) > 0;
-        let source = if used_tools && !prose { AnswerSource::Model } else { AnswerSource::Direct };
+        let source = if used_tools && !direct { AnswerSource::Model } else { AnswerSource::Direct };
         self.rec.record(step, self.rec.now(), EventKind::FinalAnswer { answer, source });
         self.rec.stop(step, StopReason::Answered);
         Flow::Done
