@@ -114,6 +114,22 @@ pub async fn run_scripted(strategy: Strategy, steps: usize, observation: &str, n
     trace
 }
 
+/// Runs every strategy, 100 steps with each observation, until `ms` have passed, so that the
+/// figures after it see the code and the allocator as a long session would: optimised (a
+/// browser first runs WASM from a baseline compile) and with the heap already grown (natively,
+/// runs of 4 KB observations read up to half again as long before the first long run).
+pub async fn warm_up(ms: f64, now: Now) {
+    let big = big_observation();
+    let start = now();
+    while now() - start < ms {
+        for strategy in Strategy::ALL {
+            for observation in [SHORT_OBSERVATION, big.as_str()] {
+                run_scripted(strategy, 100, observation, now, &()).await;
+            }
+        }
+    }
+}
+
 /// µs per step of `steps`-step runs: `batch` runs in a row are timed together (so a coarse
 /// clock still resolves them), and the best of `samples` such batches is kept (the least
 /// disturbed by the machine), after one run to warm up.
