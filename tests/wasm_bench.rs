@@ -44,7 +44,7 @@ fn cross_origin_isolated() -> bool {
     js_sys::Reflect::get(&js_sys::global(), &"crossOriginIsolated".into()).map(|v| v.is_truthy()).unwrap_or(false)
 }
 
-/// Lets the page breathe between measurements, so its output shows as it comes.
+/// Gives the page's event loop a turn between measurements, which otherwise hold it for seconds.
 async fn yield_to_browser() {
     let promise = js_sys::Promise::new(&mut |resolve, _reject| {
         if let Some(window) = web_sys::window() {

@@ -1,4 +1,4 @@
-//! The agent-overhead bench's parts, shared by the native bench (`benches/agent.rs`, run by
+//! The agent-overhead bench's parts, for the native bench (`benches/agent.rs`, run by
 //! `cargo bench`) and the WASM one (`tests/wasm_bench.rs`, run by `scripts/bench-wasm`): a
 //! scripted model that answers at once, an instant tool, a clock whose timers never fire, and
 //! the timing of whole runs and of single steps. Everything measured is the agent's own work
