@@ -1,6 +1,8 @@
 //! `cargo bench`: the agent's own overhead per ReAct step (a scripted model that answers at
 //! once and an instant tool, so all the time measured is ours: prompt building, parsing,
-//! tracing) and the parser's throughput on realistic replies. Prints figures; asserts nothing.
+//! tracing), how the cost and the stored trace grow over a long run, and the parser's
+//! throughput on realistic replies. Prints figures; the only check is on stored size (bytes,
+//! not time): a long run's trace stays within twice the new text of the run.
 
 use std::cell::Cell;
 use std::hint::black_box;
@@ -124,16 +126,49 @@ impl thoughtline::agent::RunObserver for StepTimes {
 }
 
 /// Per-step durations (µs) of a `steps`-long run, each the minimum over `repeats` runs.
-fn step_gaps(steps: usize, observation: &str, repeats: usize) -> Vec<f64> {
+fn step_gaps(strategy: Strategy, steps: usize, observation: &str, repeats: usize) -> Vec<f64> {
     let mut best = vec![f64::MAX; steps - 1];
     for _ in 0..repeats {
         let times = StepTimes(Default::default());
-        run_with(steps, observation, &times);
+        run_strategy(strategy, steps, observation, &times);
         for (i, w) in times.0.borrow().windows(2).enumerate() {
             best[i] = best[i].min((w[1] - w[0]).as_secs_f64() * 1e6);
         }
     }
     best
+}
+
+/// Bytes the trace of a 100-step run with 4 KB observations takes as JSON (as exported and
+/// saved): per step early and late, and in all against the text that is new in the run.
+fn stored_size(observation: &str) {
+    use thoughtline::agent::EventKind;
+    let trace = run_with(100, observation, &());
+    let mut per_step = vec![0usize; 101];
+    for event in &trace.events {
+        per_step[event.step as usize] += serde_json::to_string(event).map_or(0, |json| json.len());
+    }
+    let mean = |r: std::ops::RangeInclusive<usize>| r.clone().map(|i| per_step[i]).sum::<usize>() as f64 / 10.0;
+    let stored = serde_json::to_string(&trace).map_or(0, |json| json.len());
+    let first_request = trace.events.iter().position(|e| matches!(e.kind, EventKind::LlmRequest { .. })).unwrap_or(0);
+    let system = thoughtline::agent::trace::request_at(&trace.events, first_request).map_or(0, |r| r.messages[0].content.len());
+    let new_text: usize = system
+        + trace
+            .events
+            .iter()
+            .map(|e| match &e.kind {
+                EventKind::LlmResponse { text, .. } => text.len(),
+                EventKind::ToolResult { observation, .. } => observation.len(),
+                _ => 0,
+            })
+            .sum::<usize>();
+    let ratio = stored as f64 / new_text as f64;
+    println!("stored trace (JSON), 100 steps, 4 KB observations");
+    println!("  steps 1-10 {:>8.0} B/step, steps 91-100 {:>8.0} B/step", mean(1..=10), mean(91..=100));
+    println!(
+        "  total {stored} B = {ratio:.2}× the new text ({new_text} B: system prompt, replies, observations): {}",
+        if ratio <= 2.0 { "within 2×" } else { "OVER 2×" }
+    );
+    assert!(ratio <= 2.0, "the stored trace grew beyond twice the new text");
 }
 
 fn main() {
@@ -148,15 +183,19 @@ fn main() {
     }
 
     // Is the cost flat as the run grows? Time each step from one model request to the next.
-    for (label, obs) in [("short observations", small), ("4 KB observations", big.as_str())] {
-        let gaps = step_gaps(100, obs, 20);
+    let growth = |strategy: Strategy, label: &str, obs: &str| {
+        let gaps = step_gaps(strategy, 100, obs, 20);
         let mean = |r: std::ops::Range<usize>| r.clone().map(|i| gaps[i]).sum::<f64>() / r.len() as f64;
-        println!(
-            "  100-step run, {label:<18}: steps 2-11 {:>7.2} µs/step, steps 90-99 {:>7.2} µs/step",
-            mean(0..10),
-            mean(88..98)
-        );
+        let (early, late) = (mean(0..10), mean(88..98));
+        println!("  {label}: steps 2-11 {early:>7.2} µs/step, steps 90-99 {late:>7.2} µs/step (×{:.2})", late / early);
+    };
+    for (label, obs) in [("short observations", small), ("4 KB observations", big.as_str())] {
+        growth(Strategy::React, &format!("100-step run, {label:<18}"), obs);
     }
+    for strategy in [Strategy::ToolCalling, Strategy::PlanReact] {
+        growth(strategy, &format!("100 steps × 4 KB, {:<15}", strategy.label().split(' ').next().unwrap_or("")), big.as_str());
+    }
+    stored_size(big.as_str());
 
     println!("agent overhead per step by strategy (10 steps, short observations, best of 200 runs)");
     for strategy in Strategy::ALL {

@@ -81,9 +81,18 @@ pub async fn copy_text(text: &str) -> Result<(), String> {
         .map_err(|_| "The browser refused clipboard access; use Export instead.".to_string())
 }
 
-/// The text of the first file chosen in a file input.
-pub async fn read_chosen_file(input: &web_sys::HtmlInputElement) -> Result<String, String> {
+/// The text of the first file chosen in a file input, refused unread when it is larger than
+/// `limit` bytes.
+pub async fn read_chosen_file(input: &web_sys::HtmlInputElement, limit: f64) -> Result<String, String> {
     let file = input.files().and_then(|f| f.get(0)).ok_or("No file was chosen.")?;
+    let mb = |bytes: f64| bytes / (1024.0 * 1024.0);
+    if file.size() > limit {
+        return Err(format!(
+            "This file is {:.1} MB; Thoughtline opens exported runs of up to {:.0} MB, so it was not read.",
+            mb(file.size()),
+            mb(limit)
+        ));
+    }
     let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.map_err(|_| "The file could not be read.".to_string())?;
     Ok(text.as_string().unwrap_or_default())
 }

@@ -8,6 +8,7 @@ pub mod agent;
 pub mod llm;
 pub mod markdown;
 pub mod net;
+pub mod secrets;
 pub mod tools;
 pub mod storage;
 pub mod ui;

@@ -88,6 +88,31 @@ async fn fetch_reads_status_body_and_headers() {
 }
 
 #[wasm_bindgen_test]
+async fn open_sends_any_request_and_reads_exposed_headers_and_the_body_in_chunks() {
+    use thoughtline::net::{Fetch, HttpRequest};
+    let url = format!("{}/s/web/echo/202", server());
+    let headers = vec![("Authorization".to_string(), "Bearer xyz".to_string())];
+    let mut response = http::BrowserFetch.open(HttpRequest { method: "POST", url: &url, headers: &headers, body: Some("{}") }).await.unwrap();
+    assert_eq!(response.status(), 202);
+    assert_eq!(response.header("Retry-After").as_deref(), Some("7"), "exposed by the server's CORS headers");
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.unwrap() {
+        body.extend(chunk);
+    }
+    let echoed: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!((echoed["method"].as_str(), echoed["auth"].as_str()), (Some("POST"), Some("Bearer xyz")));
+}
+
+/// Only the "down" half: this runner's page is cross-origin isolated (COEP require-corp), which
+/// blocks the opaque answers the probe relies on. `tests/e2e/mcp.test.mjs` checks that a server
+/// without CORS is found reachable, from the real page.
+#[wasm_bindgen_test]
+async fn reachable_says_no_when_nothing_answers() {
+    use thoughtline::net::Fetch;
+    assert_eq!(http::BrowserFetch.reachable("http://127.0.0.1:9/mcp").await, Some(false));
+}
+
+#[wasm_bindgen_test]
 async fn fetch_to_a_closed_port_fails_without_panicking() {
     assert!(http::post("http://127.0.0.1:9/v1/chat/completions", &[], "{}").await.is_err());
 }
@@ -350,6 +375,51 @@ async fn the_key_reaches_no_trace_event() {
         let json = serde_json::to_string(&trace).unwrap();
         assert!(!json.contains("sk-web-secret"), "{json}");
     }
+}
+
+#[wasm_bindgen_test]
+async fn a_key_echoed_in_an_error_is_masked() {
+    for (scope, preset) in [("echo-openai", Preset::OpenAi), ("echo-anthropic", Preset::Anthropic)] {
+        script(scope, serde_json::json!([{ "status": 401, "echo_key": true }])).await;
+        let err = client(scope, preset, true).complete(&request(), &|_| {}).await.unwrap_err();
+        assert_eq!(err.kind, LlmErrorKind::Auth, "{scope}");
+        assert!(!err.message.contains("sk-web-secret"), "{scope}: {}", err.message);
+        assert!(err.message.contains("*************"), "{scope}: {}", err.message);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_redirect_is_not_followed_and_its_target_is_named() {
+    // Anthropic's key travels in x-api-key, which a browser would keep on a redirect.
+    let target = format!("{}/s/redir/elsewhere/v1/messages", server());
+    script("redir", serde_json::json!([{ "redirect": 307, "location": target }, { "text": "never" }])).await;
+    let err = client("redir", Preset::Anthropic, true).complete(&request(), &|_| {}).await.unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::Redirected { to: Some(target.clone()) });
+    assert!(err.message.contains(&format!("redirect to {target}")), "{}", err.message);
+    let resp = http::send("GET", &format!("{}/s/redir/__seen", server()), &[], None).await.unwrap();
+    let seen: Vec<serde_json::Value> = serde_json::from_str(&resp.body).unwrap();
+    for r in seen.iter().filter(|r| r["path"].as_str().unwrap_or("").contains("/elsewhere/")) {
+        assert_eq!(r["method"], "GET", "only the bare probe reached the target");
+        assert!(!r["headers"].to_string().contains("sk-web-secret"), "{r}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn an_error_body_that_stalls_ends_at_the_silence_limit() {
+    script("stall-401", serde_json::json!([{ "status": 401, "stall_body": true }])).await;
+    let c = connect("stall-401", Preset::OpenAi, true, Connection { timeout_s: 1.0, stream: false, ..Connection::default() });
+    let (reply, _) = complete(&c).await;
+    assert_eq!(reply.unwrap_err().kind, LlmErrorKind::Auth);
+}
+
+#[wasm_bindgen_test]
+async fn an_endless_stream_is_cut_at_the_size_limit() {
+    script("endless", serde_json::json!([{ "endless": true }])).await;
+    let c = connect("endless", Preset::OpenAi, true, Connection { max_reply_kb: 64, ..Connection::default() });
+    let (reply, log) = complete(&c).await;
+    let err = reply.unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::TooLarge { limit_kb: 64 });
+    assert!(!log.is_empty(), "the text was shown as it came");
 }
 
 mod tools {

@@ -11,6 +11,7 @@ pub mod model;
 pub mod parse;
 pub mod plan;
 pub mod prompt;
+pub mod request_record;
 pub mod run;
 pub mod settings;
 pub mod time;

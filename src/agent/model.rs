@@ -81,20 +81,18 @@ impl Message {
     }
 }
 
-/// Everything a provider needs for one completion. It is recorded in the trace as sent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Everything a provider needs for one completion. The trace records it as a `RequestRecord`
+/// (what it adds to the run's previous request), from which `trace::request_at` rebuilds it.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatRequest {
     pub messages: Vec<Message>,
     /// Stop sequences. The agent also enforces `Observation:` itself, since some servers ignore stop.
     pub stop: Vec<String>,
     pub temperature: f32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
     /// Functions the model may call natively (tool-calling strategy); empty otherwise.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<ToolSpec>,
     /// Structured output: the reply must be JSON matching this schema.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_format: Option<JsonFormat>,
 }
 
@@ -118,7 +116,7 @@ pub struct Usage {
 
 impl Usage {
     pub fn total(&self) -> u32 {
-        self.prompt_tokens + self.completion_tokens
+        self.prompt_tokens.saturating_add(self.completion_tokens)
     }
 }
 
@@ -158,6 +156,11 @@ pub enum LlmErrorKind {
     BadResponse,
     /// The model answered with nothing at all.
     Empty,
+    /// The reply passed the size limit in Settings ("Largest model reply") and was cut off.
+    TooLarge { limit_kb: u32 },
+    /// The provider answered with a redirect, which is not followed with the key attached;
+    /// `to` is where it pointed, when the browser could find out.
+    Redirected { to: Option<String> },
     /// The provider or model does not accept native tool calls (`tools`).
     ToolsUnsupported,
     /// The caller asked to stop.

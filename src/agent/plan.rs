@@ -436,6 +436,16 @@ fn find_tags(text: &str) -> Vec<Tag> {
     tags
 }
 
+/// Whether the reply has an opening tag in a form only the section format uses: `/*ACTION*/`
+/// or `<ACTION>`. Labels such as `Action:` or `## Final Answer` are shared with ReAct, so
+/// they do not count. The ReAct parser reads a reply with such tags through
+/// [`parse_sections`].
+pub fn has_tags(text: &str) -> bool {
+    find_tags(text)
+        .iter()
+        .any(|t| !t.closing && matches!(t.form, Form::Adk | Form::AdkUnclosed | Form::Xml))
+}
+
 // ---------------------------------------------------------------------------
 // Cleaning section text
 // ---------------------------------------------------------------------------

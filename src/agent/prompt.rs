@@ -1,17 +1,23 @@
 //! Builds what the model sees from the trace, for each strategy: the system prompt (tools and
-//! format rules), earlier turns as memory, the question, and this run's steps. Pure and derived:
-//! there is no scratchpad kept anywhere else, so what the trace shows is what the model saw.
+//! format rules), earlier turns as memory, the question, and this run's steps. Derived: the
+//! request is written from the trace's events alone, and no scratchpad is kept anywhere else,
+//! so what the trace shows is what the model saw.
 //!
 //! The text strategies (ReAct, Plan-ReAct) send the steps as one scratchpad of replies and
 //! `Observation:` lines; native tool calling sends them as assistant `tool_calls` turns and
 //! `tool` messages, answering every call in order.
+//!
+//! A run keeps one `Prompt`, and each step extends the last step's request by the events since
+//! instead of rebuilding it from all of them, so a step costs the same late in a long run as
+//! early. The changes go through `GrowingRequest`, which records them for the trace.
 
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::model::{ChatRequest, JsonFormat, Message, ToolSpec};
+use super::model::{ChatRequest, JsonFormat, Message, ToolCall, ToolSpec};
+use super::request_record::{GrowingRequest, RequestRecord};
 use super::settings::{AgentSettings, Strategy};
 use super::tool::Tool;
 use super::trace::{Event, EventKind, LlmPurpose};
@@ -114,10 +120,6 @@ impl PromptInput<'_> {
     pub fn structured(&self) -> bool {
         self.strategy == Strategy::React && self.settings.structured_output
     }
-
-    fn steps(&self) -> impl Iterator<Item = &Event> {
-        self.earlier.iter().chain(self.events)
-    }
 }
 
 /// An earlier question and its answer, kept as conversation memory.
@@ -129,7 +131,13 @@ pub struct Turn {
 
 /// Fills the template's placeholders from the tools and the settings.
 pub fn render_system(template: &str, tools: &[&dyn Tool], settings: &AgentSettings) -> String {
-    let mut list = tools.iter().map(|t| format!("- {}: {}", t.name(), t.description())).collect::<Vec<_>>();
+    let mut list = tools
+        .iter()
+        .map(|t| match t.input_hint() {
+            Some(hint) => format!("- {}: {} Input: {hint}", t.name(), t.description()),
+            None => format!("- {}: {}", t.name(), t.description()),
+        })
+        .collect::<Vec<_>>();
     if settings.ask_clarifying {
         list.push(format!("- {ASK_PERSON}: {ASK_PERSON_DESCRIPTION}"));
     }
@@ -183,9 +191,8 @@ fn cut_marker(limit: usize, total: usize) -> String {
 
 /// The first `limit` characters of `text`, and its length in characters when it is longer.
 ///
-/// This runs for every observation on every step, so it counts UTF-8 lead bytes instead of
-/// decoding chars: a text of at most `limit` bytes cannot be too long, and the rest is a
-/// plain byte scan.
+/// This runs for every observation, so it counts UTF-8 lead bytes instead of decoding chars: a
+/// text of at most `limit` bytes cannot be too long, and the rest is a plain byte scan.
 fn split_observation(text: &str, limit: usize) -> (&str, Option<usize>) {
     if text.len() <= limit {
         return (text, None);
@@ -225,96 +232,6 @@ pub fn observation_for(kind: &EventKind, limit: usize) -> Option<Cow<'_, str>> {
         _ => None,
     };
     owned.map(Cow::Owned)
-}
-
-/// The steps as text: each reply of the model followed by what it observed, ending with
-/// "Thought:" so the model continues the pattern. Empty before the first step.
-pub fn scratchpad<'e>(events: impl IntoIterator<Item = &'e Event>, observation_limit: usize) -> String {
-    let mut out = String::new();
-    write_scratchpad(events, observation_limit, &mut out);
-    out
-}
-
-/// Appends the scratchpad to `out`: the prompt is built in one buffer, without an
-/// intermediate copy of what can be hundreds of kilobytes late in a long run.
-fn write_scratchpad<'e>(events: impl IntoIterator<Item = &'e Event>, observation_limit: usize, out: &mut String) {
-    let start = out.len();
-    // Replies to a tool's own model calls are not steps of the agent.
-    let mut in_step_call = false;
-    for event in events {
-        match &event.kind {
-            EventKind::LlmRequest { purpose, .. } => in_step_call = *purpose == LlmPurpose::Step,
-            EventKind::LlmResponse { text, .. } if in_step_call => {
-                out.push_str(text.trim_end());
-                out.push('\n');
-            }
-            // The common case, written straight into the prompt: no copy per observation.
-            EventKind::ToolResult { observation, .. } => {
-                let (kept, cut) = split_observation(observation, observation_limit);
-                out.push_str(OBSERVATION);
-                out.push(' ');
-                if let Some(total) = cut {
-                    out.push_str(kept);
-                    out.push_str(&cut_marker(observation_limit, total));
-                } else {
-                    out.push_str(kept.trim_end());
-                }
-                out.push_str("\nThought:\n");
-            }
-            kind => {
-                if let Some(obs) = observation_for(kind, observation_limit) {
-                    out.push_str(OBSERVATION);
-                    out.push(' ');
-                    out.push_str(obs.trim_end());
-                    out.push_str("\nThought:\n");
-                }
-            }
-        }
-    }
-    if out.len() > start && out.ends_with("Thought:\n") {
-        out.pop();
-    }
-}
-
-/// The steps as native tool-calling turns: every assistant turn that called tools, followed by
-/// one `tool` message per call, in order. A call that got no result (the run stopped to ask the
-/// person first) is answered with a note, since providers reject unanswered calls.
-pub fn native_messages<'e>(events: impl IntoIterator<Item = &'e Event>, observation_limit: usize) -> Vec<Message> {
-    const NOT_RUN: &str = "This call was not run.";
-    let mut messages = Vec::new();
-    let mut open: Vec<String> = Vec::new();
-    let mut in_step_call = false;
-    let close = |messages: &mut Vec<Message>, open: &mut Vec<String>| {
-        for id in open.drain(..) {
-            messages.push(Message::tool_result(id, NOT_RUN));
-        }
-    };
-    for event in events {
-        match &event.kind {
-            EventKind::LlmRequest { purpose, .. } => in_step_call = *purpose == LlmPurpose::Step,
-            EventKind::LlmResponse { text, tool_calls, .. } if in_step_call => {
-                close(&mut messages, &mut open);
-                if tool_calls.is_empty() {
-                    messages.push(Message::assistant(text.trim_end()));
-                } else {
-                    open = tool_calls.iter().rev().map(|c| c.id.clone()).collect();
-                    messages.push(Message::assistant_calls(text.trim_end(), tool_calls.clone()));
-                }
-            }
-            kind => {
-                if let Some(obs) = observation_for(kind, observation_limit) {
-                    match open.pop() {
-                        Some(id) => messages.push(Message::tool_result(id, obs.trim_end())),
-                        // An observation with no call to answer (a reply to a question asked in
-                        // text): it goes to the model as the person's words.
-                        None => messages.push(Message::user(obs.trim_end())),
-                    }
-                }
-            }
-        }
-    }
-    close(&mut messages, &mut open);
-    messages
 }
 
 /// The function definitions for native tool calling.
@@ -393,51 +310,190 @@ pub fn history_messages(history: &[Turn], budget: usize) -> Vec<Message> {
         .collect()
 }
 
-/// Everything the model receives for the next step of a run.
-pub fn build_request(p: &PromptInput<'_>) -> ChatRequest {
-    let settings = p.settings;
-    let template = match p.strategy {
-        Strategy::React => match &settings.system_template {
-            Some(own) => own.as_str(),
-            None if p.structured() => STRUCTURED_SYSTEM_TEMPLATE,
-            None => DEFAULT_SYSTEM_TEMPLATE,
-        },
-        Strategy::PlanReact => PLAN_SYSTEM_TEMPLATE,
-        Strategy::ToolCalling => NATIVE_SYSTEM_TEMPLATE,
-    };
-    let mut messages = vec![Message::system(render_system(template, p.tools, settings))];
-    messages.extend(history_messages(p.history, settings.history_budget));
-    let mut request = ChatRequest::new(Vec::new(), settings.temperature, settings.max_tokens);
+/// Said for a native call that got no result (the run stopped to ask the person first), since
+/// providers reject unanswered calls.
+const NOT_RUN: &str = "This call was not run.";
 
-    if p.strategy == Strategy::ToolCalling {
+/// Put before the first step of the scratchpad.
+const INTRO: &str = "\n\nYour work so far (the person sees only your Final Answer):\n";
+
+/// A run's request, kept from one step to the next: each step's request is the previous one
+/// extended by the events since, not rebuilt from all of them (which made every step cost as
+/// much as the whole run so far). It is still derived from the trace alone, event by event, and
+/// the trace is append-only, so what was written for an event never changes.
+///
+/// The text strategies (ReAct, Plan-ReAct) write the steps into the user message as a
+/// scratchpad: each reply of the model, then `Observation:` and what it observed, then
+/// "Thought:" so the model continues the pattern. Native tool calling writes an assistant turn
+/// per reply (with its `tool_calls`) and one `tool` message per call, in call order.
+pub struct Prompt {
+    growing: GrowingRequest,
+    strategy: Strategy,
+    /// Events read so far: the continued run's, then this run's.
+    read: usize,
+    /// The events read end inside one of the agent's own model calls (a tool's are not steps).
+    in_step_call: bool,
+    /// Where the steps written so far end (messages, and bytes of the last one): what comes
+    /// after (the last-answer request, notes for unanswered calls) is cut before the next steps.
+    steps_end: (usize, usize),
+    /// Text strategies: what goes before the next piece of scratchpad (the intro before the
+    /// first, the line break after "Thought:"), written only once a piece follows.
+    pending: &'static str,
+    /// Native calling: ids of the calls still waiting for a result, the first call last.
+    open: Vec<String>,
+}
+
+impl Prompt {
+    /// The request for the first step (or after a change of strategy): system prompt, memory,
+    /// the question, and the steps so far.
+    pub fn new(p: &PromptInput<'_>) -> Prompt {
+        let settings = p.settings;
+        let template = match p.strategy {
+            Strategy::React => match &settings.system_template {
+                Some(own) => own.as_str(),
+                None if p.structured() => STRUCTURED_SYSTEM_TEMPLATE,
+                None => DEFAULT_SYSTEM_TEMPLATE,
+            },
+            Strategy::PlanReact => PLAN_SYSTEM_TEMPLATE,
+            Strategy::ToolCalling => NATIVE_SYSTEM_TEMPLATE,
+        };
+        let mut messages = vec![Message::system(render_system(template, p.tools, settings))];
+        messages.extend(history_messages(p.history, settings.history_budget));
         messages.push(Message::user(p.question));
-        messages.extend(native_messages(p.steps(), settings.observation_limit));
-        if p.last_answer {
-            messages.push(Message::user(LAST_ANSWER_NATIVE));
+        let steps_end = (messages.len(), p.question.len());
+        let mut request = ChatRequest::new(messages, settings.temperature, settings.max_tokens);
+        let native = p.strategy == Strategy::ToolCalling;
+        if native {
+            request.tools = tool_specs(p.tools, settings);
+        } else {
+            request.stop = vec![OBSERVATION.to_string()];
         }
-        request.tools = tool_specs(p.tools, settings);
-    } else {
-        let mut user = String::with_capacity(p.question.len() + 256);
-        user.push_str(p.question);
-        const INTRO: &str = "\n\nYour work so far (the person sees only your Final Answer):\n";
-        user.push_str(INTRO);
-        let before = user.len();
-        write_scratchpad(p.steps(), settings.observation_limit, &mut user);
-        if user.len() == before {
-            user.truncate(before - INTRO.len());
+        let growing = GrowingRequest::new(request);
+        let pending = if native { "" } else { INTRO };
+        let mut prompt = Prompt { growing, strategy: p.strategy, read: 0, in_step_call: false, steps_end, pending, open: Vec::new() };
+        prompt.update(p);
+        prompt
+    }
+
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    pub fn request(&self) -> &ChatRequest {
+        self.growing.request()
+    }
+
+    /// The record of the request as it is now, for the trace at `position` (see `GrowingRequest`).
+    pub fn record(&mut self, position: usize) -> RequestRecord {
+        self.growing.record(position)
+    }
+
+    /// Brings the request up to date: writes the events not read yet, then what the step asks
+    /// for at the end.
+    pub fn update(&mut self, p: &PromptInput<'_>) {
+        let (messages, text) = self.steps_end;
+        self.growing.cut_messages(messages);
+        self.growing.cut_text(text);
+        let limit = p.settings.observation_limit;
+        let earlier = p.earlier.len();
+        let (first, then) = match self.read.checked_sub(earlier) {
+            None => (&p.earlier[self.read..], p.events),
+            Some(own) => (p.events.get(own..).unwrap_or_default(), &[][..]),
+        };
+        for (n, event) in first.iter().chain(then).enumerate() {
+            // Only this run's events can be quoted: the trace it is recorded in starts here.
+            let source = (self.read + n).checked_sub(earlier).map(|position| (position, &event.kind));
+            match &event.kind {
+                EventKind::LlmRequest { purpose, .. } => self.in_step_call = *purpose == LlmPurpose::Step,
+                EventKind::LlmResponse { text, tool_calls, .. } if self.in_step_call => self.write_reply(text, tool_calls, source),
+                kind => self.write_observation(kind, limit, source),
+            }
         }
-        if p.last_answer {
-            user.push_str("\n\n");
-            user.push_str(LAST_ANSWER_REQUEST);
-        }
-        messages.push(Message::user(user));
-        request.stop = vec![OBSERVATION.to_string()];
-        if p.structured() && !p.last_answer {
-            request.json_format = Some(step_schema(&tool_names(p.tools, settings)));
+        self.read = earlier + p.events.len();
+        let request = self.growing.request();
+        self.steps_end = (request.messages.len(), request.messages.last().map_or(0, |m| m.content.len()));
+
+        if self.strategy == Strategy::ToolCalling {
+            for id in self.open.iter().rev() {
+                self.growing.push_message(Message::tool_result(id.clone(), NOT_RUN));
+            }
+            if p.last_answer {
+                self.growing.push_message(Message::user(LAST_ANSWER_NATIVE));
+            }
+        } else {
+            if p.last_answer {
+                self.growing.push_text("\n\n");
+                self.growing.push_text(LAST_ANSWER_REQUEST);
+            }
+            let schema = p.structured() && !p.last_answer;
+            if schema != self.growing.request().json_format.is_some() {
+                self.growing.set_json_format(schema.then(|| step_schema(&tool_names(p.tools, p.settings))));
+            }
         }
     }
-    request.messages = messages;
-    request
+
+    fn write_reply(&mut self, text: &str, tool_calls: &[ToolCall], source: Option<(usize, &EventKind)>) {
+        if self.strategy != Strategy::ToolCalling {
+            self.open_piece();
+            self.growing.push_from(text.trim_end(), source);
+            self.growing.push_text("\n");
+            return;
+        }
+        // Calls of the previous turn that got no result are answered before the next turn.
+        for id in self.open.drain(..).rev() {
+            self.growing.push_message(Message::tool_result(id, NOT_RUN));
+        }
+        self.open = tool_calls.iter().rev().map(|c| c.id.clone()).collect();
+        self.growing.push_message(Message::assistant_calls("", tool_calls.to_vec()));
+        self.growing.push_from(text.trim_end(), source);
+    }
+
+    fn write_observation(&mut self, kind: &EventKind, limit: usize, source: Option<(usize, &EventKind)>) {
+        match kind {
+            // The common case, written straight from the event (and quoted in the record).
+            EventKind::ToolResult { observation, .. } => {
+                self.start_observation();
+                match split_observation(observation, limit) {
+                    (kept, Some(total)) => {
+                        self.growing.push_from(kept, source);
+                        self.growing.push_text(&cut_marker(limit, total));
+                    }
+                    (kept, None) => self.growing.push_from(kept.trim_end(), source),
+                }
+            }
+            kind => {
+                let Some(observation) = observation_for(kind, limit) else { return };
+                self.start_observation();
+                self.growing.push_text(observation.trim_end());
+            }
+        }
+        if self.strategy != Strategy::ToolCalling {
+            self.growing.push_text("\nThought:");
+            self.pending = "\n";
+        }
+    }
+
+    /// Opens what an observation is written into: the `tool` message answering the next open
+    /// call (or, with no call to answer, such as a reply to a question asked in text, a message
+    /// from the person), or the scratchpad's `Observation:` line.
+    fn start_observation(&mut self) {
+        if self.strategy == Strategy::ToolCalling {
+            let message = match self.open.pop() {
+                Some(id) => Message::tool_result(id, ""),
+                None => Message::user(""),
+            };
+            self.growing.push_message(message);
+        } else {
+            self.open_piece();
+            self.growing.push_text(OBSERVATION);
+            self.growing.push_text(" ");
+        }
+    }
+
+    /// Text strategies: starts the next piece of the scratchpad.
+    fn open_piece(&mut self) {
+        self.growing.push_text(std::mem::take(&mut self.pending));
+    }
 }
 
 #[cfg(test)]

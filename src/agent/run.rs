@@ -13,7 +13,8 @@ use serde_json::Value;
 use super::model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Progress};
 use super::parse::{cut_at_observation, is_final_name, parse_reply, resolve_tool, ParseError, Parsed, Reply};
 use super::plan::{parse_sections, Section};
-use super::prompt::{build_request, tool_names, PromptInput, Turn, ASK_PERSON};
+use super::prompt::{tool_names, Prompt, PromptInput, Turn, ASK_PERSON};
+use super::request_record::RequestRecord;
 use super::settings::{AgentSettings, EarlyStopping, Strategy};
 use super::time::{race, CancelToken, Clock, Either};
 use super::tool::{input_as_text, Tool, ToolContext};
@@ -80,6 +81,11 @@ impl Recorder<'_> {
         }
     }
 
+    /// Where the next event will be in the trace.
+    fn position(&self) -> usize {
+        self.trace.borrow().events.len()
+    }
+
     fn stop(&self, step: u32, reason: StopReason) {
         let message = reason.describe();
         self.record(step, self.now(), EventKind::RunStopped { reason, message });
@@ -136,6 +142,8 @@ struct Understood {
     thought: Option<String>,
     reply: Reply,
     notes: Vec<String>,
+    /// Plain prose read as a direct answer (see `Parsed::direct`).
+    direct: bool,
 }
 
 /// A reply that could not be understood: what to tell the model, and the text at fault.
@@ -163,6 +171,8 @@ struct Run<'a, 'r> {
     input: &'r RunInput<'a>,
     names: Vec<&'r str>,
     strategy: Cell<Strategy>,
+    /// The request of the last step, extended by the next one (`None` before the first).
+    prompt: RefCell<Option<Prompt>>,
     step: Cell<u32>,
     parse_failures: Cell<u32>,
     /// The last action that ran and how many times in a row it was asked for.
@@ -176,12 +186,15 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
     let rec = Recorder { trace: RefCell::new(Trace::default()), observer, clock: input.clock, t0: input.clock.now_ms() };
     // A continued run numbers its steps after the run it continues: one story, one count. The
     // step limit applies to this run's own steps.
-    let first_step = input.resume.as_ref().map_or(0, |r| r.earlier.iter().map(|e| e.step).max().unwrap_or(0));
+    // Bounded: the earlier events may come from an imported file claiming any step number, and
+    // counting on from there must neither overflow nor pin the count so the limit never hits.
+    let first_step = input.resume.as_ref().map_or(0, |r| r.earlier.iter().map(|e| e.step).max().unwrap_or(0)).min(u32::MAX / 2);
     let run = Run {
         rec,
         input: &input,
         names: tool_names(input.tools, settings),
         strategy: Cell::new(settings.strategy),
+        prompt: RefCell::new(None),
         step: Cell::new(first_step),
         parse_failures: Cell::new(0),
         last_action: RefCell::new(None),
@@ -208,16 +221,16 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
             run.rec.stop(run.step.get(), StopReason::Cancelled);
             return run.rec.trace.into_inner();
         }
-        if run.step.get() - first_step >= settings.max_iterations {
+        if run.step.get().saturating_sub(first_step) >= settings.max_iterations {
             break StopReason::MaxIterations { limit: settings.max_iterations };
         }
         if run.run_left() == Some(0.0) {
             break StopReason::MaxTime { limit_ms: settings.max_time_ms.unwrap_or(0.0) };
         }
-        run.step.set(run.step.get() + 1);
+        run.step.set(run.step.get().saturating_add(1));
         match run.think().await {
             Flow::Next => {}
-            Flow::Again => run.step.set(run.step.get() - 1),
+            Flow::Again => run.step.set(run.step.get().saturating_sub(1)),
             Flow::Done => return run.rec.trace.into_inner(),
             Flow::Limit(reason) => break reason,
         }
@@ -235,19 +248,35 @@ impl<'a, 'r> Run<'a, 'r> {
         StopReason::MaxTime { limit_ms: self.input.settings.max_time_ms.unwrap_or(0.0) }
     }
 
-    fn request(&self, last_answer: bool) -> ChatRequest {
-        let trace = self.rec.trace.borrow();
+    /// Asks the model for a step: the last step's request, extended by the events since (or
+    /// built anew for the first step and after a change of strategy), recorded as what changed.
+    async fn ask(&self, step: u32, purpose: LlmPurpose, run_left: Option<f64>) -> Guarded<Result<ChatResponse, LlmError>> {
         let input = self.input;
-        build_request(&PromptInput {
-            settings: input.settings,
-            strategy: self.strategy.get(),
-            tools: input.tools,
-            question: input.question,
-            history: input.history,
-            earlier: self.earlier(),
-            events: &trace.events,
-            last_answer,
-        })
+        let prompt = {
+            let trace = self.rec.trace.borrow();
+            let p = PromptInput {
+                settings: input.settings,
+                strategy: self.strategy.get(),
+                tools: input.tools,
+                question: input.question,
+                history: input.history,
+                earlier: self.earlier(),
+                events: &trace.events,
+                last_answer: purpose == LlmPurpose::LastAnswer,
+            };
+            match self.prompt.take() {
+                Some(mut prompt) if prompt.strategy() == p.strategy => {
+                    prompt.update(&p);
+                    prompt
+                }
+                _ => Prompt::new(&p),
+            }
+        };
+        let mut prompt = prompt;
+        let record = prompt.record(self.rec.position());
+        let outcome = call_model(&self.rec, input, step, purpose, record, prompt.request(), run_left).await;
+        *self.prompt.borrow_mut() = Some(prompt);
+        outcome
     }
 
     /// Events of the run this one continues; empty for a new question.
@@ -265,7 +294,7 @@ impl<'a, 'r> Run<'a, 'r> {
     async fn think(&self) -> Flow {
         let step = self.step.get();
         let strategy = self.strategy.get();
-        let response = match call_model(&self.rec, self.input, step, self.request(false), LlmPurpose::Step, self.run_left()).await {
+        let response = match self.ask(step, LlmPurpose::Step, self.run_left()).await {
             Guarded::Done(Ok(response)) => response,
             Guarded::Done(Err(error)) if error.kind == LlmErrorKind::ToolsUnsupported && strategy == Strategy::ToolCalling => {
                 let reason = format!("{} Went on with the ReAct text format instead.", error.message);
@@ -305,14 +334,14 @@ impl<'a, 'r> Run<'a, 'r> {
         };
         self.rec.record(step, started, EventKind::Parsed { thought: understood.thought, decision, notes: understood.notes });
         match understood.reply {
-            Reply::Final { answer } => self.answer(step, answer),
+            Reply::Final { answer } => self.answer(step, answer, understood.direct),
             Reply::Action { tool, input } => self.act(step, tool, input).await,
         }
     }
 
     fn read_react(&self, text: &str) -> Result<Understood, Misread> {
         let parsed = parse_reply(text, &self.names)?;
-        Ok(Understood { thought: parsed.thought, reply: parsed.reply, notes: parsed.notes })
+        Ok(Understood { thought: parsed.thought, reply: parsed.reply, notes: parsed.notes, direct: parsed.direct })
     }
 
     /// Structured output: the reply should be one JSON object `{thought, action, action_input}`.
@@ -331,7 +360,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 } else {
                     Reply::Action { tool: action.to_string(), input }
                 };
-                return Ok(Understood { thought, reply, notes: Vec::new() });
+                return Ok(Understood { thought, reply, notes: Vec::new(), direct: false });
             }
         }
         let mut understood = self.read_react(text)?;
@@ -345,12 +374,12 @@ impl<'a, 'r> Run<'a, 'r> {
         let sections = parse_sections(text).map_err(|e| Misread::new(e.message, text))?;
         // `parse_sections` accepts a reply without an action or answer only when it holds a plan.
         let plan_only = sections.first.is_none();
-        let mut version = self.count_so_far(|kind| matches!(kind, EventKind::Plan { .. })) as u32;
         for (items, replan) in [(sections.plan, false), (sections.replan, true)] {
             if items.is_empty() {
                 continue;
             }
-            version += 1;
+            // Counted only when there is a plan: most steps have none, and this reads the run.
+            let version = self.count_so_far(|kind| matches!(kind, EventKind::Plan { .. })) as u32 + 1;
             let observation = plan_only.then(|| PLAN_NOTED.to_string());
             self.rec.record(step, started, EventKind::Plan { items, version, replan, observation });
         }
@@ -364,11 +393,15 @@ impl<'a, 'r> Run<'a, 'r> {
                 let parsed = parse_reply(&action, &self.names).map_err(|e| {
                     Misread::new(format!("Your /*ACTION*/ section could not be read: {e}"), &action)
                 })?;
+                // Prose under /*ACTION*/ is no answer: the section is for one tool call.
+                if parsed.direct {
+                    return Err(Misread::new(PROSE_ACTION, &action));
+                }
                 notes.extend(parsed.notes);
                 parsed.reply
             }
         };
-        Ok(Some(Understood { thought: sections.reasoning, reply, notes }))
+        Ok(Some(Understood { thought: sections.reasoning, reply, notes, direct: false }))
     }
 
     /// Native tool calling: text alone is the answer; each call runs in order.
@@ -379,11 +412,11 @@ impl<'a, 'r> Run<'a, 'r> {
             // Text alone is the answer, unless the model wrote a ReAct call or answer in text
             // instead (small models often do): then it is read as it was meant, with a note.
             let (thought, decision, notes) = match parse_reply(text, &self.names) {
-                Ok(Parsed { reply: Reply::Action { tool, input }, thought, mut notes }) if matches!(resolve_tool(&tool, &self.names), Ok(Some(_))) => {
+                Ok(Parsed { reply: Reply::Action { tool, input }, thought, mut notes, .. }) if matches!(resolve_tool(&tool, &self.names), Ok(Some(_))) => {
                     notes.push("the model wrote the tool call as text instead of a native call; it was run anyway".into());
                     (thought, Decision::Action { tool, input }, notes)
                 }
-                Ok(Parsed { reply: Reply::Final { answer }, thought, mut notes }) if text.contains("Final Answer") => {
+                Ok(Parsed { reply: Reply::Final { answer }, thought, mut notes, .. }) if text.contains("Final Answer") => {
                     notes.push("the answer carried a ReAct \"Final Answer:\" label, which was removed".into());
                     (thought, Decision::Final { answer }, notes)
                 }
@@ -392,7 +425,7 @@ impl<'a, 'r> Run<'a, 'r> {
             self.rec.record(step, started, EventKind::Parsed { thought, decision: decision.clone(), notes });
             return match decision {
                 Decision::Action { tool, input } => self.act(step, tool, input).await,
-                Decision::Final { answer } => self.answer(step, answer),
+                Decision::Final { answer } => self.answer(step, answer, false),
             };
         }
         let mut thought = (!text.is_empty()).then(|| text.to_string());
@@ -441,9 +474,10 @@ impl<'a, 'r> Run<'a, 'r> {
         }
     }
 
-    fn answer(&self, step: u32, answer: String) -> Flow {
+    /// Records the final answer. `direct`: the reply was plain prose read as a direct answer.
+    fn answer(&self, step: u32, answer: String, direct: bool) -> Flow {
         let used_tools = self.count_so_far(|kind| matches!(kind, EventKind::ToolResult { .. })) > 0;
-        let source = if used_tools { AnswerSource::Model } else { AnswerSource::Direct };
+        let source = if used_tools && !direct { AnswerSource::Model } else { AnswerSource::Direct };
         self.rec.record(step, self.rec.now(), EventKind::FinalAnswer { answer, source });
         self.rec.stop(step, StopReason::Answered);
         Flow::Done
@@ -487,12 +521,13 @@ impl<'a, 'r> Run<'a, 'r> {
 
         let rec = &self.rec;
         let started = rec.now();
-        rec.record(step, started, EventKind::ToolCall { tool: tool.name().to_string(), input: tool_input.clone() });
+        let via = tool.origin().map(str::to_string);
+        rec.record(step, started, EventKind::ToolCall { tool: tool.name().to_string(), input: tool_input.clone(), via });
         let on_model_call = |request: &ChatRequest, result: &Result<ChatResponse, LlmError>, latency: f64| {
             let latency = to_micros(latency);
             let begun = to_micros((rec.now() - latency).max(0.0));
             let purpose = LlmPurpose::Tool { tool: tool.name().to_string() };
-            rec.record(step, begun, EventKind::LlmRequest { purpose, request: request.clone() });
+            rec.record(step, begun, EventKind::LlmRequest { purpose, request: RequestRecord::whole(request) });
             rec.record(step, begun, response_event(result, latency));
         };
         let now_ms = || rec.now();
@@ -540,9 +575,9 @@ impl<'a, 'r> Run<'a, 'r> {
         let input = self.input;
         let mut step = self.step.get();
         if input.settings.early_stopping == EarlyStopping::Generate && !input.cancel.is_cancelled() {
-            step += 1;
+            step = step.saturating_add(1);
             // The last call gets no deadline of its own beyond Stop: the limit has already passed.
-            if let Guarded::Done(Ok(response)) = call_model(&self.rec, input, step, self.request(true), LlmPurpose::LastAnswer, None).await {
+            if let Guarded::Done(Ok(response)) = self.ask(step, LlmPurpose::LastAnswer, None).await {
                 let text = response.text.trim();
                 let answer = match self.strategy.get() {
                     Strategy::ToolCalling => text.to_string(),
@@ -561,6 +596,9 @@ impl<'a, 'r> Run<'a, 'r> {
         self.rec.stop(step, reason);
     }
 }
+
+/// Said back to the model when its /*ACTION*/ section held prose instead of a tool call.
+const PROSE_ACTION: &str = "Your /*ACTION*/ section held no tool call. Write one JSON tool call like {\"action\": \"<tool name>\", \"action_input\": \"<input>\"} right after /*ACTION*/, or write /*FINAL_ANSWER*/ followed by the answer.";
 
 /// Said back to the model when its reply held a plan but no action yet.
 const PLAN_NOTED: &str = "Plan noted. Now carry out its first step: write /*REASONING*/, then /*ACTION*/ with one JSON tool call.";
@@ -592,12 +630,13 @@ async fn call_model(
     rec: &Recorder<'_>,
     input: &RunInput<'_>,
     step: u32,
-    request: ChatRequest,
     purpose: LlmPurpose,
+    record: RequestRecord,
+    request: &ChatRequest,
     run_left: Option<f64>,
 ) -> Guarded<Result<ChatResponse, LlmError>> {
     let started = rec.now();
-    rec.record(step, started, EventKind::LlmRequest { purpose, request: request.clone() });
+    rec.record(step, started, EventKind::LlmRequest { purpose, request: record });
     let progress = |p: Progress<'_>| match p {
         Progress::Text(delta) => rec.observer.on_delta(step, delta),
         Progress::Reasoning(delta) => rec.observer.on_reasoning(step, delta),
@@ -605,7 +644,7 @@ async fn call_model(
             rec.record(step, rec.now(), EventKind::LlmRetry { attempt, wait_ms, reason: reason.to_string() })
         }
     };
-    let outcome = guarded(input.model.complete(&request, &progress), input, run_left, None).await;
+    let outcome = guarded(input.model.complete(request, &progress), input, run_left, None).await;
     let latency = to_micros(rec.now() - started);
     match outcome {
         Guarded::Done(result) => {

@@ -11,6 +11,8 @@ use super::time::SystemClock;
 use super::trace::{AnswerSource, Decision, LlmPurpose};
 use super::*;
 
+mod requests;
+
 /// What the scripted model does on one call.
 enum Say {
     Text(&'static str),
@@ -239,7 +241,8 @@ fn invented_observation_is_discarded_and_recorded() {
 
 #[test]
 fn parse_error_is_fed_back_and_counted() {
-    let model = Script::texts(&["I am not sure what to do.", "Hmm.", "Final Answer: ok"]);
+    // A Thought with no action or answer is a format error (plain prose would be an answer).
+    let model = Script::texts(&["Thought: I am not sure what to do.", "Thought: Hmm.", "Final Answer: ok"]);
     let trace = run(&model, &[]);
     let failures: Vec<_> = trace
         .events
@@ -261,7 +264,7 @@ fn parse_error_is_fed_back_and_counted() {
 #[test]
 fn parse_error_can_end_the_run() {
     let settings = AgentSettings { feed_back_parse_errors: false, ..Default::default() };
-    let model = Script::texts(&["no format at all"]);
+    let model = Script::texts(&["Thought: no action at all"]);
     let (trace, _) = run_with(&model, &[], &settings, &CancelToken::new(), &[]);
     assert_eq!(stop(&trace), StopReason::ParseFailed);
     assert_eq!(model.requests.borrow().len(), 1);
@@ -270,7 +273,7 @@ fn parse_error_can_end_the_run() {
 #[test]
 fn custom_parse_error_message_is_what_the_model_sees() {
     let settings = AgentSettings { parse_error_message: Some("Use the JSON format, please.".into()), ..Default::default() };
-    let model = Script::texts(&["rambling", "Final Answer: fine"]);
+    let model = Script::texts(&["Thought: rambling", "Final Answer: fine"]);
     let (trace, _) = run_with(&model, &[], &settings, &CancelToken::new(), &[]);
     assert!(model.last_user_message(1).contains("Observation: Use the JSON format, please.\nThought:"));
     assert_eq!(trace.final_answer(), Some("fine"));
@@ -543,7 +546,7 @@ fn totals_count_calls_and_tokens() {
 #[test]
 fn trace_round_trips_through_json() {
     let search = FakeTool::echo("search");
-    let model = Script::texts(&["garbage", ACT_SEARCH, "Final Answer: 42"]);
+    let model = Script::texts(&["Thought: garbage", ACT_SEARCH, "Final Answer: 42"]);
     let trace = run(&model, &[&search]);
     let json = serde_json::to_string(&trace).unwrap();
     let back: Trace = serde_json::from_str(&json).unwrap();
@@ -830,6 +833,30 @@ fn an_answer_without_tools_is_a_direct_answer() {
     let model = Script::texts(&["Final Answer: My tools cannot answer that."]);
     run_with(&model, &[&search], &settings, &CancelToken::new(), &[]);
     assert!(model.requests.borrow()[0].messages[0].content.contains("do not answer from memory"));
+}
+
+#[test]
+fn plain_prose_is_a_direct_answer_labelled_so() {
+    let search = FakeTool::echo("search");
+    let model = Script::texts(&[ACT_SEARCH, "It is forty-two."]);
+    let trace = run(&model, &[&search]);
+    assert_eq!(trace.final_answer(), Some("It is forty-two."));
+    let last = trace.events.iter().rev().find(|e| matches!(e.kind, EventKind::FinalAnswer { .. })).unwrap();
+    // Labelled a direct answer even after a tool ran: the model did not write "Final Answer".
+    assert!(matches!(last.kind, EventKind::FinalAnswer { source: AnswerSource::Direct, .. }));
+    assert_eq!(last.kind.label(), "Direct answer");
+    let notes: Vec<String> = trace.events.iter().flat_map(|e| match &e.kind {
+        EventKind::Parsed { notes, .. } => notes.clone(),
+        _ => vec![],
+    }).collect();
+    assert!(notes.iter().any(|n| n.contains("read as a direct answer")), "{notes:?}");
+    assert!(!kinds(&trace).contains(&"parse_failed".to_string()));
+
+    // Under /*ACTION*/ prose is no answer: Plan-ReAct sends it back.
+    let model = Script::texts(&["/*REASONING*/ x\n/*ACTION*/ I will search the web.", "/*FINAL_ANSWER*/ done"]);
+    let (trace, _) = run_with(&model, &[&search], &with_strategy(Strategy::PlanReact), &CancelToken::new(), &[]);
+    assert!(model.last_user_message(1).contains("held no tool call"), "{}", model.last_user_message(1));
+    assert_eq!(trace.final_answer(), Some("done"));
 }
 
 #[test]

@@ -74,6 +74,15 @@ pub trait Tool {
     fn input_schema(&self) -> Option<Value> {
         None
     }
+    /// A compact statement of the input for the text strategies' tool list (ReAct,
+    /// Plan-ReAct), for tools whose description does not already say what to send.
+    fn input_hint(&self) -> Option<&str> {
+        None
+    }
+    /// Where the tool runs when that is not this page (an MCP server's address), for the trace.
+    fn origin(&self) -> Option<&str> {
+        None
+    }
     /// When true, the tool's observation is the run's final answer.
     fn return_direct(&self) -> bool {
         false

@@ -2,14 +2,17 @@
 //! that the UI renders live, the person exports as JSON, the prompt builder reads back (the
 //! scratchpad is derived from it, never kept as a second string), and tests assert on.
 //!
-//! **Invariant:** the trace is append-only and holds no secrets: requests are recorded as the
+//! **Invariant:** the trace is append-only and holds no secrets: a request is recorded as what
+//! it adds to the run's previous one (`RequestRecord`), `request_at` rebuilds the exact
 //! `ChatRequest` the provider received, and API keys never enter one.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::model::{ChatRequest, LlmError, ToolCall, Usage};
+use super::model::{LlmError, ToolCall, Usage};
 use super::settings::Strategy;
+
+pub use super::request_record::{request_at, RequestRecord};
 
 /// One thing that happened during a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,7 +59,8 @@ pub enum AnswerSource {
     ReturnDirect,
     /// A limit was reached and the model was asked for a last answer (early stopping "generate").
     LastAnswer,
-    /// The model answered without using any tool (no tool fitted, or none was needed).
+    /// The model answered without using any tool (no tool fitted, or none was needed), or
+    /// wrote plain prose without the format, which is read as its answer to the person.
     Direct,
 }
 
@@ -128,10 +132,11 @@ pub enum EventKind {
     PersonReplied {
         reply: String,
     },
-    /// A request as the provider received it.
+    /// A request to the model: what it adds to the run's previous one (`request_at` rebuilds
+    /// it as the provider received it).
     LlmRequest {
         purpose: LlmPurpose,
-        request: ChatRequest,
+        request: RequestRecord,
     },
     LlmResponse {
         /// What the model wrote, up to any `Observation:` it invented.
@@ -203,6 +208,9 @@ pub enum EventKind {
     ToolCall {
         tool: String,
         input: Value,
+        /// Where the call went when not to this page: an MCP server's address.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        via: Option<String>,
     },
     ToolResult {
         tool: String,
@@ -365,18 +373,20 @@ impl Totals {
         for e in events {
             t.steps = t.steps.max(e.step);
             t.duration_ms = t.duration_ms.max(e.ended_ms);
+            // Saturating: an imported file may claim any counts, and an overflow must not
+            // panic (debug builds) or wrap to a small number (release builds).
             match &e.kind {
-                EventKind::LlmRequest { .. } => t.llm_calls += 1,
-                EventKind::ToolCall { .. } => t.tool_calls += 1,
+                EventKind::LlmRequest { .. } => t.llm_calls = t.llm_calls.saturating_add(1),
+                EventKind::ToolCall { .. } => t.tool_calls = t.tool_calls.saturating_add(1),
                 EventKind::LlmResponse { usage: Some(u), .. } => {
-                    t.prompt_tokens += u.prompt_tokens;
-                    t.completion_tokens += u.completion_tokens;
+                    t.prompt_tokens = t.prompt_tokens.saturating_add(u.prompt_tokens);
+                    t.completion_tokens = t.completion_tokens.saturating_add(u.completion_tokens);
                     t.estimated_tokens |= u.estimated;
                 }
                 _ => {}
             }
             if e.kind.tone() == Tone::Error {
-                t.errors += 1;
+                t.errors = t.errors.saturating_add(1);
             }
         }
         t
@@ -478,7 +488,7 @@ impl Trace {
                 EventKind::RunStarted { question, tools, .. } => {
                     format!("{question}\n\nTools: {}", tools.join(", "))
                 }
-                EventKind::LlmRequest { request, .. } => format!("{} messages sent", request.messages.len()),
+                EventKind::LlmRequest { request, .. } => format!("{} messages sent", request.message_count()),
                 EventKind::LlmResponse { text, .. } => fenced(text),
                 EventKind::LlmFailed { error } => error.message.clone(),
                 EventKind::LlmRetry { attempt, wait_ms, reason } => {
@@ -491,7 +501,10 @@ impl Trace {
                     with_notes("final answer".into(), notes)
                 }
                 EventKind::ParseFailed { message, .. } => message.clone(),
-                EventKind::ToolCall { tool, input } => format!("`{tool}` ← `{}`", compact(input)),
+                EventKind::ToolCall { tool, input, via } => match via {
+                    Some(via) => format!("`{tool}` ← `{}` (via {via})", compact(input)),
+                    None => format!("`{tool}` ← `{}`", compact(input)),
+                },
                 EventKind::ToolResult { observation, .. } => fenced(observation),
                 EventKind::ToolFailed { tool, message, .. } => format!("`{tool}`: {message}"),
                 EventKind::UnknownTool { requested, valid } => {
@@ -538,3 +551,6 @@ fn with_notes(line: String, notes: &[String]) -> String {
         format!("{line}\n\n_Notes: {}_", notes.join("; "))
     }
 }
+
+#[cfg(test)]
+mod tests;

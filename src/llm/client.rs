@@ -13,6 +13,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{ChatRequest, Clock, LlmError, LlmErrorKind};
+use crate::secrets::Secrets;
 
 use super::presets::{Api, Preset, ProviderConfig};
 use super::{anthropic, openai};
@@ -28,12 +29,20 @@ pub struct Connection {
     /// Tries per call for rate limits and server errors, the first included.
     pub max_attempts: u32,
     /// Extra request headers, one `Name: value` per line (e.g. OpenRouter's `HTTP-Referer`).
+    /// Values of headers that are not known to be harmless are secrets (`secrets.rs`).
     pub extra_headers: String,
+    /// A reply (streamed or whole, as the server sends it) larger than this is cut off and the
+    /// call fails with a note saying so: a server that never stops must not fill the page.
+    pub max_reply_kb: u32,
 }
+
+/// Room for a long reply even in the verbose streaming formats (an OpenAI stream spends a
+/// few hundred bytes per token): 8 MB is about 30,000 streamed tokens.
+pub const DEFAULT_MAX_REPLY_KB: u32 = 8192;
 
 impl Default for Connection {
     fn default() -> Self {
-        Connection { stream: true, timeout_s: 120.0, max_attempts: 3, extra_headers: String::new() }
+        Connection { stream: true, timeout_s: 120.0, max_attempts: 3, extra_headers: String::new(), max_reply_kb: DEFAULT_MAX_REPLY_KB }
     }
 }
 
@@ -52,6 +61,9 @@ impl Connection {
 pub struct Provider {
     pub config: ProviderConfig,
     pub connection: Connection,
+    /// What this provider sends that is secret (its key, secret header values): masked out of
+    /// every error it returns.
+    secrets: Secrets,
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     clock: Rc<dyn Clock>,
     /// Set when the provider rejected `stream: true`; later calls of the run ask for whole replies.
@@ -69,7 +81,14 @@ pub struct HttpParts {
 
 impl Provider {
     pub fn new(config: ProviderConfig, connection: Connection, clock: Rc<dyn Clock>) -> Self {
-        Provider { config, connection, clock, stream_rejected: Cell::new(false) }
+        let secrets = crate::secrets::of_provider(&config, &connection);
+        Provider { config, connection, secrets, clock, stream_rejected: Cell::new(false) }
+    }
+
+    /// The same provider, also masking `more` (every secret the settings hold) out of its errors.
+    pub fn masking(mut self, more: &Secrets) -> Self {
+        self.secrets = self.secrets.with(more);
+        self
     }
 
     /// The request for `request`; the key goes only into the auth header for the base URL.
@@ -112,15 +131,42 @@ impl Provider {
         LlmError::new(LlmErrorKind::Network, format!("Could not reach {url} from the browser.{hint} The base URL is in Settings."))
     }
 
-    pub fn timeout_error(&self, received: bool) -> LlmError {
-        let what = if received { "stopped sending" } else { "sent nothing" };
+    pub fn too_large_error(&self) -> LlmError {
+        let limit_kb = self.connection.max_reply_kb;
         LlmError::new(
-            LlmErrorKind::Timeout,
+            LlmErrorKind::TooLarge { limit_kb },
             format!(
-                "The model {what} for {:.0} s. A local server may still be reading a long prompt: raise \"Request timeout\" in Settings, lower \"History budget\", or try again.",
-                self.connection.timeout_s
+                "The model's reply passed {limit_kb} KB, the limit set in Settings (\"Largest model reply\"), so it was cut off there and not used. A model that repeats itself endlessly ends like this; if the reply is genuinely this long, raise the limit."
             ),
         )
+    }
+
+    /// The provider answered with a redirect. It is not followed: a browser keeps custom
+    /// headers (`x-api-key`, extra headers) on a redirect, so the key would go wherever it points.
+    pub fn redirect_error(&self, to: Option<String>) -> LlmError {
+        let from = self.http_parts(&ChatRequest::new(vec![], 0.0, None), false).url;
+        let target = match &to {
+            Some(url) => format!("to {url}"),
+            None => "elsewhere (the browser does not reveal where)".to_string(),
+        };
+        LlmError::new(
+            LlmErrorKind::Redirected { to: to.clone() },
+            format!(
+                "{from} answered with a redirect {target}. Thoughtline does not follow redirects with your key attached, so nothing was sent there. If that address is the provider's, put it in Settings as the base URL."
+            ),
+        )
+    }
+
+    /// `received`: the silence came after part of the reply, which is then not used (a cut
+    /// "Final Answer" must not pass for the answer).
+    pub fn timeout_error(&self, received: bool) -> LlmError {
+        let seconds = self.connection.timeout_s.max(1.0);
+        let message = if received {
+            format!("The model stopped sending for {seconds:.0} s in the middle of its reply, so the partial reply was not used. Try again, or raise \"Request timeout\" in Settings if the server pauses that long.")
+        } else {
+            format!("The model sent nothing for {seconds:.0} s. A local server may still be reading a long prompt: raise \"Request timeout\" in Settings, lower \"History budget\", or try again.")
+        };
+        LlmError::new(LlmErrorKind::Timeout, message)
     }
 }
 
@@ -140,12 +186,26 @@ mod io {
     use crate::llm::retry::{is_rejection_of_stream, RetryPolicy};
     use crate::llm::sse::{SseDecoder, SseEvent};
     use crate::llm::stream::{ChatStream, StreamStep};
-    use crate::net::browser::{open, Opened};
+    use crate::net::browser::{open_without_redirects, redirect_target, Opened};
+
+    /// How much of an error body is read: any provider's message fits many times over.
+    const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
     enum Failure {
         /// An HTTP error status: maybe retried, maybe a reason to stop streaming.
         Status { status: u16, body: String, retry_after: Option<String> },
         Final(LlmError),
+    }
+
+    /// How reading a whole body ended.
+    enum Body {
+        Whole(String),
+        /// Passed the limit; what arrived up to it.
+        TooLarge(String),
+        /// Nothing arrived for the silence limit; what arrived before.
+        Silent(String),
+        /// The connection broke; what arrived before.
+        Broken(String),
     }
 
     enum Reader {
@@ -173,18 +233,55 @@ mod io {
             self.connection.timeout_s.max(1.0) * 1000.0
         }
 
+        fn reply_limit(&self) -> usize {
+            self.connection.max_reply_kb.max(1) as usize * 1024
+        }
+
+        /// Reads a whole body, at most `limit` bytes, each chunk under the silence limit: a
+        /// server that stalls or never ends cannot hang the run or fill the page.
+        async fn read_body(&self, opened: &mut Opened, limit: usize) -> Body {
+            let mut bytes = Vec::new();
+            let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+            loop {
+                match race(opened.chunk(), self.clock.sleep(self.silence_ms())).await {
+                    Either::Left(Ok(Some(chunk))) => {
+                        bytes.extend_from_slice(&chunk);
+                        if bytes.len() > limit {
+                            bytes.truncate(limit);
+                            return Body::TooLarge(text(&bytes));
+                        }
+                    }
+                    Either::Left(Ok(None)) => return Body::Whole(text(&bytes)),
+                    Either::Left(Err(_)) => return Body::Broken(text(&bytes)),
+                    Either::Right(()) => return Body::Silent(text(&bytes)),
+                }
+            }
+        }
+
         async fn attempt(&self, request: &ChatRequest, stream: bool, progress: &dyn Fn(Progress<'_>)) -> Result<ChatResponse, Failure> {
             let parts = self.http_parts(request, stream);
             let headers: Vec<(&str, String)> = parts.headers.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-            let opened = match race(open("POST", &parts.url, &headers, Some(&parts.body)), self.clock.sleep(self.silence_ms())).await {
+            let opened = race(open_without_redirects("POST", &parts.url, &headers, Some(&parts.body)), self.clock.sleep(self.silence_ms())).await;
+            let mut opened = match opened {
                 Either::Left(Ok(opened)) => opened,
                 Either::Left(Err(_)) => return Err(Failure::Final(self.network_error())),
                 Either::Right(()) => return Err(Failure::Final(self.timeout_error(false))),
             };
+            if opened.is_redirect() {
+                // Where it points, asked without any header or body, so nothing secret leaves.
+                let to = match race(redirect_target(&parts.url), self.clock.sleep(self.silence_ms())).await {
+                    Either::Left(to) => to,
+                    Either::Right(()) => None,
+                };
+                return Err(Failure::Final(self.redirect_error(to)));
+            }
             let status = opened.status();
             if !(200..300).contains(&status) {
                 let retry_after = opened.retry_after();
-                let body = opened.text().await.unwrap_or_default();
+                // The status says what happened; a body that stalls or never ends adds nothing.
+                let body = match self.read_body(&mut opened, ERROR_BODY_LIMIT).await {
+                    Body::Whole(b) | Body::TooLarge(b) | Body::Silent(b) | Body::Broken(b) => b,
+                };
                 return Err(Failure::Status { status, body, retry_after });
             }
             if stream {
@@ -194,10 +291,11 @@ mod io {
                 }
                 Ok(reply)
             } else {
-                let body = match race(opened.text(), self.clock.sleep(self.silence_ms())).await {
-                    Either::Left(Ok(body)) => body,
-                    Either::Left(Err(_)) => return Err(Failure::Final(self.network_error())),
-                    Either::Right(()) => return Err(Failure::Final(self.timeout_error(false))),
+                let body = match self.read_body(&mut opened, self.reply_limit()).await {
+                    Body::Whole(body) => body,
+                    Body::TooLarge(_) => return Err(Failure::Final(self.too_large_error())),
+                    Body::Silent(partial) => return Err(Failure::Final(self.timeout_error(!partial.is_empty()))),
+                    Body::Broken(_) => return Err(Failure::Final(self.network_error())),
                 };
                 let reply = match self.config.preset.api() {
                     Api::OpenAi => openai::read_completion(&body),
@@ -216,7 +314,8 @@ mod io {
                 Api::Anthropic => Reader::Anthropic(AnthropicStream::new()),
             };
             let mut saw_end = false;
-            let mut received = false;
+            let mut received = 0usize;
+            let limit = self.reply_limit();
             let mut handle = |events: Vec<SseEvent>, reader: &mut Reader| -> Result<(), LlmError> {
                 for ev in events {
                     match reader.on_event(&ev)? {
@@ -233,14 +332,20 @@ mod io {
             loop {
                 match race(opened.chunk(), self.clock.sleep(self.silence_ms())).await {
                     Either::Left(Ok(Some(bytes))) => {
-                        received = true;
+                        received += bytes.len();
+                        // Counted on what the server sends, so an endless stream of keep-alive
+                        // comments or empty events is cut off too.
+                        if received > limit {
+                            return Err(self.too_large_error());
+                        }
                         handle(decoder.push(&bytes), &mut reader)?;
                     }
                     Either::Left(Ok(None)) => break,
                     // Cut off mid-stream: keep what arrived; `finish` marks it incomplete.
                     Either::Left(Err(_)) => break,
-                    Either::Right(()) if !received => return Err(self.timeout_error(false)),
-                    Either::Right(()) => break,
+                    // Silence, before or after some bytes: the reply cannot be trusted as
+                    // complete, and a half-written "Final Answer" must not pass for an answer.
+                    Either::Right(()) => return Err(self.timeout_error(received > 0)),
                 }
             }
             handle(decoder.finish(), &mut reader)?;
@@ -253,18 +358,18 @@ mod io {
             Box::pin(async move {
                 let policy = RetryPolicy { max_attempts: self.connection.max_attempts.max(1), ..RetryPolicy::default() };
                 let mut attempt = 1;
-                loop {
+                let result = loop {
                     let stream = self.connection.stream && !self.stream_rejected.get();
                     match self.attempt(request, stream, progress).await {
-                        Ok(reply) => return Ok(reply),
-                        Err(Failure::Final(error)) => return Err(error),
+                        Ok(reply) => break Ok(reply),
+                        Err(Failure::Final(error)) => break Err(error),
                         Err(Failure::Status { status, body, retry_after }) => {
                             if stream && is_rejection_of_stream(status, &body) {
                                 self.stream_rejected.set(true);
                                 continue;
                             }
                             let Some(wait_ms) = policy.delay_for_at(attempt, status, retry_after.as_deref(), self.clock.unix_ms()) else {
-                                return Err(self.error_for(status, &body));
+                                break Err(self.error_for(status, &body));
                             };
                             let reason = format!("HTTP {status}");
                             progress(Progress::Retry { attempt, wait_ms, reason: &reason });
@@ -272,7 +377,9 @@ mod io {
                             attempt += 1;
                         }
                     }
-                }
+                };
+                // Whatever the server echoed (a key on a 401, say) stops here.
+                result.map_err(|e| crate::secrets::mask_error(e, &self.secrets))
             })
         }
     }

@@ -9,6 +9,11 @@ use crate::agent::model::ToolCall;
 use crate::agent::{ChatRequest, ChatResponse, LlmError, LlmErrorKind, Message, Role, Usage};
 
 use super::presets::Preset;
+use super::stream::{count, said};
+
+/// The reply limit sent when the settings leave it unset: room for a long answer or a few
+/// tool calls, while a model that loops ends in seconds rather than at the context's end.
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 pub fn endpoint(base_url: &str) -> String {
     format!("{}/chat/completions", base_url.trim_end_matches('/'))
@@ -49,9 +54,12 @@ pub fn request_body(model: &str, request: &ChatRequest, stream: bool, preset: Pr
     if !request.stop.is_empty() {
         body["stop"] = json!(request.stop);
     }
-    if let Some(max) = request.max_tokens {
-        body["max_tokens"] = json!(max);
-    }
+    // Always bounded: without a limit a model that never stops writes until the server's own
+    // limit (or the context) runs out. OpenAI's own API wants the newer name, which its
+    // reasoning models require; the servers that copy the API know `max_tokens`.
+    let max = request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+    let field = if preset == Preset::OpenAi { "max_completion_tokens" } else { "max_tokens" };
+    body[field] = json!(max);
     body
 }
 
@@ -112,8 +120,8 @@ pub fn read_completion(body: &str) -> Result<ChatResponse, LlmError> {
         })
         .collect();
     let usage = value.get("usage").filter(|u| u.is_object()).map(|u| Usage {
-        prompt_tokens: u["prompt_tokens"].as_u64().unwrap_or(0) as u32,
-        completion_tokens: u["completion_tokens"].as_u64().unwrap_or(0) as u32,
+        prompt_tokens: count(&u["prompt_tokens"]),
+        completion_tokens: count(&u["completion_tokens"]),
         estimated: false,
     });
     Ok(ChatResponse { text, usage, incomplete: false, tool_calls })
@@ -130,7 +138,6 @@ pub fn read_error(status: u16, body: &str, preset: Preset) -> LlmError {
         .trim()
         .to_string();
     let code = value["error"]["code"].as_str().unwrap_or("");
-    let said = if detail.is_empty() { String::new() } else { format!(" The provider said: \"{}\"", clip(&detail, 300)) };
     let (kind, advice) = match status {
         400 | 404 | 422 | 501 if rejects_tools(&detail) => (
             LlmErrorKind::ToolsUnsupported,
@@ -146,7 +153,7 @@ pub fn read_error(status: u16, body: &str, preset: Preset) -> LlmError {
         500..=599 => (LlmErrorKind::Server { status }, format!("The provider had a server error (HTTP {status}). Try again in a moment.")),
         _ => (LlmErrorKind::BadRequest { status }, format!("The provider rejected the request (HTTP {status}).")),
     };
-    LlmError::new(kind, format!("{advice}{said}"))
+    LlmError::new(kind, format!("{advice}{}", said(&detail)))
 }
 
 /// Whether an error text says the `tools` parameter itself was refused (Ollama: "… does not
@@ -156,13 +163,6 @@ pub fn rejects_tools(detail: &str) -> bool {
     let d = detail.to_lowercase();
     let mentions = d.contains("tool") || d.contains("function call");
     mentions && ["not support", "unsupported", "does not support", "requires", "not allowed", "not enabled", "unknown", "unrecognized", "extra inputs"].iter().any(|w| d.contains(w))
-}
-
-fn clip(s: &str, max: usize) -> &str {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => &s[..i],
-        None => s,
-    }
 }
 
 #[cfg(test)]
@@ -180,8 +180,26 @@ mod tests {
         assert_eq!(body["model"], "gpt-4o-mini");
         assert_eq!(body["messages"][1], json!({"role": "user", "content": "q"}));
         assert_eq!(body["stop"], json!(["Observation:"]));
-        assert_eq!(body["max_tokens"], 256);
+        assert_eq!(body["max_completion_tokens"], 256);
         assert_eq!(body["temperature"], 0.0);
+    }
+
+    #[test]
+    fn every_call_has_a_reply_limit() {
+        let req = ChatRequest::new(vec![Message::user("q")], 0.0, None);
+        assert_eq!(request_body("m", &req, true, Preset::LlamaCpp)["max_tokens"], DEFAULT_MAX_TOKENS);
+        assert_eq!(request_body("m", &req, false, Preset::Custom)["max_tokens"], DEFAULT_MAX_TOKENS);
+        let openai = request_body("m", &req, false, Preset::OpenAi);
+        assert_eq!(openai["max_completion_tokens"], DEFAULT_MAX_TOKENS);
+        assert!(openai.get("max_tokens").is_none(), "OpenAI's reasoning models refuse max_tokens");
+    }
+
+    #[test]
+    fn quoted_error_bodies_are_masked() {
+        let body = r#"{"error":{"message":"Invalid API Key: gsk_0123456789abcdefghijKLMN","type":"invalid_request_error"}}"#;
+        let e = read_error(401, body, Preset::Groq);
+        assert!(!e.message.contains("0123456789abcdef"), "{}", e.message);
+        assert!(e.message.contains("gsk_************************"), "{}", e.message);
     }
 
     #[test]

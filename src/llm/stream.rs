@@ -276,14 +276,16 @@ fn stream_error(value: &Value, raw: &str) -> LlmError {
     LlmError::new(kind, format!("{advice}{}", said(detail)))
 }
 
-/// ` The provider said: "…"`, clipped, with anything shaped like a secret key masked: some
-/// providers echo (part of) the key back, and this text is shown and recorded in the trace.
+/// ` The provider said: "…"`, clipped, with anything shaped like a key masked: some providers
+/// echo (part of) the key back, and this text is shown and recorded in the trace. The provider
+/// masks its own configured secrets on top (`Provider::complete`).
 pub(crate) fn said(detail: &str) -> String {
     let detail = detail.trim();
     if detail.is_empty() {
         return String::new();
     }
-    format!(" The provider said: \"{}\"", mask_keys(clip(detail, 300)))
+    let masked = crate::secrets::mask(detail, &crate::secrets::Secrets::default());
+    format!(" The provider said: \"{}\"", clip(&masked, 300))
 }
 
 pub(crate) fn clip(s: &str, max: usize) -> &str {
@@ -291,25 +293,6 @@ pub(crate) fn clip(s: &str, max: usize) -> &str {
         Some((i, _)) => &s[..i],
         None => s,
     }
-}
-
-fn mask_keys(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(at) = rest.find("sk-") {
-        out.push_str(&rest[..at]);
-        let token = &rest[at..];
-        let len = token.find(|c: char| c.is_whitespace() || "\"',;)".contains(c)).unwrap_or(token.len());
-        // Short matches are ordinary words ("task-", "disk-…"); keys are long.
-        if len >= 12 {
-            out.push_str("sk-…");
-        } else {
-            out.push_str(&token[..len]);
-        }
-        rest = &token[len..];
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]
@@ -571,8 +554,10 @@ mod tests {
     fn keys_are_masked_in_quoted_messages() {
         let quoted = said("Incorrect API key provided: sk-proj-abcdefghijklmnop1234. You can find your API key at https://x.");
         assert!(!quoted.contains("abcdefghijklmnop"), "{quoted}");
-        assert!(quoted.contains("sk-…"));
-        assert_eq!(mask_keys("a task-sk- thing sk-"), "a task-sk- thing sk-");
+        assert!(quoted.contains("sk-*************************."), "{quoted}");
+        // Masked before clipping: a key cut at the clip would be too short to look like one.
+        let long = format!("{} sk-abcdefghijklmnopqrstuvwxyz", "x".repeat(290));
+        assert!(!said(&long).contains("sk-abcdefgh"), "{}", said(&long));
         assert_eq!(said(""), "");
         assert_eq!(clip("héllo", 2), "hé");
     }

@@ -18,7 +18,33 @@ pub struct HttpResponse {
 #[derive(Debug, Clone)]
 pub struct FetchFailed(pub String);
 
-/// Makes GET requests. Dropping the future must abandon the request.
+/// A request with any method, headers and body (MCP's JSON-RPC over POST, its event stream
+/// over GET).
+pub struct HttpRequest<'a> {
+    pub method: &'a str,
+    pub url: &'a str,
+    pub headers: &'a [(String, String)],
+    pub body: Option<&'a str>,
+}
+
+/// A response whose status and headers have arrived; its body is read chunk by chunk.
+/// Dropping it before the end abandons the request (in the page: aborts the fetch).
+pub trait Streaming {
+    fn status(&self) -> u16;
+    /// A response header; in a browser only the ones CORS lets the page read.
+    fn header(&self, name: &str) -> Option<String>;
+    /// The next piece of the body, or `None` at its end.
+    fn chunk(&mut self) -> LocalBoxFuture<'_, Result<Option<Vec<u8>>, FetchFailed>>;
+}
+
+/// Makes HTTP requests. Dropping a returned future must abandon its request.
 pub trait Fetch {
     fn get<'a>(&'a self, url: &'a str, headers: &'a [(String, String)]) -> LocalBoxFuture<'a, Result<HttpResponse, FetchFailed>>;
+    /// Sends `request` and resolves once the response headers are in.
+    fn open<'a>(&'a self, request: HttpRequest<'a>) -> LocalBoxFuture<'a, Result<Box<dyn Streaming>, FetchFailed>>;
+    /// After a failed request: whether `url` answers at all when CORS is left out of it, which
+    /// tells "the server is down" from "the server refuses this page". `None`: cannot tell.
+    fn reachable<'a>(&'a self, _url: &'a str) -> LocalBoxFuture<'a, Option<bool>> {
+        Box::pin(async { None })
+    }
 }

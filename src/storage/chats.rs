@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::lenient::read_lenient;
+use super::lenient::{read_lenient, stored_version};
 use crate::agent::{Event, EventKind, StopReason};
 
 /// Version 1 was the `localStorage` release (one key per chat plus an index). Version 2 is
@@ -125,13 +125,7 @@ pub enum ReadChat {
 
 /// Reads a stored chat body, keeping every part that can be read.
 pub fn read_chat(json: &str) -> ReadChat {
-    #[derive(Deserialize, Default)]
-    #[serde(default)]
-    struct Version {
-        version: u32,
-    }
-    let version = serde_json::from_str::<Version>(json).map(|v| v.version).unwrap_or(0);
-    if version > CHAT_VERSION {
+    if stored_version(json) > CHAT_VERSION {
         return ReadChat::Unreadable {
             reason: "saved by a newer version of Thoughtline; reload to get the newer page (this one never overwrites it)".into(),
         };

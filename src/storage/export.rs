@@ -9,9 +9,11 @@ use crate::llm::Connection;
 use crate::tools::ToolSettings;
 
 pub const EXPORT_FORMAT: &str = "thoughtline.run";
-const EXPORT_VERSION: u32 = 1;
+/// Version 2 records each model request as what it adds to the previous one; version 1 files
+/// (whole requests) read the same way.
+const EXPORT_VERSION: u32 = 2;
 
-/// The settings a run used, as exported: everything but the key.
+/// The settings a run used, as exported: everything but the secrets.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ExportedSettings {
@@ -31,6 +33,7 @@ impl Default for ExportedSettings {
 
 impl From<&Settings> for ExportedSettings {
     fn from(s: &Settings) -> Self {
+        let s = &crate::secrets::strip(s);
         ExportedSettings {
             preset: s.provider.preset.id().into(),
             base_url: s.provider.base_url.clone(),

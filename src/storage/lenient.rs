@@ -32,6 +32,17 @@ pub fn read_lenient<T: DeserializeOwned>(json: &str) -> Result<Lenient<T>, Strin
     serde_json::from_str::<T>(&kept).map(|value| Lenient { value, dropped }).map_err(|e| e.to_string())
 }
 
+/// The `version` a stored document says it has (0 when it says none or is not JSON). One
+/// shared reader: every type read through `from_str` costs its own copy of the JSON reader.
+pub fn stored_version(json: &str) -> u32 {
+    #[derive(serde::Deserialize, Default)]
+    #[serde(default)]
+    struct Version {
+        version: u32,
+    }
+    serde_json::from_str::<Version>(json).map(|v| v.version).unwrap_or(0)
+}
+
 /// One step from the document's root to a part of it.
 enum Step {
     Key(String),

@@ -5,15 +5,17 @@
 //! Nothing is written back on load: the stored text changes only when the person changes a
 //! setting.
 //!
-//! **Invariant:** the API key is written only when the person ticked "Remember key".
+//! **Invariant:** secrets (API keys, secret header values, tool keys; see `secrets::strip`) are
+//! written only when the person ticked "Remember".
 
 use serde::{Deserialize, Serialize};
 
 use super::error::{StorageError, StorageErrorKind};
-use super::lenient::read_lenient;
+use super::lenient::{read_lenient, stored_version};
 use super::local;
 use crate::agent::AgentSettings;
 use crate::llm::{Connection, Preset, ProviderConfig};
+use crate::secrets::ProviderKeys;
 use crate::tools::ToolSettings;
 
 pub const SETTINGS_KEY: &str = "thoughtline.settings";
@@ -24,6 +26,8 @@ pub const SETTINGS_VERSION: u32 = 1;
 pub struct Settings {
     pub provider: ProviderConfig,
     pub remember_key: bool,
+    /// Keys entered for other providers (`provider.api_key` is the current one's).
+    pub keys: ProviderKeys,
     pub connection: Connection,
     pub agent: AgentSettings,
     pub tools: ToolSettings,
@@ -35,6 +39,7 @@ impl Default for Settings {
         Settings {
             provider: ProviderConfig { preset, base_url: preset.base_url().into(), model: preset.default_model().into(), api_key: String::new() },
             remember_key: false,
+            keys: ProviderKeys::default(),
             connection: Connection::default(),
             agent: AgentSettings::default(),
             tools: ToolSettings::default(),
@@ -53,6 +58,12 @@ struct StoredSettings {
     remember_key: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     api_key: Option<String>,
+    #[serde(skip_serializing_if = "ProviderKeys::is_empty")]
+    keys: ProviderKeys,
+    /// Secrets of MCP servers whose own "Remember" box is ticked (`ToolSettings` never
+    /// serialises them, so exports cannot carry them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    mcp_secrets: Vec<crate::tools::mcp::RememberedSecret>,
     connection: Connection,
     agent: AgentSettings,
     tools: ToolSettings,
@@ -66,13 +77,19 @@ impl Default for StoredSettings {
 
 impl From<&Settings> for StoredSettings {
     fn from(s: &Settings) -> Self {
+        // Each MCP server has its own "Remember" box, apart from the API key's.
+        let mcp_secrets = s.tools.mcp.remembered_secrets();
+        let stripped;
+        let s = if s.remember_key { s } else { stripped = crate::secrets::strip(s); &stripped };
         StoredSettings {
             version: SETTINGS_VERSION,
             preset: s.provider.preset.id().into(),
             base_url: s.provider.base_url.clone(),
             model: s.provider.model.clone(),
             remember_key: s.remember_key,
-            api_key: (s.remember_key && !s.provider.api_key.is_empty()).then(|| s.provider.api_key.clone()),
+            api_key: (!s.provider.api_key.is_empty()).then(|| s.provider.api_key.clone()),
+            keys: s.keys.clone(),
+            mcp_secrets,
             connection: s.connection.clone(),
             agent: s.agent.clone(),
             tools: s.tools.clone(),
@@ -115,24 +132,22 @@ impl LoadedSettings {
 
 /// Reads stored settings; anything unreadable falls back to its default, field by field.
 pub fn read_settings(json: &str) -> LoadedSettings {
-    #[derive(Deserialize, Default)]
-    #[serde(default)]
-    struct Version {
-        version: u32,
-    }
-    let newer = serde_json::from_str::<Version>(json).map(|v| v.version > SETTINGS_VERSION).unwrap_or(false);
+    let newer = stored_version(json) > SETTINGS_VERSION;
     let (stored, dropped) = match read_lenient::<StoredSettings>(json) {
         Ok(read) => (read.value, read.dropped),
         Err(_) => (StoredSettings::default(), vec!["all (the stored text is not JSON)".to_string()]),
     };
     // A preset this release does not know keeps its URL and model as a custom provider.
     let preset = Preset::from_id(&stored.preset).unwrap_or(Preset::Custom);
+    let mut tools = stored.tools;
+    tools.mcp.restore_secrets(stored.mcp_secrets);
     let settings = Settings {
         provider: ProviderConfig { preset, base_url: stored.base_url, model: stored.model, api_key: stored.api_key.unwrap_or_default() },
         remember_key: stored.remember_key,
+        keys: stored.keys,
         connection: stored.connection,
         agent: stored.agent,
-        tools: stored.tools,
+        tools,
     };
     LoadedSettings { settings, dropped, newer }
 }

@@ -8,7 +8,6 @@
 
 use super::chats::{read_chat, ChatSummary, ReadChat, StoredChat};
 use super::error::StorageError;
-use super::lenient::read_lenient;
 use super::local;
 use crate::agent::LocalBoxFuture;
 
@@ -41,8 +40,8 @@ pub async fn list(backend: &dyn Backend) -> Result<Vec<ChatSummary>, StorageErro
         .summaries()
         .await?
         .into_iter()
-        .map(|(id, text)| match read_lenient::<ChatSummary>(&text) {
-            Ok(read) if read.value.version <= super::chats::CHAT_VERSION => ChatSummary { id, ..read.value },
+        .map(|(id, text)| match serde_json::from_str::<ChatSummary>(&text) {
+            Ok(summary) if summary.version <= super::chats::CHAT_VERSION => ChatSummary { id, ..summary },
             Ok(_) => ChatSummary { id, title: "Saved by a newer Thoughtline".into(), problem: Some(newer()), ..Default::default() },
             Err(e) => ChatSummary {
                 id,
@@ -107,32 +106,27 @@ pub const LEGACY_INDEX_KEY: &str = "thoughtline.chats";
 pub const LEGACY_CHAT_PREFIX: &str = "thoughtline.chat.";
 
 /// The chats an older release left in `localStorage`, as records, with the keys to remove once
-/// they are safely in the database. Every `thoughtline.chat.*` key counts, listed in the old
-/// index or not (a damaged index must not orphan a chat); a chat that cannot be read moves
-/// as it is, and is listed as unreadable rather than lost.
+/// they are safely in the database. Every `thoughtline.chat.*` key counts: the old index is not
+/// needed (each chat holds its own title, renames included), so a damaged index orphans
+/// nothing. A chat that cannot be read moves as it is, and is listed as unreadable, not lost.
 pub fn legacy_records(now_unix_ms: f64) -> (Vec<Record>, Vec<String>) {
-    #[derive(serde::Deserialize)]
-    struct OldSummary {
-        id: String,
-        #[serde(default)]
-        title: String,
-        #[serde(default)]
-        updated_unix_ms: f64,
-    }
-    let index: Vec<OldSummary> = local::read(LEGACY_INDEX_KEY).and_then(|json| serde_json::from_str(&json).ok()).unwrap_or_default();
     let mut records = Vec::new();
     let mut keys = Vec::new();
     for key in local::keys() {
         let Some(id) = key.strip_prefix(LEGACY_CHAT_PREFIX).filter(|id| !id.is_empty()) else { continue };
         let Some(body) = local::read(&key) else { continue };
-        let listed = index.iter().find(|s| s.id == id);
-        let (title, updated) = match (listed, read_chat(&body)) {
-            (Some(s), _) if !s.title.is_empty() => (s.title.clone(), s.updated_unix_ms),
-            (listed, ReadChat::Chat { chat, .. }) => {
+        let (title, updated) = match read_chat(&body) {
+            ReadChat::Chat { chat, .. } => {
                 let title = if chat.title.is_empty() { super::chats::chat_title(&chat.messages) } else { chat.title };
-                (title, listed.map_or(now_unix_ms, |s| s.updated_unix_ms))
+                // The old index kept the time of the last save; the last run's start is close,
+                // and keeps the list in the order it had.
+                let started = chat.trace.iter().rev().find_map(|e| match e.kind {
+                    crate::agent::EventKind::RunStarted { started_unix_ms, .. } => Some(started_unix_ms),
+                    _ => None,
+                });
+                (title, started.unwrap_or(now_unix_ms))
             }
-            (listed, ReadChat::Unreadable { .. }) => ("Chat that could not be read".into(), listed.map_or(now_unix_ms, |s| s.updated_unix_ms)),
+            ReadChat::Unreadable { .. } => ("Chat that could not be read".into(), now_unix_ms),
         };
         let summary = ChatSummary { id: id.to_string(), title, updated_unix_ms: updated, ..Default::default() };
         records.push(Record { id: id.to_string(), summary: serde_json::to_string(&summary).unwrap_or_default(), body });

@@ -5,14 +5,32 @@
 //!
 //! Natively (tests) there are no other tabs: announcing does nothing, and no lock is held.
 
-use serde::{Deserialize, Serialize};
-
 /// What one tab tells the others.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum TabNews {
     Saved { id: String },
     Deleted { id: String },
+}
+
+impl TabNews {
+    /// `saved:<id>` or `deleted:<id>`: plain text, so no serde code is compiled for it.
+    pub fn to_text(&self) -> String {
+        match self {
+            TabNews::Saved { id } => format!("saved:{id}"),
+            TabNews::Deleted { id } => format!("deleted:{id}"),
+        }
+    }
+
+    /// Another tab's message is outside input too: anything else is ignored.
+    pub fn from_text(text: &str) -> Option<TabNews> {
+        let (kind, id) = text.split_once(':')?;
+        let id = id.to_string();
+        match kind {
+            "saved" => Some(TabNews::Saved { id }),
+            "deleted" => Some(TabNews::Deleted { id }),
+            _ => None,
+        }
+    }
 }
 
 fn lock_name(chat_id: &str) -> String {
@@ -43,16 +61,15 @@ mod imp {
     }
 
     pub fn announce(news: &TabNews) {
-        if let (Some(channel), Ok(text)) = (channel(), serde_json::to_string(news)) {
-            let _ = channel.post_message(&JsValue::from_str(&text));
+        if let Some(channel) = channel() {
+            let _ = channel.post_message(&JsValue::from_str(&news.to_text()));
         }
     }
 
     pub fn listen(on_news: impl Fn(TabNews) + 'static) {
         let Some(channel) = channel() else { return };
         let handler = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
-            // Another tab's message is still outside input: read it like stored text.
-            if let Some(news) = event.data().as_string().and_then(|t| serde_json::from_str::<TabNews>(&t).ok()) {
+            if let Some(news) = event.data().as_string().and_then(|t| TabNews::from_text(&t)) {
                 on_news(news);
             }
         });

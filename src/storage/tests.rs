@@ -246,7 +246,7 @@ fn plant_legacy(index: &str) {
 
 #[test]
 fn old_chats_move_into_the_store_and_only_then_leave_local_storage() {
-    plant_legacy(r#"[{"id":"l1","title":"Renamed by hand","updated_unix_ms":5.0}]"#);
+    plant_legacy(r#"[{"id":"l1","title":"Who is Ada?","updated_unix_ms":5.0}]"#);
     let db = Memory::default();
     db.full.set(true);
     assert!(pollster::block_on(store::migrate_legacy(&db, 10.0)).is_err());
@@ -258,7 +258,8 @@ fn old_chats_move_into_the_store_and_only_then_leave_local_storage() {
     assert_eq!(local::read("thoughtline.chats"), None);
     assert!(local::read("thoughtline.settings").is_some(), "settings stay where they are");
     let list = pollster::block_on(store::list(&db)).unwrap();
-    assert_eq!(list.iter().map(|c| c.title.as_str()).collect::<Vec<_>>(), ["Chat that could not be read", "Renamed by hand"]);
+    assert_eq!(list.iter().map(|c| c.title.as_str()).collect::<Vec<_>>(), ["Who is Ada?", "Chat that could not be read"]);
+    assert_eq!(list[0].updated_unix_ms, 1700000000000.0, "ordered by the time of its last run");
     match pollster::block_on(store::open(&db, "l1")).unwrap() {
         Opened::Chat { chat, note } => {
             assert_eq!(note, None);
@@ -282,4 +283,32 @@ fn a_damaged_old_index_orphans_nothing_and_a_repeated_move_overwrites_nothing() 
     assert_eq!(local::read("thoughtline.chat.l1"), None);
     let list = pollster::block_on(store::list(&db)).unwrap();
     assert_eq!(list.len(), 2);
+}
+
+#[test]
+fn tab_news_is_plain_text_and_anything_else_is_ignored() {
+    use super::tabs::TabNews;
+    for news in [TabNews::Saved { id: "a:b".into() }, TabNews::Deleted { id: "x".into() }] {
+        assert_eq!(TabNews::from_text(&news.to_text()), Some(news));
+    }
+    assert_eq!(TabNews::from_text("renamed:x"), None);
+    assert_eq!(TabNews::from_text("nonsense"), None);
+}
+
+#[test]
+fn mcp_secrets_are_stored_only_when_remembered_never_exported_and_masked() {
+    use crate::tools::mcp::McpServer;
+    let mut s = Settings::default();
+    let server = |url: &str, secret: &str, remember| McpServer { url: url.into(), secret: secret.into(), remember_secret: remember, ..Default::default() };
+    s.tools.mcp.servers = vec![server("https://a.test/mcp", "tok-kept-1", true), server("https://b.test/mcp", "tok-memory-2", false)];
+    let json = settings_to_json(&s);
+    assert!(json.contains("tok-kept-1") && !json.contains("tok-memory-2"), "{json}");
+    let back = settings_from_json(&json);
+    assert_eq!(back.tools.mcp.servers[0].secret, "tok-kept-1");
+    assert_eq!(back.tools.mcp.servers[1].secret, "");
+    assert_eq!(back.tools.mcp.servers[1].url, "https://b.test/mcp");
+    let export = export_run(&crate::agent::Trace::default(), &s, 0.0);
+    assert!(export.contains("https://a.test/mcp") && !export.contains("tok-kept-1") && !export.contains("tok-memory-2"), "{export}");
+    let masked = crate::secrets::mask("server said tok-memory-2 and tok-kept-1", &crate::secrets::collect(&s));
+    assert!(!masked.contains("tok-"), "{masked}");
 }

@@ -10,6 +10,7 @@
 
 pub mod arxiv;
 pub mod calculator;
+pub mod mcp;
 pub mod openalex;
 pub mod text;
 pub mod websearch;
@@ -126,6 +127,8 @@ pub struct ToolSettings {
     /// `{url}` is replaced by the percent-encoded target URL; without it the encoded URL is
     /// appended. Example: `https://proxy.example/?url={url}`.
     pub cors_proxy: String,
+    /// MCP servers and the tools they lend (their secrets are not serialised here).
+    pub mcp: mcp::McpSettings,
 }
 
 const ARXIV_API: &str = "https://export.arxiv.org";

@@ -63,7 +63,8 @@ impl Side {
     #[cfg(target_arch = "wasm32")]
     fn spawn(self, settings: Settings, question: String, token: CancelToken) {
         leptos::task::spawn_local(async move {
-            let observer = super::session::UiObserver { trace: self.trace, streaming: self.streaming, offset: 0 };
+            let secrets = crate::secrets::collect(&settings);
+            let observer = super::session::UiObserver { trace: self.trace, streaming: self.streaming, offset: 0, secrets };
             super::session::run_with(&settings, &question, &[], None, &observer, &token).await;
             self.running.set(false);
             self.cancel.set_value(None);

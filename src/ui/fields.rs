@@ -66,3 +66,22 @@ pub fn check_field(
         </label>
     }
 }
+
+/// A secret (a tool's API key): a password field, never spell-checked or autofilled.
+pub fn secret_field(
+    settings: RwSignal<Settings>,
+    label: &'static str,
+    testid: String,
+    placeholder: &'static str,
+    get: fn(&Settings) -> String,
+    set: fn(&mut Settings, String),
+) -> impl IntoView {
+    view! {
+        <label>
+            {label}
+            <input type="password" data-testid=testid placeholder=placeholder autocomplete="off" spellcheck="false"
+                prop:value=move || settings.with(get)
+                on:change=move |ev| settings.update(|s| set(s, event_target_value(&ev).trim().to_string()))/>
+        </label>
+    }
+}

@@ -11,6 +11,7 @@ mod compare;
 mod fields;
 mod markdown_view;
 mod notices;
+mod mcp_settings;
 mod session;
 mod settings_panel;
 mod tool_settings;
@@ -29,6 +30,7 @@ pub fn App() -> impl IntoView {
     let loaded = load_settings();
     let settings_notice = RwSignal::new(loaded.notice());
     let settings = RwSignal::new(loaded.settings);
+    mcp_settings::install(settings);
     // Saving is the one effect that reaches the outside world from settings. Nothing is
     // written on load (a field that fell back must not overwrite what is stored until the
     // person changes something), and never over settings of a newer release.

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use crate::agent::{CancelToken, Event, RunObserver, Turn};
+use crate::secrets::{mask, mask_event, Secrets};
 use crate::storage::Settings;
 
 use super::chat::{ChatMessage, Who};
@@ -28,6 +29,9 @@ pub(super) struct UiObserver {
     pub streaming: RwSignal<String>,
     /// Added to each event's index: the number of events already shown.
     pub offset: u32,
+    /// Every secret the settings hold. Events are masked on their way into the trace signal,
+    /// the one source of the page, the stored chats, exports and the Markdown copy.
+    pub secrets: Secrets,
 }
 
 impl RunObserver for UiObserver {
@@ -37,10 +41,13 @@ impl RunObserver for UiObserver {
         }
         let mut event = event.clone();
         event.index += self.offset;
+        mask_event(&mut event, &self.secrets);
         self.trace.update(|t| t.push(event));
     }
+    // Live text is masked piece by piece (a key split across two pieces shows until the reply
+    // ends, when the masked reply event replaces the live box).
     fn on_delta(&self, _step: u32, delta: &str) {
-        self.streaming.update(|s| s.push_str(delta));
+        self.streaming.update(|s| s.push_str(&mask(delta, &self.secrets)));
     }
     fn on_reasoning(&self, _step: u32, delta: &str) {
         // Shown in the live box, set apart from the reply; never parsed.
@@ -48,7 +55,7 @@ impl RunObserver for UiObserver {
             if s.is_empty() {
                 s.push_str("(thinking) ");
             }
-            s.push_str(delta)
+            s.push_str(&mask(delta, &self.secrets))
         });
     }
 }
@@ -89,17 +96,18 @@ pub fn imported_messages(run: &crate::storage::ExportedRun) -> Vec<ChatMessage> 
     vec![ChatMessage { who: Who::User, text: run.question.clone() }, last]
 }
 
-/// What must be set before a run can start, as a sentence naming the setting.
-pub fn missing_setting(settings: &Settings) -> Option<&'static str> {
+/// What must be set (or agreed to) before a request can be sent, as a sentence naming the
+/// setting. Every request to the model (a run, Compare, Test connection) checks this first.
+pub fn missing_setting(settings: &Settings) -> Option<String> {
     let p = &settings.provider;
     if p.base_url.trim().is_empty() {
-        Some("Set the provider's base URL in Settings (⚙) first.")
+        Some("Set the provider's base URL in Settings (⚙) first.".into())
     } else if p.model.trim().is_empty() {
-        Some("Set the model name in Settings (⚙) first.")
+        Some("Set the model name in Settings (⚙) first.".into())
     } else if p.preset.needs_key() && p.api_key.trim().is_empty() {
-        Some("Add your API key in Settings (⚙) first. It stays in this browser and is sent only to the provider.")
+        Some("Add your API key in Settings (⚙) first. It stays in this browser and is sent only to the provider.".into())
     } else {
-        None
+        crate::secrets::plain_http_warning(settings)
     }
 }
 
@@ -124,10 +132,12 @@ impl Session {
             let end = if waiting { m.iter().rposition(|m| m.who == Who::User).unwrap_or(m.len()) } else { m.len() };
             turns(&m[..end])
         });
-        self.messages.update(|m| m.push(ChatMessage { who: Who::User, text: text.clone() }));
         let settings = self.settings.get_untracked();
+        let secrets = crate::secrets::collect(&settings);
+        // A key pasted into the question is sent to the model, but never shown or stored.
+        self.messages.update(|m| m.push(ChatMessage { who: Who::User, text: mask(&text, &secrets) }));
         if let Some(problem) = missing_setting(&settings) {
-            self.messages.update(|m| m.push(ChatMessage { who: Who::Problem, text: problem.into() }));
+            self.messages.update(|m| m.push(ChatMessage { who: Who::Problem, text: problem }));
             return;
         }
         let resume = if waiting { Some((self.trace.get_untracked(), text.clone())) } else { None };
@@ -147,8 +157,9 @@ impl Session {
         }
     }
 
-    fn finish(self, trace: &crate::agent::Trace) {
-        let message = match (trace.final_answer(), trace.stop_reason()) {
+    /// Ends a run with a chat message read from the run's own trace, masked like the events.
+    fn finish(self, trace: &crate::agent::Trace, secrets: &Secrets) {
+        let mut message = match (trace.final_answer(), trace.stop_reason()) {
             (Some(answer), _) => ChatMessage { who: Who::Assistant, text: answer.to_string() },
             (None, Some(crate::agent::StopReason::NeedsInput)) => {
                 ChatMessage { who: Who::Clarify, text: trace.pending_question().unwrap_or_default().to_string() }
@@ -163,6 +174,7 @@ impl Session {
             }
             (None, None) => ChatMessage { who: Who::Problem, text: "The run ended without an answer.".into() },
         };
+        message.text = mask(&message.text, secrets);
         self.messages.update(|m| m.push(message));
         self.running.set(false);
         self.cancel.set_value(None);
@@ -173,7 +185,8 @@ impl Session {
     fn spawn_run(self, text: String, history: Vec<Turn>, resume: Option<(Vec<Event>, String)>, settings: Settings, token: CancelToken) {
         leptos::task::spawn_local(async move {
             let offset = resume.as_ref().map_or(0, |(events, _)| events.len() as u32);
-            let observer = UiObserver { trace: self.trace, streaming: self.streaming, offset };
+            let secrets = crate::secrets::collect(&settings);
+            let observer = UiObserver { trace: self.trace, streaming: self.streaming, offset, secrets };
             let trace = match &resume {
                 Some((earlier, reply)) => {
                     let question = crate::agent::trace::question(earlier).unwrap_or_default();
@@ -182,14 +195,14 @@ impl Session {
                 }
                 None => run_with(&settings, &text, &history, None, &observer, &token).await,
             };
-            self.finish(&trace);
+            self.finish(&trace, &observer.secrets);
         });
     }
 
     #[cfg(not(target_arch = "wasm32"))]
     fn spawn_run(self, _text: String, _history: Vec<Turn>, _resume: Option<(Vec<Event>, String)>, _settings: Settings, _token: CancelToken) {
         // Native builds have no fetch; the page is the only place runs happen.
-        self.finish(&crate::agent::Trace::default());
+        self.finish(&crate::agent::Trace::default(), &Secrets::default());
     }
 }
 
@@ -210,8 +223,9 @@ pub(super) async fn run_with(
     use crate::browser::BrowserClock;
     use crate::llm::Provider;
     use crate::net::browser::BrowserFetch;
-    let model = Provider::new(settings.provider.clone(), settings.connection.clone(), Rc::new(BrowserClock));
-    let owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
+    let model = Provider::new(settings.provider.clone(), settings.connection.clone(), Rc::new(BrowserClock)).masking(&observer.secrets);
+    let mut owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
+    owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &super::mcp_settings::hub()));
     let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
     let mut agent = settings.agent.clone();
     // Settings say so beside the box; a request the API cannot take is never sent.

@@ -1,9 +1,11 @@
 //! The Settings panel: provider, model, key and temperature. Values persist through the
-//! `settings` signal (saved by `App`); the key is kept across reloads only when the box is ticked.
+//! `settings` signal (saved by `App`); secrets are kept across reloads only when "Remember" is
+//! ticked. A key belongs to the provider it was entered for (`secrets::switch_provider`).
 
 use leptos::prelude::*;
 
 use crate::llm::Preset;
+use crate::secrets::{allow_plain_http, is_secret_header, plain_http_allowed, plain_http_host, switch_provider};
 use crate::storage::Settings;
 
 use super::fields::{check_field, number_field};
@@ -13,14 +15,15 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
     let choose_preset = move |id: String| {
         if let Some(preset) = Preset::from_id(&id) {
             settings.update(|s| {
-                s.provider.preset = preset;
+                let base_url = if preset == Preset::Custom { s.provider.base_url.clone() } else { preset.base_url().into() };
+                switch_provider(s, preset, base_url);
                 if preset != Preset::Custom {
-                    s.provider.base_url = preset.base_url().into();
                     s.provider.model = preset.default_model().into();
                 }
             });
         }
     };
+    let plain_http = move || settings.with(|s| plain_http_host(&s.provider.base_url));
     view! {
         <aside id="settings" class="settings" data-testid="settings" aria-label="Settings">
             <div class="settings-head">
@@ -42,8 +45,22 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
                 "Base URL"
                 <input type="url" data-testid="base-url" placeholder="https://…/v1"
                     prop:value=move || settings.with(|s| s.provider.base_url.clone())
-                    on:change=move |ev| settings.update(|s| s.provider.base_url = event_target_value(&ev).trim().to_string())/>
+                    on:change=move |ev| settings.update(|s| {
+                        let preset = s.provider.preset;
+                        switch_provider(s, preset, event_target_value(&ev).trim().to_string());
+                    })/>
             </label>
+            {move || plain_http().map(|host| view! {
+                <div class="warning" data-testid="plain-http-warning" role="alert">
+                    <p>{format!("This base URL uses plain http:// to {host}: an API key sent there travels unencrypted, readable by anyone on the network path. The key is not sent until you agree below.")}</p>
+                    <label class="check">
+                        <input type="checkbox" data-testid="plain-http-ok"
+                            prop:checked=move || settings.with(plain_http_allowed)
+                            on:change=move |ev| settings.update(|s| allow_plain_http(s, event_target_checked(&ev)))/>
+                        {format!("Send my key to {host} over plain HTTP")}
+                    </label>
+                </div>
+            })}
             <label>
                 "Model"
                 <input type="text" data-testid="model"
@@ -61,7 +78,7 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
                 <input type="checkbox" data-testid="remember-key"
                     prop:checked=move || settings.with(|s| s.remember_key)
                     on:change=move |ev| settings.update(|s| s.remember_key = event_target_checked(&ev))/>
-                "Remember the key on this device (stored in this browser's localStorage)"
+                "Remember keys and secret headers on this device (stored in this browser's storage; otherwise they live in this tab's memory only)"
             </label>
             <label>
                 {move || format!("Temperature: {:.1}", settings.with(|s| s.agent.temperature))}
@@ -77,16 +94,47 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
             {check_field(settings, "Stream replies token by token", "stream".into(), |s| s.connection.stream, |s, v| s.connection.stream = v)}
             {number_field(settings, "Request timeout: give up after this many silent seconds", "timeout".into(), (5.0, 3600.0, 5.0), |s| s.connection.timeout_s, |s, v| s.connection.timeout_s = v)}
             {number_field(settings, "Tries per model call (rate limits, server errors)", "attempts".into(), (1.0, 10.0, 1.0), |s| s.connection.max_attempts as f64, |s, v| s.connection.max_attempts = v as u32)}
-            <label>
-                "Extra request headers (one \"Name: value\" per line)"
-                <textarea rows="2" data-testid="extra-headers" spellcheck="false"
-                    prop:value=move || settings.with(|s| s.connection.extra_headers.clone())
-                    on:change=move |ev| settings.update(|s| s.connection.extra_headers = event_target_value(&ev))></textarea>
-            </label>
+            {number_field(settings, "Largest model reply (KB received; a longer one is cut off)", "max-reply-kb".into(), (64.0, 262144.0, 64.0), |s| s.connection.max_reply_kb as f64, |s, v| s.connection.max_reply_kb = v as u32)}
+            <HeaderField settings/>
             <super::agent_settings::AgentSettingsPanel settings/>
             <super::tool_settings::ToolSettingsPanel settings/>
         </aside>
     }
+}
+
+/// Extra request headers. Values of secret headers (`api-key`, `Authorization`, …) are shown
+/// masked, like a password field, except while the box is being edited.
+#[component]
+fn HeaderField(settings: RwSignal<Settings>) -> impl IntoView {
+    let editing = RwSignal::new(false);
+    let shown = move || settings.with(|s| if editing.get() { s.connection.extra_headers.clone() } else { masked_headers(&s.connection.extra_headers) });
+    view! {
+        <label>
+            "Extra request headers (one \"Name: value\" per line; secret values are kept like the key)"
+            <textarea rows="2" data-testid="extra-headers" spellcheck="false" autocomplete="off"
+                prop:value=shown
+                on:focus=move |_| editing.set(true)
+                on:blur=move |_| editing.set(false)
+                on:change=move |ev| settings.update(|s| s.connection.extra_headers = event_target_value(&ev))></textarea>
+        </label>
+    }
+}
+
+/// What a hidden header value shows as.
+const HIDDEN: &str = "••••••••";
+
+/// The header lines with the values of secret headers hidden.
+fn masked_headers(lines: &str) -> String {
+    lines
+        .lines()
+        .map(|line| match line.split_once(':') {
+            Some((name, value)) if is_secret_header(name) && !value.trim().is_empty() => format!("{name}: {HIDDEN}"),
+            Some(_) => line.to_string(),
+            None if line.trim().is_empty() => String::new(),
+            None => HIDDEN.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// "Test connection": one tiny request with the current settings, and its outcome in words.
@@ -96,7 +144,7 @@ fn ConnectionTest(settings: ReadSignal<Settings>) -> impl IntoView {
     let testing = RwSignal::new(false);
     let test = move |_| {
         if let Some(problem) = super::session::missing_setting(&settings.get_untracked()) {
-            status.set(Some((false, problem.to_string())));
+            status.set(Some((false, problem)));
             return;
         }
         testing.set(true);
@@ -121,13 +169,14 @@ fn run_connection_test(settings: Settings, status: RwSignal<Option<(bool, String
     use crate::agent::{ChatModel, ChatRequest, Message};
     leptos::task::spawn_local(async move {
         let clock = crate::browser::BrowserClock;
-        let provider = crate::llm::Provider::new(settings.provider.clone(), settings.connection.clone(), std::rc::Rc::new(clock));
+        let secrets = crate::secrets::collect(&settings);
+        let provider = crate::llm::Provider::new(settings.provider.clone(), settings.connection.clone(), std::rc::Rc::new(clock)).masking(&secrets);
         let request = ChatRequest::new(vec![Message::user("Reply with the single word OK.")], 0.0, Some(16));
         let started = js_sys::Date::now();
         let outcome = provider.complete(&request, &|_| {}).await;
         let ms = js_sys::Date::now() - started;
         status.set(Some(match outcome {
-            Ok(reply) => (true, format!("Connected to {} in {:.0} ms. The model said: \"{}\"", settings.provider.model, ms, reply.text.trim())),
+            Ok(reply) => (true, format!("Connected to {} in {:.0} ms. The model said: \"{}\"", settings.provider.model, ms, crate::secrets::mask(reply.text.trim(), &secrets))),
             Err(e) => (false, e.message),
         }));
         testing.set(false);

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::storage::Settings;
 use crate::tools::{Common, SearchBackend};
 
-use super::fields::{number_field, text_field};
+use super::fields::{number_field, secret_field, text_field};
 
 /// The on/off, return-direct and timeout controls every tool has.
 fn common_fields(
@@ -57,7 +57,7 @@ pub fn ToolSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 <summary>"arXiv"</summary>
                 {common_fields(settings, "arxiv", |s| &s.tools.arxiv.common, |s| &mut s.tools.arxiv.common)}
                 {number_field(settings, "Papers per search", "arxiv-results".into(), (1.0, 20.0, 1.0), |s| s.tools.arxiv.max_results as f64, |s, v| s.tools.arxiv.max_results = v as u32)}
-                {text_field(settings, "OpenAlex API key (fallback when arXiv is unreachable)", "openalex-key".into(), "optional", |s| s.tools.arxiv.openalex_key.clone(), |s, v| s.tools.arxiv.openalex_key = v)}
+                {secret_field(settings, "OpenAlex API key (fallback when arXiv is unreachable; kept like the model's key)", "openalex-key".into(), "optional", |s| s.tools.arxiv.openalex_key.clone(), |s, v| s.tools.arxiv.openalex_key = v)}
             </details>
             <details>
                 <summary>"Calculator"</summary>
@@ -78,6 +78,7 @@ pub fn ToolSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 </label>
                 {text_field(settings, "SearXNG URL", "searx-url".into(), "https://searx.example.org", |s| s.tools.web_search.searx_url.clone(), |s, v| s.tools.web_search.searx_url = v)}
             </details>
+            <super::mcp_settings::McpServersPanel settings/>
             {text_field(settings, "CORS proxy for arXiv and DuckDuckGo ({url} = encoded address)", "cors-proxy".into(), "https://proxy.example/?url={url}", |s| s.tools.cors_proxy.clone(), |s, v| s.tools.cors_proxy = v)}
             <p class="hint">"arXiv and DuckDuckGo do not allow requests from web pages. Without a proxy, arXiv searches fall back to OpenAlex (which indexes arXiv); under "<code>"scripts/serve"</code>" a built-in development proxy is used."</p>
         </fieldset>

@@ -1,6 +1,7 @@
 //! The trace column: every event of the current run, as it happens. Blue while in progress,
 //! green for success, red for errors, each with an icon and a label so colour is never the
 //! only signal. Every row expands to the raw data (messages sent, raw reply, full observation).
+//! A request's messages are rebuilt from the trace (`trace::request_at`) when its row is opened.
 
 use leptos::prelude::*;
 
@@ -91,9 +92,7 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
                 <div class="event tone-pending live" data-testid="streaming">
                     <span class="icon" aria-hidden="true">"…"</span>
                     <span class="label">{move || if streaming.with(String::is_empty) { "Waiting for the model…" } else { "Model is writing" }}</span>
-                    <Show when=move || !streaming.with(String::is_empty)>
-                        <pre class="stream">{move || streaming.get()}</pre>
-                    </Show>
+                    <LiveText streaming/>
                 </div>
             </Show>
             <Show when=move || !trace.with(Vec::is_empty)>
@@ -101,6 +100,36 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
             </Show>
         </section>
     }
+}
+
+/// The reply as it streams. Each update appends only the text that is new, as a text node:
+/// setting the whole text again for every token would copy it each time, quadratic in the
+/// length of the reply.
+#[component]
+fn LiveText(streaming: ReadSignal<String>) -> impl IntoView {
+    let pre = NodeRef::<leptos::html::Pre>::new();
+    // Bytes of `streaming` already in the element, and the first of them: a new model call
+    // starts the text over, which shows as a shorter text or a different start. (Between that
+    // reset and the next reply lies a network round trip, so this effect always sees it.)
+    let shown = StoredValue::new((0usize, String::new()));
+    Effect::new(move |_| {
+        let Some(el) = pre.get() else { return };
+        streaming.with(|text| {
+            let (from, head) = shown.get_value();
+            let from = if text.len() < from || !text.starts_with(&head) || !text.is_char_boundary(from) {
+                el.set_text_content(None);
+                0
+            } else {
+                from
+            };
+            if from < text.len() {
+                let _ = el.append_with_str_1(&text[from..]);
+            }
+            let head_end = (0..=text.len().min(64)).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            shown.set_value((text.len(), text[..head_end].to_string()));
+        });
+    });
+    view! { <pre class="stream" data-testid="stream-text" node_ref=pre hidden=move || streaming.with(String::is_empty)></pre> }
 }
 
 fn icon(tone: Tone) -> &'static str {
@@ -122,10 +151,8 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
         EventKind::RunStarted { question, tools, .. } => {
             (question.clone(), Some(format!("Tools: {}", if tools.is_empty() { "none".into() } else { tools.join(", ") })))
         }
-        EventKind::LlmRequest { request, .. } => (
-            format!("{} messages sent to the model", request.messages.len()),
-            Some(request.messages.iter().map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect::<Vec<_>>().join("\n\n")),
-        ),
+        // The messages are rebuilt only when the person opens them (`show_request`).
+        EventKind::LlmRequest { request, .. } => (format!("{} messages sent to the model", request.message_count()), Some(String::new())),
         EventKind::LlmResponse { text, discarded, usage, tool_calls, .. } => {
             let tokens = usage
                 .map(|u| format!(" · {}{} + {} tokens{}", if u.estimated { "≈ " } else { "" }, u.prompt_tokens, u.completion_tokens, if u.estimated { " (estimated: the server reported none)" } else { "" }))
@@ -163,7 +190,10 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
             message.clone(),
             Some(format!("{}\n\nReply excerpt:\n{excerpt}", if *fed_back { "Sent back to the model so it can fix its format." } else { "Not sent back: the run ends." })),
         ),
-        EventKind::ToolCall { tool, input } => (format!("{tool} ← {}", json(input)), None),
+        EventKind::ToolCall { tool, input, via } => match via {
+            Some(via) => (format!("{tool} ← {} · via {via}", json(input)), Some(format!("Sent to the MCP server at {via}"))),
+            None => (format!("{tool} ← {}", json(input)), None),
+        },
         EventKind::ToolResult { tool, observation } => {
             (format!("{tool}: {} characters", observation.chars().count()), Some(observation.clone()))
         }
@@ -182,6 +212,24 @@ fn summary(kind: &EventKind) -> (String, Option<String>) {
         EventKind::Clarify { question } => (question.clone(), Some("Reply in the chat: the agent continues this run with your answer.".into())),
         EventKind::StrategyFallback { from, to, reason } => (format!("{} → {}", from.label(), to.label()), Some(reason.clone())),
     }
+}
+
+/// Fills an opened request's details with the messages it sent, rebuilt from the trace: the
+/// trace records each request as what it adds to the one before, and rebuilding every row's at
+/// once would cost the whole run per row. Set as text, once (recorded requests never change).
+fn show_request(ev: &leptos::ev::Event, trace: ReadSignal<Vec<Event>>, index: u32) {
+    let Some(pre) = event_target::<web_sys::Element>(ev).last_element_child() else { return };
+    if pre.text_content().is_some_and(|text| !text.is_empty()) {
+        return;
+    }
+    let text = trace.with_untracked(|events| {
+        let position = events.iter().position(|e| e.index == index).unwrap_or(events.len());
+        match crate::agent::trace::request_at(events, position) {
+            Ok(request) => request.messages.iter().map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect::<Vec<_>>().join("\n\n"),
+            Err(problem) => problem,
+        }
+    });
+    pre.set_text_content(Some(&text));
 }
 
 /// A plan as a checklist whose items tick as the tool calls after it succeed.
@@ -227,6 +275,7 @@ fn EventRow(event: Event, open: Memo<Option<u32>>, trace: ReadSignal<Vec<Event>>
     // A pending event that is no longer the open one has finished (its result follows it).
     let done = move || tone == Tone::Pending && open.get() != Some(index);
     let (head, detail) = summary(&event.kind);
+    let request = matches!(event.kind, EventKind::LlmRequest { .. });
     let kind = event.kind.name();
     let timing = if event.step > 0 {
         format!("step {} · {:.0} ms", event.step, event.ended_ms - event.started_ms)
@@ -243,7 +292,7 @@ fn EventRow(event: Event, open: Memo<Option<u32>>, trace: ReadSignal<Vec<Event>>
             <div class="event-summary">{head}</div>
             {plan_checklist(&event, trace)}
             {detail.map(|d| view! {
-                <details>
+                <details on:toggle=move |ev| if request { show_request(&ev, trace, index) }>
                     <summary>"Details"</summary>
                     <pre>{d}</pre>
                 </details>

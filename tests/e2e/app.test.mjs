@@ -83,7 +83,8 @@ test('the iteration limit stops a looping model with a red, actionable message',
 
 test('a parse error is red, fed back, and the model recovers (green)', async () => {
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
-  await script(env.server.origin, scope, [{ text: 'I think I will just ramble without any format.' }, { text: 'Thought: fixed.\nFinal Answer: recovered' }]);
+  // A Thought with no action or answer is a format error (plain prose would be read as a direct answer).
+  await script(env.server.origin, scope, [{ text: 'Thought: I will just ramble, with no action.' }, { text: 'Thought: fixed.\nFinal Answer: recovered' }]);
   await ask(page, 'Test recovery');
   await page.locator('.bubble.assistant').waitFor();
   const tones = await traceTones(page);
@@ -92,6 +93,20 @@ test('a parse error is red, fed back, and the model recovers (green)', async () 
   const sent = await requests(env.server.origin, scope);
   assert.match(sent[1].body.messages.at(-1).content, /Observation: .+/);
   await shot(page, 'parse-recovery');
+  await context.close();
+});
+
+test('plain prose without the format is shown as a direct answer, labelled so', async () => {
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [{ text: 'Lima is the capital of Peru.' }]);
+  await ask(page, 'What is the capital of Peru?');
+  await page.locator('.bubble.assistant').waitFor();
+  assert.equal(await page.locator('.bubble.assistant .text').textContent(), 'Lima is the capital of Peru.');
+  const tones = await traceTones(page);
+  assert.ok(!tones.includes('parse_failed:error'), tones.join(' '));
+  const label = await page.locator('[data-testid="event"][data-kind="final_answer"] .label').textContent();
+  assert.equal(label, 'Direct answer');
+  assert.equal((await requests(env.server.origin, scope)).length, 1);
   await context.close();
 });
 

@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { before, after } from 'node:test';
+import { before, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -26,11 +27,11 @@ export async function startServer() {
   return { origin, stop: () => child.kill('SIGTERM') };
 }
 
-export async function launch() {
+export async function launch(extraArgs = []) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+      '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }
 
@@ -44,11 +45,22 @@ export function suite() {
     env.server = await startServer();
     env.browser = await launch();
   });
+  // Every test runs under the page's Content-Security-Policy: any violation fails it.
+  afterEach(() => {
+    const seen = takeCspViolations();
+    assert.deepEqual(seen, [], `Content-Security-Policy violations:\n${seen.join('\n')}`);
+  });
   after(async () => {
     await env.browser?.close();
     env.server?.stop();
   });
   return env;
+}
+
+const cspViolations = [];
+/** The CSP violations seen since the last call (the harness checks after each test). */
+export function takeCspViolations() {
+  return cspViolations.splice(0);
 }
 
 let scopes = 0;
@@ -65,9 +77,18 @@ export async function openApp(browser, origin, { viewport = { width: 1280, heigh
       if (!localStorage.getItem(key)) localStorage.setItem(key, value);
     }, ['thoughtline.settings', JSON.stringify(seed(`${origin}/s/${scope}`, base))]);
   }
+  // The page reports each violation as an event; Chromium also logs one to the console.
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`);
+    });
+  });
   const page = await context.newPage();
   const errors = [];
-  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
+  page.on('console', (msg) => {
+    if (/CSP violation|Content.Security.Policy/i.test(msg.text())) cspViolations.push(msg.text());
+    if (msg.type() === 'error') errors.push(msg.text());
+  });
   page.on('pageerror', (err) => errors.push(String(err)));
   await page.goto(`${origin}/thoughtline/`);
   await page.getByTestId('composer').waitFor();
@@ -134,4 +155,24 @@ export async function traceTones(page) {
 /** A model reply asking for one tool call, in the canonical format. */
 export function action(tool, input) {
   return { text: `Thought: I should use ${tool}.\nAction:\n\`\`\`json\n${JSON.stringify({ action: tool, action_input: input })}\n\`\`\`` };
+}
+
+/** Everything the page stored: localStorage and every IndexedDB object store, as text. */
+export async function storedText(page) {
+  return page.evaluate(async () => {
+    const request = (r) => new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
+    const parts = [JSON.stringify({ ...localStorage })];
+    for (const { name } of await indexedDB.databases()) {
+      const db = await request(indexedDB.open(name));
+      for (const store of db.objectStoreNames) {
+        parts.push(JSON.stringify(await request(db.transaction(store).objectStore(store).getAll())));
+      }
+      db.close();
+    }
+    return parts.join('\n');
+  });
+}
+
+export async function seen(origin, scope) {
+  return (await fetch(`${origin}/s/${scope}/__seen`)).json();
 }

@@ -94,8 +94,14 @@ test('a real llama.cpp server: structured output makes every step valid JSON', a
   const outcome = await askAndWait(page, QUESTION);
   await shot(page, 'llama-structured');
   const events = await assertBoundedRun(page, errors, outcome, { streamed: true });
-  const requests = events.filter((e) => e.kind.llm_request?.purpose === 'step').map((e) => e.kind.llm_request.request);
-  assert.ok(requests.every((r) => r.json_format?.schema?.properties?.action), 'every step asked for the JSON schema');
+  // A request records what it adds to the one it builds on; `kept_tools` says its tools and
+  // format are that request's, `base_back` events earlier.
+  const formatAt = (i) => {
+    const r = events[i].kind.llm_request.request;
+    return r.kept_tools ? formatAt(i - r.base_back) : r.json_format;
+  };
+  const steps = events.flatMap((e, i) => (e.kind.llm_request?.purpose === 'step' ? [i] : []));
+  assert.ok(steps.length > 0 && steps.every((i) => formatAt(i)?.schema?.properties?.action), 'every step asked for the JSON schema');
   // Each reply the server finished is one JSON object with the schema's keys: the action blob
   // can no longer be malformed. (A reply cut by max_tokens would be the one exception.)
   const replies = events.filter((e) => e.kind.llm_response).map((e) => e.kind.llm_response.text);

@@ -196,6 +196,7 @@ test('a chat that cannot be read stays listed, with its stored text to download'
   await page.locator('.chat-title', { hasText: 'A good chat' }).click();
   await page.locator('.bubble.assistant .text', { hasText: 'fine' }).waitFor();
   await page.reload();
+  await page.getByTestId('chat-item').nth(1).waitFor(); // the list arrives from the database
   assert.equal(await page.getByTestId('chat-item').count(), 2);
   await context.close();
 });

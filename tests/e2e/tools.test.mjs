@@ -29,6 +29,14 @@ test('a Wikipedia question runs blue then green and ends with the answer', async
   assert.equal(sent.length, 2);
   assert.match(sent[1].body.messages.at(-1).content, /Observation: Page: Python \(programming language\)/);
   assert.match(sent[0].body.messages[0].content, /- wikipedia: /);
+  // The trace records the second request as what it added to the first; opened, the row
+  // rebuilds exactly the messages the server received.
+  const second = page.locator('[data-kind="llm_request"]').nth(1);
+  await second.locator('summary').click();
+  // Filled when the details' toggle event arrives, a moment after the click.
+  await second.locator('pre', { hasText: '[System]' }).waitFor();
+  const role = (r) => r[0].toUpperCase() + r.slice(1);
+  assert.equal(await second.locator('pre').textContent(), sent[1].body.messages.map((m) => `[${role(m.role)}]\n${m.content}`).join('\n\n'));
   assert.equal(await page.locator('.bubble.assistant .text').textContent(), 'Python is a programming language created by Guido van Rossum.');
   await shot(page, 'wikipedia-run');
   assert.deepEqual(errors, []);

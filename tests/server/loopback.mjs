@@ -29,7 +29,16 @@
 //        | {"status": 401, "fixture": "openai/error_401_invalid_api_key.json", "retry_after": 1}
 //        | {"status": 500, "body": "..."} | {"hang": true}: never answers
 //        | {"reject_stream": true, "text": "..."}: 400 for stream requests, the text otherwise
+//        | {"status": 401, "echo_key": true}: an auth error quoting the key the request carried
+//          (Authorization or x-api-key), as some servers and proxies do
+//        | {"stream_error_echo": true}: 200, then an SSE error event quoting the key
+//        | {"redirect": 307, "location": "..."}: a redirect, answered from then on to any
+//          request for that path (a probe that follows it, too)
+//        | {"status": 401, "stall_body": true}: the status and half a body, then silence
+//        | {"text": "...", "stall_after": N}: N streamed text chunks, then silence (open)
+//        | {"endless": true}: a stream of text deltas that never ends
 //        optional "delay_ms" before answering.
+//   GET  /s/<scope>/__seen               every request under the scope (method, path, headers)
 // Requests record whether the client went away before the answer ended ("aborted").
 import http from 'node:http';
 import fs from 'node:fs';
@@ -48,11 +57,16 @@ const arg = (name, dflt) => {
 const port = Number(arg('--port', '0'));
 const dist = path.resolve(arg('--dist', path.join(root, 'dist')));
 
-const scopes = new Map(); // scope -> {replies: [], requests: [], toolRequests: []}
+const scopes = new Map(); // scope -> {replies: [], requests: [], toolRequests: [], seen: []}
 const scope = (id) => {
-  if (!scopes.has(id)) scopes.set(id, { replies: [], byModel: new Map(), requests: [], toolRequests: [] });
+  if (!scopes.has(id)) scopes.set(id, { replies: [], byModel: new Map(), requests: [], toolRequests: [], seen: [] });
   return scopes.get(id);
 };
+
+/** The key a request carries, as a server would read it. */
+function keyOf(req) {
+  return (req.headers['x-api-key'] ?? (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '')) || '(none)';
+}
 
 const types = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
@@ -222,6 +236,18 @@ const server = http.createServer(async (req, res) => {
   }
   const s = scope(m[1]);
   const rest = m[2];
+  if (!rest.startsWith('/__')) s.seen.push({ method: req.method, path: rest, headers: req.headers });
+  // A path that answered with a redirect keeps redirecting, whatever the method, like a real
+  // server's redirect rule.
+  const rule = s.redirects?.get(rest);
+  if (rule) {
+    res.writeHead(rule.redirect, { Location: rule.location });
+    return res.end();
+  }
+  if (rest === '/__seen') {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    return res.end(JSON.stringify(s.seen));
+  }
   const body = await readBody(req);
   if (rest === '/__script' && req.method === 'POST') {
     const { replies, model } = JSON.parse(body);
@@ -250,6 +276,36 @@ const server = http.createServer(async (req, res) => {
     if (reply.delay_ms) await sleep(reply.delay_ms);
     if (reply.hang) return; // never answers: the client's timeout or Stop must end it
     const wantsStream = parsed?.stream === true;
+    if (reply.redirect) {
+      (s.redirects ??= new Map()).set(rest, reply);
+      res.writeHead(reply.redirect, { Location: reply.location });
+      return res.end();
+    }
+    if (reply.echo_key) {
+      const key = keyOf(req);
+      res.writeHead(reply.status ?? 401, { 'Content-Type': 'application/json' });
+      return res.end(JSON.stringify(anthropic
+        ? { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key: ${key}` } }
+        : { error: { message: `Incorrect API key provided: ${key}. You can find your API key in your account.`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    }
+    if (reply.stream_error_echo) {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
+      return res.end(`data: ${JSON.stringify({ error: { message: `Invalid key ${keyOf(req)}`, code: 401 } })}\n\n`);
+    }
+    if (reply.stall_body) {
+      res.writeHead(reply.status ?? 401, { 'Content-Type': 'application/json' });
+      res.write('{"error": {"message": "Incorrect API key pro');
+      return; // never ends: the client must give up on its own
+    }
+    if (reply.endless) {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
+      const frame = `data: ${JSON.stringify({ id: 'chatcmpl-loopback', object: 'chat.completion.chunk', created: 1, model: parsed?.model, choices: [{ index: 0, delta: { content: 'and again '.repeat(100) }, finish_reason: null }] })}\n\n`;
+      while (!res.destroyed && !record.aborted) {
+        if (!res.write(frame)) await new Promise((r) => res.once('drain', r).once('close', r));
+        await sleep(1);
+      }
+      return;
+    }
     if (reply.reject_stream && wantsStream) {
       queue.unshift(reply); // the same reply answers the client's non-streaming retry
       res.writeHead(400, { 'Content-Type': 'application/json' });
@@ -277,10 +333,12 @@ const server = http.createServer(async (req, res) => {
       const events = anthropic ? anthropicEvents(text, model, calls) : openaiEvents(text, model, calls);
       let textChunks = 0;
       for (const ev of events) {
-        if (ev.text && reply.cut_after !== undefined && textChunks++ >= reply.cut_after) {
+        if (ev.text && reply.stall_after !== undefined && textChunks >= reply.stall_after) return; // silence, connection open
+        if (ev.text && reply.cut_after !== undefined && textChunks >= reply.cut_after) {
           res.destroy(); // the connection drops mid-stream
           return;
         }
+        if (ev.text) textChunks++;
         res.write(ev.frame);
         await sleep(reply.chunk_delay_ms ?? 2);
       }

@@ -1,0 +1,590 @@
+//! An MCP client over the Streamable HTTP transport (protocol 2025-11-25, the version the
+//! current official TypeScript SDK speaks; older servers' 2025-06-18 and 2025-03-26 answers
+//! are accepted too). Every JSON-RPC message is its own POST with `Accept: application/json,
+//! text/event-stream`; the answer is one JSON body or an SSE stream that may carry the
+//! server's notifications and requests before the response. After `initialize` every request
+//! carries `MCP-Protocol-Version` and, when the server gave one, `Mcp-Session-Id`; a 404 on a
+//! request that carried a session id means the session expired, and the client initialises
+//! again, once.
+//!
+//! All I/O goes through `net::Fetch`, so the whole exchange is tested natively with a scripted
+//! server. Dropping a future abandons its request (in the page: aborts the fetch), which is how
+//! Stop and time limits end a call. Every failure is an `McpError` whose message names the
+//! server and says what to do; the secret never appears in one.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::jsonrpc::{self, Incoming, RpcError};
+use super::schema::DESCRIPTION_LIMIT;
+use super::settings::{McpServer, McpToolInfo};
+use crate::llm::sse::SseDecoder;
+use crate::net::{Fetch, FetchFailed, HttpRequest, Streaming};
+
+/// The protocol version this client asks for: `LATEST_PROTOCOL_VERSION` of
+/// `@modelcontextprotocol/sdk` 1.32.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+/// Versions a server may answer with. All of them use the framing implemented here.
+pub const SUPPORTED_VERSIONS: [&str; 3] = [PROTOCOL_VERSION, "2025-06-18", "2025-03-26"];
+
+/// The largest answer read (a tool list with big schemas, a long tool result).
+const BODY_LIMIT: usize = 4 << 20;
+/// What is kept of an error body: enough for a JSON-RPC error.
+const ERROR_BODY_LIMIT: usize = 64 << 10;
+/// `tools/list` pages followed, and tools kept, per server.
+const PAGE_LIMIT: usize = 20;
+const TOOL_LIMIT: usize = 300;
+
+/// Why an MCP exchange failed, by what the person can do about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpErrorKind {
+    /// Nothing answers at the address (not running, wrong address, offline).
+    Unreachable,
+    /// The server answers but does not allow this page (CORS), or hides its session header.
+    Blocked,
+    /// 401/403: the token is missing or wrong, or the server refuses this origin.
+    Auth,
+    /// Something answers, but not as an MCP server over Streamable HTTP.
+    NotMcp,
+    /// The server answered with an error of its own (JSON-RPC error, other HTTP status).
+    Refused,
+    /// The server went away while a request was in flight.
+    Lost,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpError {
+    pub kind: McpErrorKind,
+    /// A sentence naming the server and what to do.
+    pub message: String,
+}
+
+impl McpError {
+    fn new(kind: McpErrorKind, message: impl Into<String>) -> Self {
+        McpError { kind, message: message.into() }
+    }
+}
+
+/// What the server said about itself on `initialize`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerInfo {
+    pub name: String,
+    pub protocol: String,
+    /// It announced `tools.listChanged`: it will say when its tool list changes.
+    pub lists_changes: bool,
+}
+
+struct Session {
+    id: Option<String>,
+    info: ServerInfo,
+}
+
+/// How a wait on the server's own event stream (`listen`) ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListenEnd {
+    /// The server offers no such stream (405): nothing to listen to.
+    Unsupported,
+    /// The stream ended or broke; listening again later may work.
+    Ended,
+    Failed(McpError),
+}
+
+/// A failed POST: an error, or the sign that the session expired.
+enum Failure {
+    Expired,
+    Error(McpError),
+}
+
+impl From<McpError> for Failure {
+    fn from(e: McpError) -> Self {
+        Failure::Error(e)
+    }
+}
+
+/// A successful POST: the response's result (none for a notification) and the session id the
+/// response carried, if the page may read it.
+struct Answer {
+    result: Option<Value>,
+    session: Option<String>,
+}
+
+pub struct McpClient {
+    url: String,
+    auth: Option<(String, String)>,
+    /// How messages name the server.
+    label: String,
+    fetch: Rc<dyn Fetch>,
+    session: RefCell<Option<Session>>,
+    next_id: Cell<u64>,
+    on_list_changed: RefCell<Option<Rc<dyn Fn()>>>,
+    /// Someone is listening on the server's event stream (one stream per session).
+    listening: Cell<bool>,
+}
+
+impl McpClient {
+    pub fn new(server: &McpServer, fetch: Rc<dyn Fetch>) -> Self {
+        McpClient {
+            url: server.url.trim().to_string(),
+            auth: server.auth_header(),
+            label: server.display_url(),
+            fetch,
+            session: RefCell::new(None),
+            next_id: Cell::new(1),
+            on_list_changed: RefCell::new(None),
+            listening: Cell::new(false),
+        }
+    }
+
+    /// Whether this client talks to `server` as it is configured now (address and secret).
+    pub fn serves(&self, server: &McpServer) -> bool {
+        self.url == server.url.trim() && self.auth == server.auth_header()
+    }
+
+    /// Whether this client talks to the address of `server` (whatever its secret).
+    pub fn same_address(&self, server: &McpServer) -> bool {
+        self.url == server.url.trim()
+    }
+
+    /// Called whenever the server says its tool list changed (in any answer or on `listen`).
+    pub fn set_on_list_changed(&self, callback: Rc<dyn Fn()>) {
+        *self.on_list_changed.borrow_mut() = Some(callback);
+    }
+
+    /// What the server said about itself, once connected.
+    pub fn server_info(&self) -> Option<ServerInfo> {
+        self.session.borrow().as_ref().map(|s| s.info.clone())
+    }
+
+    /// `text` with the secret masked, for anything the server wrote that the page shows.
+    pub fn scrub(&self, text: &str) -> String {
+        let secret = self.auth.as_ref().map(|(_, v)| v.strip_prefix("Bearer ").unwrap_or(v).trim()).unwrap_or("");
+        if secret.len() < 4 {
+            return text.to_string();
+        }
+        text.replace(secret, "•••")
+    }
+
+    /// Starts a new session: `initialize`, then `notifications/initialized`.
+    pub async fn connect(&self) -> Result<ServerInfo, McpError> {
+        *self.session.borrow_mut() = None;
+        let id = self.take_id();
+        let params = json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "thoughtline", "title": "Thoughtline", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let answer = match self.post(&jsonrpc::request(id, "initialize", params), Some(id)).await {
+            Ok(answer) => answer,
+            Err(Failure::Expired) => return Err(self.not_found()),
+            Err(Failure::Error(e)) => return Err(e),
+        };
+        let info = self.read_initialize(answer.result.unwrap_or(Value::Null))?;
+        *self.session.borrow_mut() = Some(Session { id: answer.session, info: info.clone() });
+        match self.post(&jsonrpc::notification("notifications/initialized", None), None).await {
+            Ok(_) => Ok(info),
+            Err(Failure::Expired) => Err(self.not_found()),
+            Err(Failure::Error(e)) => {
+                *self.session.borrow_mut() = None;
+                Err(e)
+            }
+        }
+    }
+
+    /// Every tool the server offers, following `nextCursor` page by page.
+    pub async fn list_tools(&self) -> Result<Vec<McpToolInfo>, McpError> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..PAGE_LIMIT {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let result = self.request("tools/list", params).await?;
+            let listed = result.get("tools").and_then(Value::as_array).ok_or_else(|| {
+                McpError::new(McpErrorKind::NotMcp, format!("The MCP server {} answered tools/list without a list of tools.", self.label))
+            })?;
+            tools.extend(listed.iter().filter_map(tool_info));
+            let next = result.get("nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty()).map(str::to_string);
+            if next.is_none() || next == cursor || tools.len() >= TOOL_LIMIT {
+                break;
+            }
+            cursor = next;
+        }
+        tools.truncate(TOOL_LIMIT);
+        Ok(tools)
+    }
+
+    /// `tools/call`: the call's result object (`content`, `isError`, …) as the server sent it.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, McpError> {
+        self.request("tools/call", json!({"name": name, "arguments": arguments})).await
+    }
+
+    /// One request in the current session (started first if there is none); a session the
+    /// server forgot (404) is started again, once.
+    async fn request(&self, method: &str, params: Value) -> Result<Value, McpError> {
+        if self.session.borrow().is_none() {
+            self.connect().await?;
+        }
+        for attempt in 0..2 {
+            let id = self.take_id();
+            match self.post(&jsonrpc::request(id, method, params.clone()), Some(id)).await {
+                Ok(answer) => return Ok(answer.result.unwrap_or(Value::Null)),
+                Err(Failure::Expired) if attempt == 0 => {
+                    self.connect().await?;
+                }
+                Err(Failure::Expired) => return Err(self.not_found()),
+                Err(Failure::Error(e)) => return Err(e),
+            }
+        }
+        Err(self.not_found())
+    }
+
+    /// Claims the one listener this client's session may have; `false` when taken.
+    pub fn claim_listener(&self) -> bool {
+        !self.listening.replace(true)
+    }
+
+    pub fn release_listener(&self) {
+        self.listening.set(false);
+    }
+
+    /// Waits on the server's own event stream (GET) for notifications until it ends. The caller
+    /// decides whether and when to listen again.
+    pub async fn listen(&self) -> ListenEnd {
+        if self.session.borrow().is_none() {
+            if let Err(e) = self.connect().await {
+                return ListenEnd::Failed(e);
+            }
+        }
+        let headers = self.headers("text/event-stream");
+        let sent_session = self.session_id().is_some();
+        let request = HttpRequest { method: "GET", url: &self.url, headers: &headers, body: None };
+        let mut stream = match self.fetch.open(request).await {
+            Ok(stream) => stream,
+            Err(e) => return ListenEnd::Failed(self.unreachable(&e, true).await),
+        };
+        match stream.status() {
+            405 => return ListenEnd::Unsupported,
+            404 if sent_session => {
+                *self.session.borrow_mut() = None;
+                return ListenEnd::Ended;
+            }
+            200..=299 => {}
+            status => {
+                let body = read_body(stream.as_mut(), ERROR_BODY_LIMIT).await.unwrap_or_default();
+                return ListenEnd::Failed(self.http_error(status, &body));
+            }
+        }
+        let mut decoder = SseDecoder::new();
+        loop {
+            let events = match stream.chunk().await {
+                Ok(Some(bytes)) => decoder.push(&bytes),
+                Ok(None) | Err(_) => return ListenEnd::Ended,
+            };
+            for event in events {
+                if let Ok(messages) = jsonrpc::parse(&event.data) {
+                    for message in messages {
+                        self.handle(message).await;
+                    }
+                }
+            }
+        }
+    }
+
+    fn take_id(&self) -> u64 {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        id
+    }
+
+    fn session_id(&self) -> Option<String> {
+        self.session.borrow().as_ref().and_then(|s| s.id.clone())
+    }
+
+    fn headers(&self, accept: &str) -> Vec<(String, String)> {
+        let mut headers = vec![("Accept".to_string(), accept.to_string())];
+        if let Some(session) = self.session.borrow().as_ref() {
+            headers.push(("MCP-Protocol-Version".into(), session.info.protocol.clone()));
+            if let Some(id) = &session.id {
+                headers.push(("Mcp-Session-Id".into(), id.clone()));
+            }
+        }
+        if let Some(auth) = &self.auth {
+            headers.push(auth.clone());
+        }
+        headers
+    }
+
+    /// POSTs one message; for a request (`expect` = its id) reads the answer, JSON or SSE.
+    async fn post(&self, body: &str, expect: Option<u64>) -> Result<Answer, Failure> {
+        let mut headers = self.headers("application/json, text/event-stream");
+        headers.push(("Content-Type".into(), "application/json".into()));
+        let sent_session = self.session_id().is_some();
+        let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body) };
+        let mut response = match self.fetch.open(request).await {
+            Ok(response) => response,
+            Err(e) => return Err(self.unreachable(&e, sent_session).await.into()),
+        };
+        let status = response.status();
+        if status == 404 && sent_session {
+            return Err(Failure::Expired);
+        }
+        if !(200..300).contains(&status) {
+            let body = read_body(response.as_mut(), ERROR_BODY_LIMIT).await.unwrap_or_default();
+            return Err(self.http_error(status, &body).into());
+        }
+        let session = response.header("Mcp-Session-Id").filter(|id| valid_session_id(id));
+        let Some(id) = expect else {
+            return Ok(Answer { result: None, session });
+        };
+        let kind = response.header("Content-Type").map(|t| t.split(';').next().unwrap_or("").trim().to_ascii_lowercase()).unwrap_or_default();
+        let outcome = match kind.as_str() {
+            "application/json" => {
+                let text = read_body(response.as_mut(), BODY_LIMIT).await.map_err(|e| self.lost(&e))?;
+                let messages = jsonrpc::parse(&text).map_err(|why| self.not_json_rpc(&why))?;
+                let mut found = None;
+                for message in messages {
+                    if message.answers(id) {
+                        found = Some(message);
+                    } else {
+                        self.handle(message).await;
+                    }
+                }
+                found.ok_or_else(|| McpError::new(McpErrorKind::NotMcp, format!("The MCP server {} answered, but not to the request sent.", self.label)))?
+            }
+            "text/event-stream" => self.read_stream(response.as_mut(), id).await?,
+            "" if status == 202 || status == 204 => {
+                return Err(McpError::new(McpErrorKind::NotMcp, format!("The MCP server {} accepted the request but sent no answer.", self.label)).into())
+            }
+            other => {
+                return Err(McpError::new(
+                    McpErrorKind::NotMcp,
+                    format!(
+                        "{} answered with {}, not JSON or an event stream: it is not an MCP server. Check the address in Settings → Tools → MCP servers (Streamable HTTP endpoints usually end in /mcp).",
+                        self.label,
+                        if other.is_empty() { "no content type" } else { other }
+                    ),
+                )
+                .into())
+            }
+        };
+        match outcome {
+            Incoming::Response { outcome: Ok(result), .. } => Ok(Answer { result: Some(result), session }),
+            Incoming::Response { outcome: Err(error), .. } => Err(self.rpc_error(&error).into()),
+            _ => Err(self.not_json_rpc("no response").into()),
+        }
+    }
+
+    /// Reads an SSE answer until the response to `id`, handling what comes before it.
+    async fn read_stream(&self, stream: &mut dyn Streaming, id: u64) -> Result<Incoming, McpError> {
+        let mut decoder = SseDecoder::new();
+        let mut read = 0;
+        loop {
+            let (events, ended) = match stream.chunk().await {
+                Ok(Some(bytes)) => {
+                    read += bytes.len();
+                    if read > BODY_LIMIT {
+                        return Err(self.too_large());
+                    }
+                    (decoder.push(&bytes), false)
+                }
+                Ok(None) => (decoder.finish(), true),
+                Err(e) => return Err(self.lost(&e)),
+            };
+            for event in events {
+                // A priming event (an id, empty data) or a comment carries no message.
+                if event.data.trim().is_empty() {
+                    continue;
+                }
+                let messages = jsonrpc::parse(&event.data).map_err(|why| self.not_json_rpc(&why))?;
+                for message in messages {
+                    if message.answers(id) {
+                        return Ok(message);
+                    }
+                    self.handle(message).await;
+                }
+            }
+            if ended {
+                return Err(McpError::new(
+                    McpErrorKind::Lost,
+                    format!("The MCP server {} closed the stream before it answered. It may have stopped or restarted; check it and try again.", self.label),
+                ));
+            }
+        }
+    }
+
+    /// A message that is not the awaited response: notifications are noted, and the server's
+    /// own requests answered (`ping`; anything else is declined, as this page declares no
+    /// client capabilities).
+    async fn handle(&self, message: Incoming) {
+        match message {
+            Incoming::Notification { method, .. } if method == "notifications/tools/list_changed" => {
+                let callback = self.on_list_changed.borrow().clone();
+                if let Some(callback) = callback {
+                    callback();
+                }
+            }
+            Incoming::Request { id, method, .. } => {
+                let outcome = if method == "ping" {
+                    Ok(json!({}))
+                } else {
+                    Err(RpcError { code: jsonrpc::METHOD_NOT_FOUND, message: format!("This client does not offer {method}.") })
+                };
+                self.deliver(&jsonrpc::response(&id, outcome)).await;
+            }
+            _ => {}
+        }
+    }
+
+    /// POSTs our answer to a server request. Whether it arrives changes nothing for the
+    /// request being read, so failures are not reported.
+    async fn deliver(&self, body: &str) {
+        let mut headers = self.headers("application/json, text/event-stream");
+        headers.push(("Content-Type".into(), "application/json".into()));
+        let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body) };
+        let _ = self.fetch.open(request).await;
+    }
+
+    fn read_initialize(&self, result: Value) -> Result<ServerInfo, McpError> {
+        let protocol = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
+        if protocol.is_empty() {
+            return Err(self.not_json_rpc("the initialize result has no protocolVersion"));
+        }
+        if !SUPPORTED_VERSIONS.contains(&protocol) {
+            return Err(McpError::new(
+                McpErrorKind::Refused,
+                format!(
+                    "The MCP server {} speaks protocol version {}, which this page does not (it speaks {}). Update the server, or use another one.",
+                    self.label,
+                    jsonrpc::bounded(protocol),
+                    SUPPORTED_VERSIONS.join(", ")
+                ),
+            ));
+        }
+        let server = result.get("serverInfo");
+        let name = server.and_then(|s| s.get("title").or_else(|| s.get("name"))).and_then(Value::as_str).unwrap_or("");
+        let lists_changes = result.pointer("/capabilities/tools/listChanged").and_then(Value::as_bool).unwrap_or(false);
+        Ok(ServerInfo { name: jsonrpc::bounded(&self.scrub(name)), protocol: protocol.to_string(), lists_changes })
+    }
+
+    /// A fetch that got no response. The browser does not say why; asking once more without
+    /// CORS tells a server that is down from one that refuses this page.
+    async fn unreachable(&self, failure: &FetchFailed, had_session: bool) -> McpError {
+        let cors = "The server must allow this page's origin (CORS: Access-Control-Allow-Origin, and allow the Content-Type, Accept, Authorization, Mcp-Session-Id and MCP-Protocol-Version request headers) and expose Mcp-Session-Id (Access-Control-Expose-Headers).";
+        let detail = jsonrpc::bounded(&failure.0);
+        match self.fetch.reachable(&self.url).await {
+            Some(true) => McpError::new(McpErrorKind::Blocked, format!("The MCP server {} answers, but not to this page: its CORS settings block it. {cors}", self.label)),
+            Some(false) if had_session => McpError::new(
+                McpErrorKind::Lost,
+                format!("The MCP server {} stopped answering ({detail}). Check that it is still running; the agent can go on without it.", self.label),
+            ),
+            Some(false) => McpError::new(
+                McpErrorKind::Unreachable,
+                format!("Could not reach the MCP server {} ({detail}). Check that it is running and that the address in Settings → Tools → MCP servers is right.", self.label),
+            ),
+            None => McpError::new(
+                McpErrorKind::Unreachable,
+                format!("Could not reach the MCP server {} ({detail}): it is not running, the address is wrong, or it does not allow this page. {cors}", self.label),
+            ),
+        }
+    }
+
+    fn http_error(&self, status: u16, body: &str) -> McpError {
+        let said = jsonrpc::error_in_body(body).map(|e| self.scrub(&e.message));
+        let colon = said.as_ref().map(|m| format!(": {m}")).unwrap_or_default();
+        let place = "Settings → Tools → MCP servers";
+        match status {
+            401 if self.auth.is_none() => McpError::new(McpErrorKind::Auth, format!("The MCP server {} wants a token (401 Unauthorized{colon}). Add it in {place}.", self.label)),
+            401 => McpError::new(McpErrorKind::Auth, format!("The MCP server {} did not accept the token (401 Unauthorized{colon}). Check the token and its header in {place}.", self.label)),
+            403 => McpError::new(
+                McpErrorKind::Auth,
+                format!("The MCP server {} refused the request (403 Forbidden{colon}). If it checks origins, it must allow this page's origin; if it checks tokens, check the one in {place}.", self.label),
+            ),
+            404 => self.not_found(),
+            405 => McpError::new(
+                McpErrorKind::NotMcp,
+                format!("{} does not take MCP messages by POST (405): it is not a Streamable HTTP MCP endpoint. Check the address in {place}; servers that only speak the older HTTP+SSE transport are not supported.", self.label),
+            ),
+            400 if self.session.borrow().as_ref().is_some_and(|s| s.id.is_none()) && said.as_ref().is_some_and(|m| m.to_lowercase().contains("session")) => McpError::new(
+                McpErrorKind::Blocked,
+                format!("The MCP server {} uses sessions, but does not let this page read its session header ({}). It must send Access-Control-Expose-Headers: Mcp-Session-Id.", self.label, said.unwrap_or_default()),
+            ),
+            _ => McpError::new(McpErrorKind::Refused, format!("The MCP server {} answered HTTP {status}{colon}.", self.label)),
+        }
+    }
+
+    fn rpc_error(&self, error: &RpcError) -> McpError {
+        let what = match error.code {
+            jsonrpc::METHOD_NOT_FOUND => " (it does not offer this)",
+            -32602 => " (invalid arguments)",
+            _ => "",
+        };
+        McpError::new(McpErrorKind::Refused, format!("The MCP server {} answered with an error{what}: {}", self.label, self.scrub(&error.message)))
+    }
+
+    fn not_found(&self) -> McpError {
+        McpError::new(
+            McpErrorKind::NotMcp,
+            format!("Nothing answers as an MCP server at {} (404 Not Found). Check the address in Settings → Tools → MCP servers: Streamable HTTP endpoints usually end in /mcp.", self.label),
+        )
+    }
+
+    fn not_json_rpc(&self, why: &str) -> McpError {
+        McpError::new(
+            McpErrorKind::NotMcp,
+            format!("{} did not answer like an MCP server ({}). Check the address in Settings → Tools → MCP servers.", self.label, jsonrpc::bounded(why)),
+        )
+    }
+
+    fn lost(&self, failure: &FetchFailed) -> McpError {
+        McpError::new(
+            McpErrorKind::Lost,
+            format!("The connection to the MCP server {} broke before its answer arrived ({}). Check that the server is still running.", self.label, jsonrpc::bounded(&failure.0)),
+        )
+    }
+
+    fn too_large(&self) -> McpError {
+        McpError::new(McpErrorKind::Refused, format!("The MCP server {} sent an answer larger than {} MB; it was not read.", self.label, BODY_LIMIT >> 20))
+    }
+}
+
+/// A session id as the spec allows it: visible ASCII only, and of a sane length.
+fn valid_session_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 1024 && id.bytes().all(|b| (0x21..=0x7e).contains(&b))
+}
+
+/// The whole body as text, up to `limit` bytes.
+async fn read_body(stream: &mut dyn Streaming, limit: usize) -> Result<String, FetchFailed> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = stream.chunk().await? {
+        bytes.extend_from_slice(&chunk);
+        if bytes.len() > limit {
+            bytes.truncate(limit);
+            break;
+        }
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// One entry of `tools/list`, bounded; entries without a name are skipped.
+fn tool_info(tool: &Value) -> Option<McpToolInfo> {
+    let name = tool.get("name").and_then(Value::as_str)?.trim();
+    if name.is_empty() {
+        return None;
+    }
+    let title = tool.get("title").or_else(|| tool.pointer("/annotations/title")).and_then(Value::as_str).unwrap_or("");
+    let description = tool.get("description").and_then(Value::as_str).unwrap_or("");
+    let input_schema = match tool.get("inputSchema") {
+        Some(schema @ Value::Object(_)) => schema.clone(),
+        _ => json!({"type": "object"}),
+    };
+    Some(McpToolInfo {
+        name: name.chars().take(128).collect(),
+        title: jsonrpc::bounded(title),
+        description: super::schema::compact_description(description, DESCRIPTION_LIMIT * 5),
+        input_schema,
+        enabled: true,
+    })
+}

@@ -1,0 +1,180 @@
+//! What the person sets up for MCP servers, as stored with the other settings: each server's
+//! address, the header that carries its secret, its limits, and the tools it listed on Connect
+//! with an on/off per tool.
+//!
+//! **Invariant:** the secret (a bearer token or header value) is never serialised with these
+//! settings, so it cannot reach storage or an export by this path. `storage.rs` keeps it only
+//! when the person ticked "Remember", through `remembered_secrets` / `restore_secrets`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::tools::Common;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct McpSettings {
+    pub servers: Vec<McpServer>,
+}
+
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct McpServer {
+    /// The Streamable HTTP endpoint, e.g. `https://example.org/mcp`.
+    pub url: String,
+    /// The header that carries the secret. Empty or `Authorization`: `Authorization: Bearer …`.
+    pub header: String,
+    /// A bearer token or header value. Never serialised here (see the module's invariant).
+    #[serde(skip)]
+    pub secret: String,
+    pub remember_secret: bool,
+    /// On/off for all of this server's tools, "return direct", and the time limit per call.
+    pub common: Common,
+    /// The name the server gave itself on Connect.
+    pub name: String,
+    /// The tools it listed on the last Connect (or refresh).
+    pub tools: Vec<McpToolInfo>,
+}
+
+impl Default for McpServer {
+    fn default() -> Self {
+        McpServer {
+            url: String::new(),
+            header: String::new(),
+            secret: String::new(),
+            remember_secret: false,
+            common: Common { timeout_s: 30.0, ..Common::default() },
+            name: String::new(),
+            tools: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServer")
+            .field("url", &self.url)
+            .field("header", &self.header)
+            .field("secret", &if self.secret.is_empty() { "" } else { "(hidden)" })
+            .field("remember_secret", &self.remember_secret)
+            .field("common", &self.common)
+            .field("name", &self.name)
+            .field("tools", &self.tools.len())
+            .finish()
+    }
+}
+
+/// One tool as the server described it, and whether the person lets the agent use it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct McpToolInfo {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub input_schema: Value,
+    pub enabled: bool,
+}
+
+impl Default for McpToolInfo {
+    fn default() -> Self {
+        McpToolInfo { name: String::new(), title: String::new(), description: String::new(), input_schema: Value::Null, enabled: true }
+    }
+}
+
+/// A secret kept because the person ticked "Remember", with the server it belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct RememberedSecret {
+    pub url: String,
+    pub secret: String,
+}
+
+impl McpServer {
+    /// The header carrying the secret, if there is one.
+    pub fn auth_header(&self) -> Option<(String, String)> {
+        let secret = self.secret.trim();
+        if secret.is_empty() {
+            return None;
+        }
+        let name = self.header.trim();
+        if name.is_empty() || name.eq_ignore_ascii_case("authorization") {
+            let has_scheme = secret.len() > 7 && secret[..7].eq_ignore_ascii_case("bearer ");
+            let value = if has_scheme { secret.to_string() } else { format!("Bearer {secret}") };
+            Some(("Authorization".into(), value))
+        } else {
+            Some((name.to_string(), secret.to_string()))
+        }
+    }
+
+    /// The address as shown in the trace and in messages: scheme, host and path, without a
+    /// query, fragment or user info that might hold a key.
+    pub fn display_url(&self) -> String {
+        display_url(&self.url)
+    }
+
+    /// A short label for messages: the server's own name, else its address.
+    pub fn label(&self) -> String {
+        if self.name.trim().is_empty() {
+            self.display_url()
+        } else {
+            format!("\"{}\" ({})", self.name.trim(), self.display_url())
+        }
+    }
+}
+
+/// `url` without query, fragment and user info.
+pub fn display_url(url: &str) -> String {
+    let url = url.trim();
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    let url = &url[..end];
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+            format!("{scheme}://{host}{path}")
+        }
+        None => url.to_string(),
+    }
+}
+
+impl McpSettings {
+    /// The secrets to store: only those of servers whose "Remember" box is ticked.
+    pub fn remembered_secrets(&self) -> Vec<RememberedSecret> {
+        self.servers
+            .iter()
+            .filter(|s| s.remember_secret && !s.secret.trim().is_empty())
+            .map(|s| RememberedSecret { url: s.url.clone(), secret: s.secret.clone() })
+            .collect()
+    }
+
+    /// Gives stored secrets back to their servers (by address, in order).
+    pub fn restore_secrets(&mut self, secrets: Vec<RememberedSecret>) {
+        let mut secrets = secrets;
+        for server in self.servers.iter_mut().filter(|s| s.remember_secret) {
+            if let Some(at) = secrets.iter().position(|k| k.url == server.url) {
+                server.secret = secrets.remove(at).secret;
+            }
+        }
+    }
+
+    /// Every secret set now, for masking them wherever text leaves the page's memory.
+    pub fn secrets(&self) -> impl Iterator<Item = &str> {
+        self.servers.iter().map(|s| s.secret.trim()).filter(|s| !s.is_empty())
+    }
+}
+
+/// A fresh tool list merged with the old one: the person's on/off choices survive by name,
+/// and new tools start switched on.
+pub fn merge_tools(old: &[McpToolInfo], fresh: Vec<McpToolInfo>) -> Vec<McpToolInfo> {
+    fresh
+        .into_iter()
+        .map(|mut tool| {
+            if let Some(known) = old.iter().find(|o| o.name == tool.name) {
+                tool.enabled = known.enabled;
+            }
+            tool
+        })
+        .collect()
+}

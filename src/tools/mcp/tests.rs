@@ -1,0 +1,694 @@
+//! The MCP client against a scripted server (a fake `Fetch` that answers each request with the
+//! next scripted reply and records what it was sent), plus the pure parts: JSON-RPC framing,
+//! schema hints, unique names, arguments, observations and settings.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::client::{McpClient, McpErrorKind, PROTOCOL_VERSION};
+use super::jsonrpc::{self, Incoming, RpcError};
+use super::names::unique_names;
+use super::schema::{compact_description, function_parameters, input_hint};
+use super::settings::{display_url, merge_tools, McpServer, McpSettings, McpToolInfo, RememberedSecret};
+use super::tool::arguments;
+use super::{build_tools, result, McpHub, RESERVED_NAMES};
+use crate::agent::LocalBoxFuture;
+use crate::net::{Fetch, FetchFailed, HttpRequest, HttpResponse, Streaming};
+
+// ---- a scripted server -------------------------------------------------------------------
+
+#[derive(Clone)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    /// Body pieces; an `Err` breaks the connection at that point.
+    chunks: Vec<Result<String, String>>,
+    /// `open` itself fails (no response at all).
+    fails: bool,
+}
+
+impl Reply {
+    fn json(body: Value) -> Self {
+        Reply { status: 200, headers: vec![("Content-Type".into(), "application/json".into())], chunks: vec![Ok(body.to_string())], fails: false }
+    }
+    /// An SSE answer, cut into 7-byte pieces so events straddle chunks.
+    fn sse(messages: &[Value]) -> Self {
+        let mut text = String::from("id: prime\ndata: \n\n");
+        for m in messages {
+            text.push_str(&format!("event: message\ndata: {m}\n\n"));
+        }
+        let chunks = text.as_bytes().chunks(7).map(|c| Ok(String::from_utf8_lossy(c).into_owned())).collect();
+        Reply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], chunks, fails: false }
+    }
+    fn status(status: u16, content_type: &str, body: &str) -> Self {
+        Reply { status, headers: vec![("Content-Type".into(), content_type.into())], chunks: vec![Ok(body.into())], fails: false }
+    }
+    fn accepted() -> Self {
+        Reply { status: 202, headers: Vec::new(), chunks: Vec::new(), fails: false }
+    }
+    fn no_response() -> Self {
+        Reply { status: 0, headers: Vec::new(), chunks: Vec::new(), fails: true }
+    }
+    fn session(mut self, id: &str) -> Self {
+        self.headers.push(("mcp-session-id".into(), id.into()));
+        self
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    headers: Vec<(String, String)>,
+    body: Value,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+    fn rpc_method(&self) -> &str {
+        self.body.get("method").and_then(Value::as_str).unwrap_or("")
+    }
+}
+
+#[derive(Default)]
+struct Server {
+    replies: RefCell<VecDeque<Reply>>,
+    seen: RefCell<Vec<Seen>>,
+    reachable: Option<bool>,
+}
+
+impl Server {
+    fn new(replies: Vec<Reply>) -> Rc<Self> {
+        Rc::new(Server { replies: RefCell::new(replies.into()), ..Default::default() })
+    }
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.borrow().clone()
+    }
+}
+
+struct Stream {
+    reply: Reply,
+    next: usize,
+}
+
+impl Streaming for Stream {
+    fn status(&self) -> u16 {
+        self.reply.status
+    }
+    fn header(&self, name: &str) -> Option<String> {
+        self.reply.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone())
+    }
+    fn chunk(&mut self) -> LocalBoxFuture<'_, Result<Option<Vec<u8>>, FetchFailed>> {
+        let piece = self.reply.chunks.get(self.next).cloned();
+        self.next += 1;
+        Box::pin(async move {
+            match piece {
+                None => Ok(None),
+                Some(Ok(text)) => Ok(Some(text.into_bytes())),
+                Some(Err(e)) => Err(FetchFailed(e)),
+            }
+        })
+    }
+}
+
+impl Fetch for Server {
+    fn get<'a>(&'a self, url: &'a str, _headers: &'a [(String, String)]) -> LocalBoxFuture<'a, Result<HttpResponse, FetchFailed>> {
+        Box::pin(async move { Err(FetchFailed(format!("unexpected GET {url}"))) })
+    }
+    fn open<'a>(&'a self, request: HttpRequest<'a>) -> LocalBoxFuture<'a, Result<Box<dyn Streaming>, FetchFailed>> {
+        let body = request.body.map(|b| serde_json::from_str(b).expect("the client sends JSON")).unwrap_or(Value::Null);
+        self.seen.borrow_mut().push(Seen { method: request.method.into(), headers: request.headers.to_vec(), body });
+        let reply = self.replies.borrow_mut().pop_front().unwrap_or_else(|| Reply::status(500, "text/plain", "the script ran out"));
+        Box::pin(async move {
+            if reply.fails {
+                return Err(FetchFailed("TypeError: Failed to fetch".into()));
+            }
+            Ok(Box::new(Stream { reply, next: 0 }) as Box<dyn Streaming>)
+        })
+    }
+    fn reachable<'a>(&'a self, _url: &'a str) -> LocalBoxFuture<'a, Option<bool>> {
+        let answer = self.reachable;
+        Box::pin(async move { answer })
+    }
+}
+
+fn server_settings(url: &str, secret: &str) -> McpServer {
+    McpServer { url: url.into(), secret: secret.into(), ..Default::default() }
+}
+
+fn client(server: &Rc<Server>, secret: &str) -> McpClient {
+    McpClient::new(&server_settings("http://127.0.0.1:9/mcp?key=abc", secret), server.clone())
+}
+
+fn init_result(id: u64, version: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": {
+        "protocolVersion": version,
+        "capabilities": {"tools": {"listChanged": true}},
+        "serverInfo": {"name": "demo", "version": "1.0.0"},
+    }})
+}
+
+fn answer(id: u64, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+fn text_result(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}]})
+}
+
+/// initialize (answered as SSE with session "s1") and initialized (202).
+fn handshake() -> Vec<Reply> {
+    vec![Reply::sse(&[init_result(1, PROTOCOL_VERSION)]).session("s1"), Reply::accepted()]
+}
+
+fn run<T>(future: impl std::future::Future<Output = T>) -> T {
+    pollster::block_on(future)
+}
+
+// ---- JSON-RPC framing --------------------------------------------------------------------
+
+#[test]
+fn requests_and_notifications_are_framed_as_json_rpc_2() {
+    let request: Value = serde_json::from_str(&jsonrpc::request(7, "tools/list", json!({"cursor": "c"}))).unwrap();
+    assert_eq!(request, json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"cursor": "c"}}));
+    let note: Value = serde_json::from_str(&jsonrpc::notification("notifications/initialized", None)).unwrap();
+    assert_eq!(note, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let reply: Value = serde_json::from_str(&jsonrpc::response(&json!("srv-1"), Ok(json!({})))).unwrap();
+    assert_eq!(reply, json!({"jsonrpc": "2.0", "id": "srv-1", "result": {}}));
+    let refusal: Value = serde_json::from_str(&jsonrpc::response(&json!(3), Err(RpcError { code: -32601, message: "no".into() }))).unwrap();
+    assert_eq!(refusal["error"], json!({"code": -32601, "message": "no"}));
+}
+
+#[test]
+fn incoming_messages_are_told_apart() {
+    let check = |text: &str, expected: Vec<Incoming>| assert_eq!(jsonrpc::parse(text).unwrap(), expected, "{text}");
+    check(r#"{"jsonrpc":"2.0","id":1,"result":{"ok":true}}"#, vec![Incoming::Response { id: json!(1), outcome: Ok(json!({"ok": true})) }]);
+    check(
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: nope"}}"#,
+        vec![Incoming::Response { id: json!(2), outcome: Err(RpcError { code: -32602, message: "Unknown tool: nope".into() }) }],
+    );
+    check(
+        r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
+        vec![Incoming::Notification { method: "notifications/tools/list_changed".into(), params: Value::Null }],
+    );
+    check(r#"{"jsonrpc":"2.0","id":"p1","method":"ping"}"#, vec![Incoming::Request { id: json!("p1"), method: "ping".into(), params: Value::Null }]);
+    // A batch (protocol 2025-03-26).
+    let batch = jsonrpc::parse(r#"[{"jsonrpc":"2.0","method":"notifications/progress","params":{}},{"jsonrpc":"2.0","id":5,"result":{}}]"#).unwrap();
+    assert_eq!(batch.len(), 2);
+    assert!(batch[1].answers(5) && !batch[0].answers(5) && !batch[1].answers(4));
+    assert!(jsonrpc::parse("<html>hello</html>").unwrap_err().contains("not JSON"));
+    assert!(jsonrpc::parse(r#"{"hello": "world"}"#).unwrap_err().contains("not a JSON-RPC message"));
+    assert!(jsonrpc::parse("42").is_err());
+}
+
+#[test]
+fn server_error_texts_are_bounded_and_on_one_line() {
+    let long = format!("line one\nline two {}", "x".repeat(2000));
+    let error = jsonrpc::read_error(&json!({"code": 1, "message": long}));
+    assert!(error.message.starts_with("line one line two x"));
+    assert_eq!(error.message.chars().count(), 501);
+    assert_eq!(jsonrpc::error_in_body(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request"}}"#).unwrap().message, "Bad Request");
+    assert_eq!(jsonrpc::error_in_body("<html>401</html>"), None);
+}
+
+// ---- the client --------------------------------------------------------------------------
+
+#[test]
+fn connect_negotiates_then_sends_session_and_version_headers() {
+    let server = Server::new([handshake(), vec![Reply::json(answer(2, json!({"tools": []})))]].concat());
+    let c = client(&server, "");
+    let info = run(c.connect()).unwrap();
+    assert_eq!((info.name.as_str(), info.protocol.as_str(), info.lists_changes), ("demo", PROTOCOL_VERSION, true));
+    run(c.list_tools()).unwrap();
+    let seen = server.seen();
+    assert_eq!(seen.iter().map(|s| s.rpc_method()).collect::<Vec<_>>(), ["initialize", "notifications/initialized", "tools/list"]);
+    assert!(seen.iter().all(|s| s.method == "POST" && s.header("Content-Type") == Some("application/json")));
+    assert!(seen.iter().all(|s| s.header("Accept") == Some("application/json, text/event-stream")));
+    assert_eq!(seen[0].body["params"]["protocolVersion"], PROTOCOL_VERSION);
+    assert_eq!(seen[0].body["params"]["clientInfo"]["name"], "thoughtline");
+    // Before the answer to initialize there is nothing to send back.
+    assert_eq!((seen[0].header("Mcp-Session-Id"), seen[0].header("MCP-Protocol-Version")), (None, None));
+    for later in &seen[1..] {
+        assert_eq!(later.header("Mcp-Session-Id"), Some("s1"));
+        assert_eq!(later.header("MCP-Protocol-Version"), Some(PROTOCOL_VERSION));
+    }
+    assert!(seen[1].body.get("id").is_none(), "initialized is a notification");
+}
+
+#[test]
+fn an_older_protocol_version_is_used_as_negotiated_and_an_unknown_one_refused() {
+    let server = Server::new(vec![Reply::json(init_result(1, "2025-06-18")).session("s"), Reply::accepted(), Reply::json(answer(2, json!({"tools": []})))]);
+    let c = client(&server, "");
+    run(c.list_tools()).unwrap();
+    assert_eq!(server.seen()[2].header("MCP-Protocol-Version"), Some("2025-06-18"));
+
+    let server = Server::new(vec![Reply::json(init_result(1, "2099-01-01"))]);
+    let e = run(client(&server, "").connect()).unwrap_err();
+    assert!(e.message.contains("protocol version 2099-01-01") && e.message.contains(PROTOCOL_VERSION), "{}", e.message);
+}
+
+#[test]
+fn tools_are_listed_page_by_page() {
+    let page1 = answer(2, json!({"tools": [{"name": "echo", "description": "Echoes.", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}], "nextCursor": "p2"}));
+    let page2 = answer(3, json!({"tools": [{"name": "add", "title": "Adder", "inputSchema": {"type": "object"}}, {"description": "no name: skipped"}]}));
+    let server = Server::new([handshake(), vec![Reply::sse(&[page1]), Reply::json(page2)]].concat());
+    let tools = run(client(&server, "").list_tools()).unwrap();
+    assert_eq!(tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["echo", "add"]);
+    assert_eq!(tools[1].title, "Adder");
+    assert!(tools.iter().all(|t| t.enabled));
+    let seen = server.seen();
+    assert_eq!(seen[2].body["params"], json!({}));
+    assert_eq!(seen[3].body["params"], json!({"cursor": "p2"}));
+}
+
+#[test]
+fn an_sse_answer_may_carry_notifications_and_requests_before_the_response() {
+    let stream = Reply::sse(&[
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        json!({"jsonrpc": "2.0", "id": 99, "method": "ping"}),
+        answer(2, text_result("pong")),
+    ]);
+    let server = Server::new([handshake(), vec![stream, Reply::accepted()]].concat());
+    let c = client(&server, "");
+    let changed = Rc::new(Cell::new(0));
+    let count = changed.clone();
+    c.set_on_list_changed(Rc::new(move || count.set(count.get() + 1)));
+    let result = run(c.call_tool("echo", json!({"text": "pong"}))).unwrap();
+    assert_eq!(result::observation(&result).unwrap(), "pong");
+    assert_eq!(changed.get(), 1);
+    let seen = server.seen();
+    assert_eq!(seen[2].body["params"], json!({"name": "echo", "arguments": {"text": "pong"}}));
+    // The server's ping was answered in the same session.
+    assert_eq!(seen[3].body, json!({"jsonrpc": "2.0", "id": 99, "result": {}}));
+    assert_eq!(seen[3].header("Mcp-Session-Id"), Some("s1"));
+}
+
+#[test]
+fn an_expired_session_is_started_again_once() {
+    let expired = || Reply::status(404, "application/json", r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}"#);
+    let again = vec![Reply::json(init_result(3, PROTOCOL_VERSION)).session("s2"), Reply::accepted()];
+    let server = Server::new([handshake(), vec![expired()], again, vec![Reply::json(answer(4, text_result("ok")))]].concat());
+    let c = client(&server, "");
+    run(c.connect()).unwrap();
+    assert!(run(c.call_tool("echo", json!({}))).is_ok());
+    let seen = server.seen();
+    assert_eq!(seen.iter().map(|s| s.rpc_method()).collect::<Vec<_>>(), ["initialize", "notifications/initialized", "tools/call", "initialize", "notifications/initialized", "tools/call"]);
+    assert_eq!(seen[3].header("Mcp-Session-Id"), None, "a new session starts without the old id");
+    assert_eq!(seen[5].header("Mcp-Session-Id"), Some("s2"));
+
+    // Expired again right after starting over: give up with a message, not a loop.
+    let again = vec![Reply::json(init_result(3, PROTOCOL_VERSION)).session("s2"), Reply::accepted()];
+    let server = Server::new([handshake(), vec![expired()], again, vec![expired()]].concat());
+    let c = client(&server, "");
+    run(c.connect()).unwrap();
+    let e = run(c.call_tool("echo", json!({}))).unwrap_err();
+    assert_eq!(e.kind, McpErrorKind::NotMcp);
+    assert_eq!(server.seen().len(), 6);
+}
+
+#[test]
+fn auth_failures_say_whether_the_token_is_missing_or_wrong_and_never_show_it() {
+    let refused = || Reply::status(401, "application/json", r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"bad token sekret-123"},"id":null}"#);
+    let server = Server::new(vec![refused()]);
+    let e = run(client(&server, "").connect()).unwrap_err();
+    assert_eq!(e.kind, McpErrorKind::Auth);
+    assert!(e.message.contains("wants a token") && e.message.contains("Settings → Tools → MCP servers"), "{}", e.message);
+
+    let server = Server::new(vec![refused()]);
+    let e = run(client(&server, "sekret-123").connect()).unwrap_err();
+    assert!(e.message.contains("did not accept the token"), "{}", e.message);
+    assert!(!e.message.contains("sekret-123"), "{}", e.message);
+    assert_eq!(server.seen()[0].header("Authorization"), Some("Bearer sekret-123"));
+    // The address is shown without its query, which may hold a key.
+    assert!(e.message.contains("http://127.0.0.1:9/mcp ") && !e.message.contains("key=abc"), "{}", e.message);
+}
+
+#[test]
+fn a_custom_header_carries_the_secret_as_it_is() {
+    let mut s = server_settings("http://x.test/mcp", "k-1");
+    s.header = "X-API-Key".into();
+    assert_eq!(s.auth_header(), Some(("X-API-Key".into(), "k-1".into())));
+    s.header = "authorization".into();
+    assert_eq!(s.auth_header(), Some(("Authorization".into(), "Bearer k-1".into())));
+    s.secret = "Bearer already".into();
+    assert_eq!(s.auth_header(), Some(("Authorization".into(), "Bearer already".into())));
+    s.secret = "  ".into();
+    assert_eq!(s.auth_header(), None);
+}
+
+#[test]
+fn no_response_is_told_apart_as_down_or_blocked_by_cors() {
+    let mut down = Server { reachable: Some(false), ..Default::default() };
+    down.replies.get_mut().push_back(Reply::no_response());
+    let e = run(McpClient::new(&server_settings("http://127.0.0.1:9/mcp", ""), Rc::new(down)).connect()).unwrap_err();
+    assert_eq!(e.kind, McpErrorKind::Unreachable);
+    assert!(e.message.contains("Check that it is running"), "{}", e.message);
+
+    let mut blocked = Server { reachable: Some(true), ..Default::default() };
+    blocked.replies.get_mut().push_back(Reply::no_response());
+    let e = run(McpClient::new(&server_settings("http://127.0.0.1:9/mcp", ""), Rc::new(blocked)).connect()).unwrap_err();
+    assert_eq!(e.kind, McpErrorKind::Blocked);
+    assert!(e.message.contains("must allow this page's origin") && e.message.contains("expose Mcp-Session-Id"), "{}", e.message);
+
+    let unknown = Server::new(vec![Reply::no_response()]);
+    let e = run(client(&unknown, "").connect()).unwrap_err();
+    assert!(e.message.contains("not running") && e.message.contains("CORS"), "{}", e.message);
+}
+
+#[test]
+fn a_server_that_goes_away_mid_run_is_a_lost_connection() {
+    let mut gone = Server { reachable: Some(false), ..Default::default() };
+    gone.replies.get_mut().extend([handshake(), vec![Reply::no_response()]].concat());
+    let c = McpClient::new(&server_settings("http://127.0.0.1:9/mcp", ""), Rc::new(gone));
+    run(c.connect()).unwrap();
+    let e = run(c.call_tool("slow", json!({}))).unwrap_err();
+    assert_eq!(e.kind, McpErrorKind::Lost);
+    assert!(e.message.contains("stopped answering"), "{}", e.message);
+
+    // The stream breaks, or ends, before the response.
+    let mut broken = Reply::sse(&[answer(2, text_result("never"))]);
+    broken.chunks.truncate(3);
+    broken.chunks.push(Err("network error".into()));
+    let server = Server::new([handshake(), vec![broken]].concat());
+    let c = client(&server, "");
+    assert_eq!(run(c.call_tool("x", json!({}))).unwrap_err().kind, McpErrorKind::Lost);
+    let mut cut = Reply::sse(&[answer(2, text_result("never"))]);
+    cut.chunks.truncate(3);
+    let server = Server::new([handshake(), vec![cut]].concat());
+    let e = run(client(&server, "").call_tool("x", json!({}))).unwrap_err();
+    assert!(e.message.contains("closed the stream before it answered"), "{}", e.message);
+}
+
+#[test]
+fn a_hidden_session_header_is_explained() {
+    // initialize works, but CORS hid Mcp-Session-Id, so the next request has none.
+    let server = Server::new(vec![
+        Reply::json(init_result(1, PROTOCOL_VERSION)),
+        Reply::status(400, "application/json", r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"},"id":null}"#),
+    ]);
+    let e = run(client(&server, "").connect()).unwrap_err();
+    assert_eq!(e.kind, McpErrorKind::Blocked);
+    assert!(e.message.contains("Access-Control-Expose-Headers: Mcp-Session-Id"), "{}", e.message);
+}
+
+#[test]
+fn addresses_that_are_not_mcp_endpoints_say_so() {
+    let check = |reply: Reply, expect: &str| {
+        let server = Server::new(vec![reply]);
+        let e = run(client(&server, "").connect()).unwrap_err();
+        assert_eq!(e.kind, McpErrorKind::NotMcp, "{}", e.message);
+        assert!(e.message.contains(expect), "{}", e.message);
+    };
+    check(Reply::status(200, "text/html; charset=utf-8", "<!doctype html><title>Thoughtline</title>"), "answered with text/html");
+    check(Reply::status(404, "text/plain", "not found"), "404 Not Found");
+    check(Reply::status(405, "text/plain", ""), "405");
+    check(Reply::json(json!({"models": []})), "did not answer like an MCP server");
+}
+
+#[test]
+fn json_rpc_errors_carry_the_servers_message() {
+    let refusal = json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "Tool nope not found"}});
+    let server = Server::new([handshake(), vec![Reply::json(refusal)]].concat());
+    let e = run(client(&server, "").call_tool("nope", json!({}))).unwrap_err();
+    assert_eq!(e.kind, McpErrorKind::Refused);
+    assert!(e.message.contains("Tool nope not found") && e.message.contains("invalid arguments"), "{}", e.message);
+}
+
+// ---- schema hints ------------------------------------------------------------------------
+
+#[test]
+fn input_schemas_are_said_compactly() {
+    let schema = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "The city to look up. Use the English name, not the local one."},
+            "days": {"type": "integer", "minimum": 1},
+            "units": {"enum": ["metric", "imperial"]},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "where": {"type": "object", "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}}, "required": ["lat", "lon"]},
+            "note": {"type": ["string", "null"]},
+            "mode": {"anyOf": [{"const": "fast"}, {"const": "exact"}]},
+        },
+        "required": ["city"],
+    });
+    assert_eq!(
+        input_hint(&schema),
+        r#"{"city": string (The city to look up. Use the English name, not the local one…), "days"?: integer, "mode"?: "fast" | "exact", "note"?: string | null, "tags"?: [string], "units"?: "metric" | "imperial", "where"?: {"lat": number, "lon": number}}"#
+    );
+    assert_eq!(input_hint(&json!({"type": "object", "additionalProperties": false})), "{} (no input)");
+    assert_eq!(input_hint(&json!({"type": "object"})), "{} (no input)");
+    let wide: serde_json::Map<String, Value> = (0..60).map(|i| (format!("field_{i:02}"), json!({"type": "string"}))).collect();
+    let hint = input_hint(&json!({"type": "object", "properties": wide}));
+    assert_eq!(hint.chars().count(), 401);
+    assert!(hint.ends_with('…'));
+}
+
+#[test]
+fn descriptions_are_cut_at_a_sentence_end() {
+    let text = format!("Searches the docs.   Returns   matches. {}", "More words here. ".repeat(40));
+    let short = compact_description(&text, 60);
+    assert_eq!(short, "Searches the docs. Returns matches. More words here.");
+    assert_eq!(compact_description("a b", 60), "a b");
+    assert!(compact_description(&"x".repeat(100), 10).ends_with('…'));
+}
+
+#[test]
+fn native_calling_gets_the_object_schema_without_dollar_schema() {
+    let schema = json!({"$schema": "x", "type": "object", "properties": {"a": {"type": "number"}}});
+    assert_eq!(function_parameters(&schema), json!({"type": "object", "properties": {"a": {"type": "number"}}}));
+    assert_eq!(function_parameters(&json!({"type": "string"})), json!({"type": "object"}));
+    assert_eq!(function_parameters(&Value::Null), json!({"type": "object"}));
+}
+
+// ---- unique names ------------------------------------------------------------------------
+
+fn tool(name: &str) -> McpToolInfo {
+    McpToolInfo { name: name.into(), input_schema: json!({"type": "object"}), ..Default::default() }
+}
+
+fn settings(servers: Vec<(&str, &str, Vec<McpToolInfo>)>) -> McpSettings {
+    McpSettings {
+        servers: servers.into_iter().map(|(name, url, tools)| McpServer { name: name.into(), url: url.into(), tools, ..Default::default() }).collect(),
+    }
+}
+
+#[test]
+fn clashing_names_get_their_servers_prefix_and_others_stay() {
+    let s = settings(vec![
+        ("Docs Search", "https://docs.example/mcp", vec![tool("search"), tool("fetch"), tool("calculator")]),
+        ("", "https://www.tickets.example/mcp", vec![tool("Search"), tool("admin.tools.list"), tool("final_answer")]),
+    ]);
+    let names = unique_names(&s, &RESERVED_NAMES);
+    let flat: Vec<&str> = names.iter().flatten().map(|n| n.as_deref().unwrap()).collect();
+    assert_eq!(flat, ["docs_search_search", "fetch", "docs_search_calculator", "tickets_example_Search", "admin_tools_list", "tickets_example_final_answer"]);
+}
+
+#[test]
+fn names_stay_unique_within_a_server_and_switched_off_tools_take_no_name() {
+    let mut s = settings(vec![("a", "https://a.test/mcp", vec![tool("get_user"), tool("GetUser"), tool("get-user"), tool("x")])]);
+    let names = unique_names(&s, &[]);
+    assert_eq!(names[0].iter().map(|n| n.clone().unwrap()).collect::<Vec<_>>(), ["a_get_user", "a_GetUser_2", "a_get-user_3", "x"]);
+    s.servers[0].tools[1].enabled = false;
+    s.servers[0].tools[2].enabled = false;
+    assert_eq!(unique_names(&s, &[])[0], [Some("get_user".to_string()), None, None, Some("x".to_string())]);
+    s.servers[0].common.enabled = false;
+    assert!(unique_names(&s, &[])[0].iter().all(Option::is_none));
+    let long = "n".repeat(100);
+    let s = settings(vec![("a", "https://a.test/mcp", vec![tool(&long), tool(&long), tool("with space/slash")])]);
+    let names = unique_names(&s, &[]);
+    assert!(names[0].iter().flatten().all(|n| n.len() <= 64 && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')), "{names:?}");
+    assert_eq!(names[0][2].as_deref(), Some("with_space_slash"));
+}
+
+// ---- the tool adapter --------------------------------------------------------------------
+
+#[test]
+fn arguments_come_from_objects_json_text_or_a_lone_value() {
+    let one = json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]});
+    let two = json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]});
+    let count = json!({"type": "object", "properties": {"n": {"type": "integer"}, "verbose": {"type": "boolean"}}, "required": ["n"]});
+    let none = json!({"type": "object"});
+    assert_eq!(arguments(&one, &json!("rust")).unwrap(), json!({"query": "rust"}));
+    assert_eq!(arguments(&two, &json!({"a": 1, "b": 2})).unwrap(), json!({"a": 1, "b": 2}));
+    assert_eq!(arguments(&two, &json!(r#" {"a": 1, "b": 2} "#)).unwrap(), json!({"a": 1, "b": 2}));
+    assert_eq!(arguments(&count, &json!("12")).unwrap(), json!({"n": 12}));
+    assert_eq!(arguments(&count, &json!(12)).unwrap(), json!({"n": 12}));
+    assert_eq!(arguments(&none, &Value::Null).unwrap(), json!({}));
+    assert_eq!(arguments(&none, &json!("")).unwrap(), json!({}));
+    assert!(arguments(&two, &json!("1 and 2")).unwrap_err().contains("JSON object with named fields"));
+    assert!(arguments(&one, &Value::Null).unwrap_err().contains("required: query"));
+}
+
+#[test]
+fn results_become_observations_and_other_content_is_summarised() {
+    let mixed = json!({"content": [
+        {"type": "text", "text": "<b>Sum</b>: 3"},
+        {"type": "image", "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk", "mimeType": "image/png"},
+        {"type": "audio", "data": "", "mimeType": "audio/wav"},
+        {"type": "resource_link", "uri": "file:///a.rs", "name": "a.rs", "description": "The entry point."},
+        {"type": "resource", "resource": {"uri": "mem://note", "mimeType": "text/plain", "text": "kept text"}},
+        {"type": "resource", "resource": {"uri": "mem://bin", "blob": "AAAA"}},
+        {"type": "hologram"},
+    ]});
+    assert_eq!(
+        result::observation(&mixed).unwrap(),
+        "<b>Sum</b>: 3\n[image: image/png, 45 bytes — not shown]\n[audio: audio/wav, 0 bytes — not shown]\n[link: a.rs file:///a.rs — The entry point.]\n[resource mem://note]\nkept text\n[resource mem://bin: unknown type, 3 bytes — not shown]\n[hologram content — not shown]"
+    );
+    assert_eq!(result::observation(&json!({"content": [], "structuredContent": {"n": 1}})).unwrap(), r#"{"n":1}"#);
+    assert_eq!(result::observation(&json!({})).unwrap(), "(the tool returned no content)");
+    assert_eq!(result::observation(&json!({"content": [{"type": "text", "text": "boom"}], "isError": true})).unwrap_err(), "boom");
+}
+
+/// A hub whose clients all talk to `server`.
+fn hub(server: &Rc<Server>) -> McpHub {
+    McpHub::new(server.clone(), Rc::new(|_: &str| {}))
+}
+
+#[test]
+fn built_tools_describe_themselves_for_every_strategy_and_call_their_server() {
+    let mut s = settings(vec![("demo", "http://127.0.0.1:9/mcp", vec![
+        McpToolInfo { name: "get-sum".into(), description: "Adds two numbers.".into(), input_schema: json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}), ..Default::default() },
+        McpToolInfo { name: "off".into(), enabled: false, ..tool("off") },
+    ])]);
+    s.servers[0].common.timeout_s = 7.0;
+    let server = Server::new([handshake(), vec![Reply::json(answer(2, text_result("The sum is 3."))), Reply::json(answer(3, json!({"content": [{"type": "text", "text": "a must be a number"}], "isError": true})))]].concat());
+    let hub = hub(&server);
+    let tools = build_tools(&s, &hub);
+    assert_eq!(tools.len(), 1);
+    let t = tools[0].as_ref();
+    assert_eq!((t.name(), t.description()), ("get-sum", "Adds two numbers."));
+    assert_eq!(t.input_hint(), Some(r#"{"a": number, "b": number}"#));
+    assert_eq!(t.input_schema().unwrap()["required"], json!(["a", "b"]));
+    assert_eq!(t.origin(), Some("http://127.0.0.1:9/mcp"));
+    assert_eq!(t.timeout_ms(), Some(7000.0));
+    let model = NoModel;
+    let obs = run(crate::agent::tool::call_with_model(t, &json!(r#"{"a": 1, "b": 2}"#), &model)).unwrap();
+    assert_eq!(obs, "The sum is 3.");
+    assert_eq!(server.seen()[2].body["params"], json!({"name": "get-sum", "arguments": {"a": 1, "b": 2}}));
+    let e = run(crate::agent::tool::call_with_model(t, &json!({"a": "x", "b": 2}), &model)).unwrap_err();
+    assert!(e.message.contains("reported an error: a must be a number"), "{}", e.message);
+    let e = run(crate::agent::tool::call_with_model(t, &json!("1 plus 2"), &model)).unwrap_err();
+    assert!(e.message.contains(r#"Its input: {"a": number, "b": number}"#), "{}", e.message);
+    // One session for both calls.
+    assert_eq!(server.seen().iter().filter(|s| s.rpc_method() == "initialize").count(), 1);
+}
+
+#[test]
+fn the_hub_shares_a_client_until_its_address_or_secret_changes() {
+    let server = Server::new(Vec::new());
+    let hub = hub(&server);
+    let mut a = server_settings("http://a.test/mcp", "one");
+    let first = hub.client(&a);
+    assert!(Rc::ptr_eq(&first, &hub.client(&a)));
+    a.secret = "two".into();
+    let second = hub.client(&a);
+    assert!(!Rc::ptr_eq(&first, &second));
+    assert!(!hub.is_current(&first) && hub.is_current(&second));
+    hub.keep_only(&[]);
+    assert!(!hub.is_current(&second));
+}
+
+struct NoModel;
+
+impl crate::agent::ChatModel for NoModel {
+    fn complete<'a>(&'a self, _r: &'a crate::agent::ChatRequest, _p: &'a dyn Fn(crate::agent::Progress<'_>)) -> LocalBoxFuture<'a, Result<crate::agent::ChatResponse, crate::agent::LlmError>> {
+        Box::pin(async { Err(crate::agent::LlmError::new(crate::agent::LlmErrorKind::Empty, "no model here")) })
+    }
+}
+
+// ---- settings ----------------------------------------------------------------------------
+
+#[test]
+fn relisted_tools_keep_the_persons_choices() {
+    let old = vec![McpToolInfo { enabled: false, ..tool("a") }, tool("b")];
+    let merged = merge_tools(&old, vec![tool("b"), tool("a"), tool("c")]);
+    assert_eq!(merged.iter().map(|t| (t.name.as_str(), t.enabled)).collect::<Vec<_>>(), [("b", true), ("a", false), ("c", true)]);
+}
+
+#[test]
+fn addresses_are_shown_without_query_fragment_or_user_info() {
+    assert_eq!(display_url("https://user:pw@host.test:8443/mcp?token=abc#x"), "https://host.test:8443/mcp");
+    assert_eq!(display_url(" http://127.0.0.1:3000/mcp "), "http://127.0.0.1:3000/mcp");
+    assert_eq!(display_url("no-scheme/path?q"), "no-scheme/path");
+}
+
+#[test]
+fn secrets_are_not_serialised_and_come_back_only_when_remembered() {
+    let mut s = settings(vec![("", "https://a.test/mcp", vec![]), ("", "https://b.test/mcp", vec![])]);
+    s.servers[0].secret = "tok-a".into();
+    s.servers[0].remember_secret = true;
+    s.servers[1].secret = "tok-b".into();
+    let json = serde_json::to_string(&s).unwrap();
+    assert!(!json.contains("tok-"), "{json}");
+    assert_eq!(s.remembered_secrets(), vec![RememberedSecret { url: "https://a.test/mcp".into(), secret: "tok-a".into() }]);
+    assert_eq!(s.secrets().collect::<Vec<_>>(), ["tok-a", "tok-b"]);
+    let mut back: McpSettings = serde_json::from_str(&json).unwrap();
+    back.restore_secrets(s.remembered_secrets());
+    assert_eq!(back.servers[0].secret, "tok-a");
+    assert_eq!(back.servers[1].secret, "");
+}
+
+// ---- in a run ----------------------------------------------------------------------------
+
+/// Replies in order; records the requests it was sent.
+struct Scripted {
+    replies: RefCell<VecDeque<crate::agent::ChatResponse>>,
+    sent: RefCell<Vec<crate::agent::ChatRequest>>,
+}
+
+impl crate::agent::ChatModel for Scripted {
+    fn complete<'a>(&'a self, r: &'a crate::agent::ChatRequest, _p: &'a dyn Fn(crate::agent::Progress<'_>)) -> LocalBoxFuture<'a, Result<crate::agent::ChatResponse, crate::agent::LlmError>> {
+        self.sent.borrow_mut().push(r.clone());
+        let reply = self.replies.borrow_mut().pop_front();
+        Box::pin(async move { reply.ok_or_else(|| crate::agent::LlmError::new(crate::agent::LlmErrorKind::Empty, "script ran out")) })
+    }
+}
+
+#[test]
+fn a_react_run_lists_the_tool_with_its_input_calls_the_server_and_traces_where() {
+    use crate::agent::trace::EventKind;
+    use crate::agent::{run_agent, AgentSettings, CancelToken, ChatResponse, RunInput, Tool};
+    let s = settings(vec![("demo", "http://127.0.0.1:9/mcp?k=1", vec![McpToolInfo {
+        name: "get-sum".into(),
+        description: "Adds two numbers.".into(),
+        input_schema: json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}),
+        ..Default::default()
+    }])]);
+    let server = Server::new([handshake(), vec![Reply::sse(&[answer(2, text_result("The sum is 5."))])]].concat());
+    let hub = hub(&server);
+    let owned = build_tools(&s, &hub);
+    let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
+    let reply = |text: &str| ChatResponse { text: text.into(), ..Default::default() };
+    let model = Scripted {
+        replies: RefCell::new(VecDeque::from([
+            reply("Thought: add them.\nAction:\n```json\n{\"action\": \"get-sum\", \"action_input\": {\"a\": 2, \"b\": 3}}\n```"),
+            reply("Thought: done.\nFinal Answer: 5"),
+        ])),
+        sent: RefCell::new(Vec::new()),
+    };
+    let settings = AgentSettings::default();
+    let clock = crate::agent::time::SystemClock::default();
+    let cancel = CancelToken::new();
+    let input = RunInput { question: "2+3?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, resume: None };
+    let trace = run(run_agent(input, &()));
+    assert_eq!(trace.final_answer(), Some("5"));
+    let system = &model.sent.borrow()[0].messages[0].content;
+    assert!(system.contains("- get-sum: Adds two numbers. Input: {\"a\": number, \"b\": number}"), "{system}");
+    assert!(model.sent.borrow()[1].messages.last().unwrap().content.contains("Observation: The sum is 5."));
+    let via = trace.events.iter().find_map(|e| match &e.kind {
+        EventKind::ToolCall { via, .. } => via.clone(),
+        _ => None,
+    });
+    assert_eq!(via.as_deref(), Some("http://127.0.0.1:9/mcp"), "the trace names the server, without the query");
+    // Native calling and structured output see the same tool.
+    let specs = crate::agent::prompt::tool_specs(&tools, &settings);
+    assert_eq!(specs[0].parameters["required"], json!(["a", "b"]));
+    let step = crate::agent::prompt::step_schema(&crate::agent::prompt::tool_names(&tools, &settings));
+    assert!(step.schema["properties"]["action"]["enum"].as_array().unwrap().contains(&json!("get-sum")));
+}

@@ -1,0 +1,147 @@
+//! One MCP tool as an `agent::Tool`: the model-facing name, the description and input for the
+//! prompt and for native calling, and the call itself, which goes to the tool's server as
+//! `tools/call`. Any strategy can use it: the text strategies get the input as a compact hint
+//! and may send a string or an object, native calling gets the server's JSON schema.
+
+use std::rc::Rc;
+
+use serde_json::{Map, Value};
+
+use super::client::{McpClient, McpErrorKind};
+use super::result::observation;
+use super::schema::{compact_description, function_parameters, input_hint, DESCRIPTION_LIMIT};
+use super::settings::{McpServer, McpToolInfo};
+use crate::agent::{LocalBoxFuture, Tool, ToolContext, ToolError};
+
+pub struct McpTool {
+    client: Rc<McpClient>,
+    /// The name the model uses, unique among the run's tools.
+    name: String,
+    /// The server's own name for the tool.
+    remote: String,
+    description: String,
+    hint: String,
+    schema: Value,
+    parameters: Value,
+    origin: String,
+    return_direct: bool,
+    timeout_ms: Option<f64>,
+}
+
+impl McpTool {
+    pub fn new(client: Rc<McpClient>, server: &McpServer, tool: &McpToolInfo, name: String) -> Self {
+        let mut description = compact_description(&tool.description, DESCRIPTION_LIMIT);
+        if description.is_empty() {
+            description = if tool.title.is_empty() { format!("The tool {} of an MCP server.", tool.name) } else { tool.title.clone() };
+        }
+        McpTool {
+            client,
+            name,
+            remote: tool.name.clone(),
+            description,
+            hint: input_hint(&tool.input_schema),
+            parameters: function_parameters(&tool.input_schema),
+            schema: tool.input_schema.clone(),
+            origin: server.display_url(),
+            return_direct: server.common.return_direct,
+            timeout_ms: (server.common.timeout_s > 0.0).then_some(server.common.timeout_s * 1000.0),
+        }
+    }
+}
+
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn input_schema(&self) -> Option<Value> {
+        Some(self.parameters.clone())
+    }
+    fn input_hint(&self) -> Option<&str> {
+        Some(&self.hint)
+    }
+    fn origin(&self) -> Option<&str> {
+        Some(&self.origin)
+    }
+    fn return_direct(&self) -> bool {
+        self.return_direct
+    }
+    fn timeout_ms(&self) -> Option<f64> {
+        self.timeout_ms
+    }
+    fn call<'a>(&'a self, input: &'a Value, _cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>> {
+        Box::pin(async move {
+            let arguments = arguments(&self.schema, input).map_err(|why| ToolError::new(format!("{why} Its input: {}", self.hint)))?;
+            let result = self.client.call_tool(&self.remote, arguments).await.map_err(|e| ToolError {
+                message: e.message,
+                transient: matches!(e.kind, McpErrorKind::Lost | McpErrorKind::Unreachable),
+            })?;
+            observation(&result).map(|text| self.client.scrub(&text)).map_err(|text| {
+                ToolError::new(format!("The MCP server {} reported an error: {}", self.origin, self.client.scrub(&text)))
+            })
+        })
+    }
+}
+
+/// The `arguments` object for `tools/call` from what the model wrote. Text strategies often
+/// send a plain string, or the object as JSON text: a string fills the only (or only required)
+/// field, JSON text is read as the object.
+pub fn arguments(schema: &Value, input: &Value) -> Result<Value, String> {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required: Vec<&str> = schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    // The field a lone value belongs to: the only field, else the only required one.
+    let single = properties.and_then(|p| {
+        if p.len() == 1 {
+            p.keys().next().map(String::as_str)
+        } else if required.len() == 1 {
+            required.first().copied()
+        } else {
+            None
+        }
+    });
+    let wrap = |value: Value| -> Result<Value, String> {
+        match single {
+            Some(field) => {
+                let kind = properties.and_then(|p| p.get(field)).and_then(|f| f.get("type")).and_then(Value::as_str);
+                // `insert`, not `from_iter`: collecting into the map would compile a sort in.
+                let mut object = Map::new();
+                object.insert(field.to_string(), coerce(kind, value));
+                Ok(Value::Object(object))
+            }
+            None => Err("This tool takes a JSON object with named fields as its input.".into()),
+        }
+    };
+    match input {
+        Value::Object(_) => Ok(input.clone()),
+        Value::Null if required.is_empty() => Ok(Value::Object(Map::new())),
+        Value::Null => Err(format!("This tool needs an input (required: {}).", required.join(", "))),
+        Value::String(text) => {
+            let trimmed = text.trim();
+            if trimmed.starts_with('{') {
+                if let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(trimmed) {
+                    return Ok(object);
+                }
+            }
+            if trimmed.is_empty() && required.is_empty() {
+                return Ok(Value::Object(Map::new()));
+            }
+            wrap(input.clone())
+        }
+        other => wrap(other.clone()),
+    }
+}
+
+/// A string the model wrote for a number or boolean field, as that type when it reads as one.
+fn coerce(kind: Option<&str>, value: Value) -> Value {
+    let Value::String(text) = &value else { return value };
+    let text = text.trim();
+    let parsed = match kind {
+        Some("integer") => text.parse::<i64>().ok().map(Value::from),
+        Some("number") => text.parse::<f64>().ok().and_then(|n| serde_json::Number::from_f64(n)).map(Value::Number),
+        Some("boolean") => text.parse::<bool>().ok().map(Value::Bool),
+        _ => None,
+    };
+    parsed.unwrap_or(value)
+}

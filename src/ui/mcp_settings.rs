@@ -1,0 +1,345 @@
+//! Settings → Tools → MCP servers: add a server by address (with an optional token or header
+//! secret), Connect (initialize, then list its tools), switch each tool on or off. While a
+//! server that announced list changes is connected, its event stream is listened to, and its
+//! tool list is read again whenever it says the list changed.
+//!
+//! The page's clients live in one `McpHub` (`hub()`), shared with the runs in `session.rs`,
+//! so Connect, runs and the listener use one session per server.
+
+use std::cell::Cell;
+
+use leptos::prelude::*;
+
+use crate::storage::Settings;
+use crate::tools::mcp::McpServer;
+
+/// What the panel says under a server: `Some((ok, text))` once something happened.
+type Status = Option<(bool, String)>;
+
+#[derive(Clone, Copy)]
+struct Page {
+    settings: RwSignal<Settings>,
+    /// By server address.
+    status: RwSignal<Vec<(String, (bool, String))>>,
+}
+
+impl Page {
+    fn status_of(self, url: &str) -> Status {
+        self.status.with(|all| all.iter().find(|(u, _)| u == url).map(|(_, s)| s.clone()))
+    }
+
+    fn set_status(self, url: &str, ok: bool, text: String) {
+        self.status.update(|all| {
+            all.retain(|(u, _)| u != url);
+            all.push((url.to_string(), (ok, text)));
+        });
+    }
+
+    fn server(self, index: usize) -> Option<McpServer> {
+        self.settings.with_untracked(|s| s.tools.mcp.servers.get(index).cloned())
+    }
+
+    fn update_server(self, index: usize, change: impl FnOnce(&mut McpServer)) {
+        self.settings.update(|s| {
+            if let Some(server) = s.tools.mcp.servers.get_mut(index) {
+                change(server);
+            }
+        });
+    }
+}
+
+thread_local! {
+    static PAGE: Cell<Option<Page>> = const { Cell::new(None) };
+}
+
+/// Sets up MCP for the page. Called once by `App`, so the status lines belong to the app and
+/// outlive the Settings panel (a listener may report while it is closed).
+pub fn install(settings: RwSignal<Settings>) {
+    PAGE.with(|p| p.set(Some(Page { settings, status: RwSignal::new(Vec::new()) })));
+}
+
+fn page() -> Option<Page> {
+    PAGE.with(Cell::get)
+}
+
+#[component]
+pub fn McpServersPanel(settings: RwSignal<Settings>) -> impl IntoView {
+    let page = page().unwrap_or_else(|| {
+        install(settings);
+        Page { settings, status: RwSignal::new(Vec::new()) }
+    });
+    let count = move || settings.with(|s| s.tools.mcp.servers.len());
+    let add = move |_| settings.update(|s| s.tools.mcp.servers.push(McpServer::default()));
+    // Open from the start when servers are set up; after that the person decides.
+    let open_at_first = count() != 0;
+    view! {
+        <details data-testid="mcp-servers" open=open_at_first>
+            <summary>"MCP servers"</summary>
+            <p class="hint">
+                "Tools from any MCP server that speaks Streamable HTTP. The server must allow this page's origin (CORS) and expose the "
+                <code>"Mcp-Session-Id"</code>" header. A token is sent only to its own server; it stays in memory unless you tick Remember."
+            </p>
+            <For each=move || 0..count() key=|i| *i let:index>
+                <ServerRow page index/>
+            </For>
+            <button type="button" class="ghost" data-testid="mcp-add" on:click=add>"+ Add MCP server"</button>
+        </details>
+    }
+}
+
+#[component]
+fn ServerRow(page: Page, index: usize) -> impl IntoView {
+    let settings = page.settings;
+    let id = move |what: &str| format!("mcp-{what}-{index}");
+    let url = move || settings.with(|s| s.tools.mcp.servers.get(index).map(|s| s.url.clone()).unwrap_or_default());
+    let connect = move |_| io::connect(page, index);
+    let remove = move |_| settings.update(|s| {
+        if index < s.tools.mcp.servers.len() {
+            s.tools.mcp.servers.remove(index);
+        }
+    });
+    view! {
+        <div class="mcp-server" data-testid=id("server")>
+            {text_field(page, index, "Server address (Streamable HTTP endpoint)", "url", "https://example.org/mcp", |s| s.url.clone(), |s, v| s.url = v)}
+            {text_field(page, index, "Header for the secret (empty: Authorization: Bearer …)", "header", "Authorization", |s| s.header.clone(), |s, v| s.header = v)}
+            {text_field(page, index, "Token or header value", "secret", "optional", |s| s.secret.clone(), |s, v| s.secret = v)}
+            {check_field(page, index, "Remember the secret on this device (stored in this browser's localStorage)", "remember", |s| s.remember_secret, |s, v| s.remember_secret = v)}
+            {check_field(page, index, "Use this server's tools", "enabled", |s| s.common.enabled, |s, v| s.common.enabled = v)}
+            <label>
+                "Time limit per call (seconds)"
+                <input type="number" min="1" max="600" step="1" data-testid=id("timeout")
+                    prop:value=move || settings.with(|s| s.tools.mcp.servers.get(index).map(|s| s.common.timeout_s).unwrap_or(30.0).to_string())
+                    on:change=move |ev| {
+                        if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                            page.update_server(index, |s| s.common.timeout_s = v.clamp(1.0, 600.0));
+                        }
+                    }/>
+            </label>
+            <div class="connection-test">
+                <span>
+                    <button type="button" class="ghost" data-testid=id("connect") on:click=connect>"Connect"</button>
+                    " "
+                    <button type="button" class="ghost" data-testid=id("remove") on:click=remove>"Remove"</button>
+                </span>
+                <p role="status" data-testid=id("status")
+                    class=move || match page.status_of(&url()) { Some((true, _)) => "ok", Some((false, _)) => "bad", None => "" }>
+                    {move || page.status_of(&url()).map(|(ok, text)| format!("{} {text}", if ok { "✓" } else { "✗" }))}
+                </p>
+            </div>
+            <ToolList page index/>
+        </div>
+    }
+}
+
+/// A text field of server `index`, as plain `fn` pointers so one compiled copy serves all
+/// (see `fields.rs`). The secret's field is a password field.
+fn text_field(
+    page: Page,
+    index: usize,
+    label: &'static str,
+    what: &'static str,
+    placeholder: &'static str,
+    get: fn(&McpServer) -> String,
+    set: fn(&mut McpServer, String),
+) -> impl IntoView {
+    let kind = match what {
+        "secret" => "password",
+        "url" => "url",
+        _ => "text",
+    };
+    view! {
+        <label>
+            {label}
+            <input type=kind data-testid=format!("mcp-{what}-{index}") placeholder=placeholder spellcheck="false" autocomplete="off"
+                prop:value=move || page.settings.with(|s| s.tools.mcp.servers.get(index).map(get).unwrap_or_default())
+                on:change=move |ev| page.update_server(index, |s| set(s, event_target_value(&ev).trim().to_string()))/>
+        </label>
+    }
+}
+
+fn check_field(page: Page, index: usize, label: &'static str, what: &'static str, get: fn(&McpServer) -> bool, set: fn(&mut McpServer, bool)) -> impl IntoView {
+    view! {
+        <label class="check">
+            <input type="checkbox" data-testid=format!("mcp-{what}-{index}")
+                prop:checked=move || page.settings.with(|s| s.tools.mcp.servers.get(index).is_some_and(get))
+                on:change=move |ev| page.update_server(index, |s| set(s, event_target_checked(&ev)))/>
+            {label}
+        </label>
+    }
+}
+
+/// The server's tools with an on/off each, and the name the model sees when it differs.
+#[component]
+fn ToolList(page: Page, index: usize) -> impl IntoView {
+    let settings = page.settings;
+    let rows = move || {
+        settings.with(|s| {
+            let names = crate::tools::mcp::names::unique_names(&s.tools.mcp, &crate::tools::mcp::RESERVED_NAMES);
+            let Some(server) = s.tools.mcp.servers.get(index) else { return Vec::new() };
+            server
+                .tools
+                .iter()
+                .enumerate()
+                .map(|(t, tool)| {
+                    let unique = names.get(index).and_then(|n| n.get(t)).cloned().flatten().filter(|n| *n != tool.name);
+                    (t, tool.name.clone(), tool.description.clone(), tool.enabled, unique)
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <ul class="mcp-tools" data-testid=format!("mcp-tools-{index}")>
+            {move || rows().into_iter().map(|(t, name, description, enabled, unique)| {
+                let toggle = move |ev| page.update_server(index, |s| {
+                    if let Some(tool) = s.tools.get_mut(t) {
+                        tool.enabled = event_target_checked(&ev);
+                    }
+                });
+                view! {
+                    <li data-testid="mcp-tool">
+                        <label class="check">
+                            <input type="checkbox" data-testid=format!("mcp-tool-{index}-{name}") prop:checked=enabled on:change=toggle/>
+                            <code>{name}</code>
+                            {unique.map(|u| view! { <span class="hint">{format!(" (the model sees it as {u})")}</span> })}
+                        </label>
+                        <p class="hint">{description}</p>
+                    </li>
+                }
+            }).collect_view()}
+        </ul>
+    }
+}
+
+/// The browser side: the page's hub, Connect, refreshes and listeners.
+#[cfg(target_arch = "wasm32")]
+mod io {
+    use std::rc::Rc;
+
+    use leptos::prelude::*;
+
+    use super::{page, Page};
+    use crate::agent::time::{race, Either};
+    use crate::agent::Clock;
+    use crate::browser::BrowserClock;
+    use crate::net::browser::BrowserFetch;
+    use crate::tools::mcp::settings::merge_tools;
+    use crate::tools::mcp::{ListenEnd, McpClient, McpError, McpHub, McpServer, McpToolInfo};
+
+    thread_local! {
+        static HUB: Rc<McpHub> = Rc::new(McpHub::new(Rc::new(BrowserFetch), Rc::new(|url: &str| refresh(url.to_string()))));
+    }
+
+    /// The page's MCP clients.
+    pub fn hub() -> Rc<McpHub> {
+        HUB.with(Rc::clone)
+    }
+
+    fn timeout_ms(server: &McpServer) -> f64 {
+        server.common.timeout_s.max(1.0) * 1000.0
+    }
+
+    /// `work`, or an error naming the time limit when the server takes longer.
+    async fn within<T>(server: &McpServer, work: impl std::future::Future<Output = Result<T, McpError>>) -> Result<T, String> {
+        match race(work, BrowserClock.sleep(timeout_ms(server))).await {
+            Either::Left(result) => result.map_err(|e| e.message),
+            Either::Right(()) => Err(format!(
+                "The MCP server {} did not answer within {:.0} s. Check that it is running, or raise its time limit.",
+                server.display_url(),
+                server.common.timeout_s
+            )),
+        }
+    }
+
+    fn store_tools(page: Page, url: &str, name: Option<String>, tools: Vec<McpToolInfo>) -> usize {
+        let count = tools.len();
+        page.settings.update(|s| {
+            if let Some(server) = s.tools.mcp.servers.iter_mut().find(|server| server.url.trim() == url) {
+                if let Some(name) = name {
+                    server.name = name;
+                }
+                server.tools = merge_tools(&server.tools, tools);
+            }
+        });
+        count
+    }
+
+    pub fn connect(page: Page, index: usize) {
+        let Some(server) = page.server(index) else { return };
+        let url = server.url.trim().to_string();
+        if url.is_empty() {
+            page.set_status(&url, false, "Enter the server's address first.".into());
+            return;
+        }
+        page.set_status(&url, true, "Connecting…".into());
+        let client = hub().client(&server);
+        leptos::task::spawn_local(async move {
+            let work = async {
+                let info = client.connect().await?;
+                let tools = client.list_tools().await?;
+                Ok((info, tools))
+            };
+            match within(&server, work).await {
+                Ok((info, tools)) => {
+                    let count = store_tools(page, &url, Some(info.name.clone()), tools);
+                    let name = if info.name.is_empty() { "the server".to_string() } else { info.name.clone() };
+                    page.set_status(&url, true, format!("Connected to {name} (MCP {}): {count} tool{}.", info.protocol, if count == 1 { "" } else { "s" }));
+                    if info.lists_changes {
+                        listen(client);
+                    }
+                }
+                Err(message) => page.set_status(&url, false, message),
+            }
+        });
+    }
+
+    /// The server said its tool list changed: read it again.
+    fn refresh(url: String) {
+        let Some(page) = page() else { return };
+        let Some(server) = page.settings.with_untracked(|s| s.tools.mcp.servers.iter().find(|s| s.url.trim() == url).cloned()) else { return };
+        let client = hub().client(&server);
+        leptos::task::spawn_local(async move {
+            match within(&server, client.list_tools()).await {
+                Ok(tools) => {
+                    let count = store_tools(page, &url, None, tools);
+                    page.set_status(&url, true, format!("The server's tool list changed; it now has {count} tool{}.", if count == 1 { "" } else { "s" }));
+                }
+                Err(message) => page.set_status(&url, false, message),
+            }
+        });
+    }
+
+    /// Keeps the server's event stream open while this client is the one in use, so tool-list
+    /// changes arrive; gives up after repeated failures.
+    fn listen(client: Rc<McpClient>) {
+        if !client.claim_listener() {
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            // Streams that end or fail quickly, again and again, are given up on.
+            let mut failures = 0;
+            while hub().is_current(&client) && failures < 5 {
+                let started = BrowserClock.now_ms();
+                if client.listen().await == ListenEnd::Unsupported {
+                    break;
+                }
+                failures = if BrowserClock.now_ms() - started > 60_000.0 { 0 } else { failures + 1 };
+                BrowserClock.sleep(2000.0 * failures as f64).await;
+            }
+            client.release_listener();
+        });
+    }
+}
+
+/// Native builds (tests) have no fetch: the panel renders, Connect says it needs a browser.
+#[cfg(not(target_arch = "wasm32"))]
+mod io {
+    use super::Page;
+
+    pub fn connect(page: Page, index: usize) {
+        let url = page.server(index).map(|s| s.url).unwrap_or_default();
+        page.set_status(&url, false, "Connecting needs a browser.".into());
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+pub use io::hub;

@@ -1,0 +1,294 @@
+// End-to-end: tools from a real MCP server no one here wrote, the official TypeScript SDK's
+// Streamable HTTP server (tests/server/mcp.mjs starts it on a loopback port, with CORS, without
+// it, or wanting a token). The model is the loopback server, scripted as in the other tests.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const env = suite();
+const finalAnswer = (text) => ({ text: `Thought: I can answer now.\nFinal Answer: ${text}` });
+const running = [];
+
+/** Starts tests/server/mcp.mjs with `flags`; resolves to { url, state(), post(path), stop() }. */
+async function startMcp(...flags) {
+  const child = spawn(process.execPath, [path.join(here, '..', 'server', 'mcp.mjs'), '--port', '0', ...flags], { stdio: ['ignore', 'pipe', 'inherit'] });
+  running.push(child);
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening (http:\/\/\S+)/);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`MCP server exited with ${code}`)));
+  });
+  const origin = new URL(url).origin;
+  const stopped = new Promise((resolve) => child.on('exit', resolve));
+  return {
+    url,
+    state: async () => (await fetch(`${origin}/__state`)).json(),
+    post: (p) => fetch(`${origin}${p}`, { method: 'POST' }),
+    stop: async () => { child.kill('SIGTERM'); await stopped; },
+  };
+}
+after(() => running.forEach((c) => c.kill('SIGTERM')));
+
+/** Adds a server in Settings → Tools → MCP servers and presses Connect; returns its status text. */
+async function connect(page, url, { secret = '', index = 0 } = {}) {
+  await page.getByTestId('settings-toggle').click();
+  if (!(await page.getByTestId('mcp-servers').evaluate((e) => e.open))) await page.getByTestId('mcp-servers').locator('summary').click();
+  if (!(await page.getByTestId(`mcp-url-${index}`).count())) await page.getByTestId('mcp-add').click();
+  await page.getByTestId(`mcp-url-${index}`).fill(url);
+  await page.getByTestId(`mcp-url-${index}`).press('Tab');
+  if (secret) {
+    await page.getByTestId(`mcp-secret-${index}`).fill(secret);
+    await page.getByTestId(`mcp-secret-${index}`).press('Tab');
+  }
+  return pressConnect(page, index);
+}
+
+async function pressConnect(page, index = 0) {
+  const status = page.getByTestId(`mcp-status-${index}`);
+  await page.getByTestId(`mcp-connect-${index}`).click();
+  await page.waitForFunction((id) => {
+    const el = document.querySelector(`[data-testid="${id}"]`);
+    return el && el.textContent && !el.textContent.includes('Connecting');
+  }, `mcp-status-${index}`, { timeout: 20_000 });
+  return { text: await status.textContent(), ok: (await status.getAttribute('class')) === 'ok' };
+}
+
+const closeSettings = (page) => page.getByTestId('settings-close').click();
+
+test('Connect lists the server tools page by page, each can be switched off, and the list follows list_changed', async () => {
+  const mcp = await startMcp('--page-size', '2');
+  const { page, context, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  const status = await connect(page, mcp.url);
+  assert.ok(status.ok, status.text);
+  assert.match(status.text, /Connected to thoughtline-test-mcp \(MCP 2025-11-25\): 4 tools\./);
+  const names = () => page.getByTestId('mcp-tool').locator('code').allTextContents();
+  assert.deepEqual(await names(), ['get-sum', 'echo', 'weather', 'slow']);
+  assert.match(await page.getByTestId('mcp-tools-0').textContent(), /Adds two numbers and says the sum\./);
+  await page.getByTestId('mcp-tool-0-weather').uncheck();
+  // The server adds a tool and says so on its event stream (once the page listens): the list follows.
+  for (let i = 0; i < 100 && !(await mcp.state()).headers.some((h) => h.method === 'GET'); i++) await new Promise((r) => setTimeout(r, 50));
+  await mcp.post('/__add_tool');
+  await page.getByTestId('mcp-tool-0-late-tool').waitFor({ timeout: 15_000 });
+  assert.match(await page.getByTestId('mcp-status-0').textContent(), /tool list changed; it now has 5 tools/);
+  assert.equal(await page.getByTestId('mcp-tool-0-weather').isChecked(), false, 'choices survive a refresh');
+  await shot(page, 'mcp-settings');
+  // Kept across a reload, with the choices.
+  await page.reload();
+  await page.getByTestId('settings-toggle').click();
+  assert.equal(await page.getByTestId('mcp-url-0').inputValue(), mcp.url);
+  assert.deepEqual(await names(), ['get-sum', 'echo', 'weather', 'slow', 'late-tool']);
+  assert.equal(await page.getByTestId('mcp-tool-0-weather').isChecked(), false);
+  const state = await mcp.state();
+  const later = state.headers.filter((h) => h.session);
+  assert.ok(later.length >= 3, JSON.stringify(state.headers));
+  assert.ok(later.every((h) => h.version === '2025-11-25'), 'every request after initialize names the protocol version');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a ReAct run calls an MCP tool, answers from its result, and the trace names the server', async () => {
+  const mcp = await startMcp();
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url)).ok);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [action('get-sum', { a: 2, b: 3 }), finalAnswer('2 + 3 is 5.')]);
+  await ask(page, 'What is 2 + 3?');
+  await page.locator('.bubble.assistant').waitFor();
+  const call = page.locator('[data-kind="tool_call"] .event-summary');
+  assert.equal(await call.textContent(), `get-sum ← {"a":2,"b":3} · via ${mcp.url}`);
+  await page.locator('[data-kind="tool_result"] summary').click();
+  assert.equal(await page.locator('[data-kind="tool_result"] pre').textContent(), 'The sum of 2 and 3 is 5.');
+  const sent = await requests(env.server.origin, scope);
+  assert.match(sent[0].body.messages[0].content, /- get-sum: Adds two numbers and says the sum\. Input: \{"a": number \(First number\), "b": number \(Second number\)\}/);
+  assert.match(sent[1].body.messages.at(-1).content, /Observation: The sum of 2 and 3 is 5\./);
+  assert.equal(await page.locator('.bubble.assistant .text').textContent(), '2 + 3 is 5.');
+  assert.deepEqual((await mcp.state()).calls.map((c) => [c.name, c.arguments]), [['get-sum', { a: 2, b: 3 }]]);
+  await shot(page, 'mcp-react-run');
+  // The export keeps the server's address.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
+  const exported = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  assert.equal(exported.settings.tools.mcp.servers[0].url, mcp.url);
+  await context.close();
+});
+
+test('native tool calling sends the MCP schema as function parameters; plain JSON answers work', async () => {
+  const mcp = await startMcp('--json');
+  const seed = (scopeUrl, base) => ({ ...loopbackSettings(scopeUrl, base), agent: { strategy: 'tool_calling' } });
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed });
+  assert.ok((await connect(page, mcp.url)).ok);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [
+    { text: 'Adding.', tool_calls: [{ name: 'get-sum', arguments: { a: 4, b: 5 } }] },
+    { text: '4 + 5 is 9.' },
+  ]);
+  await ask(page, 'What is 4 + 5?');
+  await page.locator('.bubble.assistant').waitFor();
+  const sent = await requests(env.server.origin, scope);
+  const fn = sent[0].body.tools.find((t) => t.function.name === 'get-sum').function;
+  assert.deepEqual(fn.parameters.required, ['a', 'b']);
+  assert.equal(fn.parameters.properties.a.type, 'number');
+  const result = sent[1].body.messages.at(-1);
+  assert.equal(result.role, 'tool');
+  assert.equal(result.content, 'The sum of 4 and 5 is 9.');
+  assert.equal(await page.locator('.bubble.assistant .text').textContent(), '4 + 5 is 9.');
+  await context.close();
+});
+
+test('an isError result is a red step with the server message, sent back to the model', async () => {
+  const mcp = await startMcp();
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url)).ok);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [action('weather', { city: 'Oslo' }), finalAnswer('The weather service is down.')]);
+  await ask(page, 'Weather in Oslo?');
+  await page.locator('.bubble.assistant').waitFor();
+  const failed = page.locator('[data-kind="tool_failed"]');
+  assert.equal(await failed.getAttribute('data-tone'), 'error');
+  assert.match(await failed.textContent(), /weather: The MCP server http:\/\/127\.0\.0\.1:\d+\/mcp reported an error: The weather service for Oslo is down\./);
+  const sent = await requests(env.server.origin, scope);
+  assert.match(sent[1].body.messages.at(-1).content, /Observation: The tool "weather" failed: .*The weather service for Oslo is down\./);
+  await context.close();
+});
+
+test('a server without CORS, an unreachable one and a non-MCP address each get an actionable red message', async () => {
+  const mcp = await startMcp('--no-cors');
+  const { page, context } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  let status = await connect(page, mcp.url);
+  assert.ok(!status.ok);
+  assert.match(status.text, /answers, but not to this page: its CORS settings block it\. The server must allow this page's origin .* expose Mcp-Session-Id/);
+  await mcp.stop();
+  status = await pressConnect(page);
+  assert.match(status.text, /Could not reach the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp .*Check that it is running/);
+  await page.getByTestId('mcp-url-0').fill(`${env.server.origin}/thoughtline/`);
+  await page.getByTestId('mcp-url-0').press('Tab');
+  status = await pressConnect(page);
+  assert.match(status.text, /answered with text\/html, not JSON or an event stream: it is not an MCP server/);
+  await shot(page, 'mcp-not-mcp');
+  await context.close();
+});
+
+test('a server that wants a token: 401 says what to fix, the right token connects, and it is kept only when remembered', async () => {
+  const mcp = await startMcp('--token', 'mcp-secret-77');
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  let status = await connect(page, mcp.url);
+  assert.match(status.text, /wants a token \(401 Unauthorized: Unauthorized: a valid bearer token is required\)\. Add it in Settings → Tools → MCP servers\./);
+  await page.getByTestId('mcp-secret-0').fill('wrong');
+  await page.getByTestId('mcp-secret-0').press('Tab');
+  status = await pressConnect(page);
+  assert.match(status.text, /did not accept the token \(401/);
+  await page.getByTestId('mcp-secret-0').fill('mcp-secret-77');
+  await page.getByTestId('mcp-secret-0').press('Tab');
+  status = await pressConnect(page);
+  assert.ok(status.ok, status.text);
+  const stored = () => page.evaluate(() => localStorage.getItem('thoughtline.settings'));
+  assert.ok(!(await stored()).includes('mcp-secret-77'), 'not stored unless remembered');
+  await closeSettings(page);
+  await script(env.server.origin, scope, [action('echo', { message: 'hi' }), finalAnswer('It said hi.')]);
+  await ask(page, 'Echo hi');
+  await page.locator('.bubble.assistant').waitFor();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
+  const text = fs.readFileSync(await download.path(), 'utf8');
+  assert.ok(text.includes(mcp.url) && !text.includes('mcp-secret-77'), 'the export has the address, not the token');
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('mcp-remember-0').check();
+  assert.ok((await stored()).includes('mcp-secret-77'), 'stored once remembered');
+  await page.reload();
+  await page.getByTestId('settings-toggle').click();
+  assert.equal(await page.getByTestId('mcp-secret-0').inputValue(), 'mcp-secret-77');
+  await context.close();
+});
+
+test('a server that goes away mid-run is a red step and the run still answers', async () => {
+  const mcp = await startMcp();
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url)).ok);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [
+    action('get-sum', { a: 1, b: 1 }),
+    { ...action('echo', { message: 'still there?' }), delay_ms: 1500 },
+    finalAnswer('1 + 1 is 2; the echo server went away.'),
+  ]);
+  await ask(page, 'Add 1 and 1, then echo');
+  await page.locator('[data-kind="tool_result"]').waitFor();
+  await mcp.stop();
+  await page.locator('.bubble.assistant').waitFor({ timeout: 30_000 });
+  const failed = page.locator('[data-kind="tool_failed"]');
+  assert.match(await failed.textContent(), /echo: The MCP server http:\/\/127\.0\.0\.1:\d+\/mcp stopped answering .*Check that it is still running/);
+  assert.equal(await page.locator('.bubble.assistant .text').textContent(), '1 + 1 is 2; the echo server went away.');
+  await shot(page, 'mcp-server-gone');
+  await context.close();
+});
+
+test('an expired session is started again, once, and the call goes through', async () => {
+  const mcp = await startMcp();
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url)).ok);
+  await closeSettings(page);
+  await mcp.post('/__expire');
+  await script(env.server.origin, scope, [action('echo', { message: 'again' }), finalAnswer('Done.')]);
+  await ask(page, 'Echo again');
+  await page.locator('.bubble.assistant').waitFor();
+  await page.locator('[data-kind="tool_result"] summary').click();
+  assert.equal(await page.locator('[data-kind="tool_result"] pre').textContent(), 'Echo: again');
+  const state = await mcp.state();
+  assert.ok(state.headers.some((h) => h.method === 'POST' && h.session) && state.sessions >= 1);
+  await context.close();
+});
+
+test('Stop during a slow MCP call ends the run at once and aborts the request', async () => {
+  const mcp = await startMcp();
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url)).ok);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [action('slow', { seconds: 60 }), finalAnswer('never')]);
+  await ask(page, 'Wait a minute');
+  await page.locator('[data-kind="tool_call"]').waitFor();
+  // The call has reached the server before Stop.
+  for (let i = 0; i < 100 && !(await mcp.state()).calls.length; i++) await new Promise((r) => setTimeout(r, 50));
+  await page.getByTestId('stop').click();
+  await page.locator('[data-kind="run_stopped"]').waitFor({ timeout: 5_000 });
+  assert.match(await page.locator('[data-kind="run_stopped"]').textContent(), /Stopped by you/);
+  let calls = [];
+  for (let i = 0; i < 100; i++) {
+    calls = (await mcp.state()).calls;
+    if (calls[0]?.aborted) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(calls[0]?.name, 'slow');
+  assert.equal(calls[0]?.aborted, true, 'the request was aborted, not left running');
+  const tones = await traceTones(page);
+  assert.equal(tones.at(-1), 'run_stopped:neutral');
+  await context.close();
+});
+
+test('two servers with the same tool names: each tool gets a unique name and calls go to their own server', async () => {
+  const a = await startMcp();
+  const b = await startMcp('--json');
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, a.url)).ok);
+  await page.getByTestId('mcp-add').click();
+  await page.getByTestId('mcp-url-1').fill(b.url);
+  await page.getByTestId('mcp-url-1').press('Tab');
+  assert.ok((await pressConnect(page, 1)).ok);
+  // Both servers call themselves thoughtline-test-mcp: prefixed, then numbered.
+  assert.match(await page.getByTestId('mcp-tools-0').textContent(), /get-sum \(the model sees it as thoughtline_test_mcp_get-sum\)/);
+  assert.match(await page.getByTestId('mcp-tools-1').textContent(), /get-sum \(the model sees it as thoughtline_test_mcp_get-sum_2\)/);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [action('thoughtline_test_mcp_get-sum_2', { a: 20, b: 22 }), finalAnswer('42.')]);
+  await ask(page, 'What is 20 + 22?');
+  await page.locator('.bubble.assistant').waitFor();
+  assert.equal(await page.locator('[data-kind="tool_call"] .event-summary').textContent(), `thoughtline_test_mcp_get-sum_2 ← {"a":20,"b":22} · via ${b.url}`);
+  assert.deepEqual([(await a.state()).calls.length, (await b.state()).calls.length], [0, 1]);
+  const sent = await requests(env.server.origin, scope);
+  assert.match(sent[0].body.messages[0].content, /- thoughtline_test_mcp_get-sum: .*\n- thoughtline_test_mcp_echo: /);
+  await context.close();
+});

@@ -1,0 +1,157 @@
+// A real MCP server for the end-to-end tests: the official TypeScript SDK's Server and its
+// Streamable HTTP transport (stateful: one session per initialize), behind a small Node http
+// server that adds what a browser page needs (CORS, Mcp-Session-Id exposed) or leaves it out.
+//
+//   node tests/server/mcp.mjs [--port N] [--no-cors] [--token T] [--json] [--page-size N]
+// prints "listening http://127.0.0.1:PORT/mcp" once ready.
+//   --no-cors     no CORS headers at all (a server that does not allow browser pages)
+//   --token T     every MCP request needs "Authorization: Bearer T" (else 401)
+//   --json        answers as plain JSON instead of SSE streams (enableJsonResponse)
+//   --page-size N tools/list answers N tools per page, with nextCursor
+//
+// Tools: get-sum {a, b}, echo {message}, weather {city} (always fails with isError),
+// slow {seconds} (waits, then answers). Test-only endpoints (never part of MCP):
+//   GET  /__state     {"calls": [{name, arguments, aborted}], "sessions": N, "headers": [...]}
+//   POST /__add_tool  adds the tool "late-tool" and tells every session the list changed
+//   POST /__expire    forgets every session (the next request gets 404)
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const arg = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const port = Number(arg('--port', '0'));
+const token = arg('--token', null);
+const cors = !flag('--no-cors');
+const json = flag('--json');
+const pageSize = Number(arg('--page-size', '0'));
+
+const tools = [
+  { name: 'get-sum', description: 'Adds two numbers and says the sum.', inputSchema: { type: 'object', properties: { a: { type: 'number', description: 'First number' }, b: { type: 'number', description: 'Second number' } }, required: ['a', 'b'] } },
+  { name: 'echo', description: 'Says the message back.', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } },
+  { name: 'weather', description: 'Current weather for a city.', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  { name: 'slow', description: 'Waits the given number of seconds, then answers.', inputSchema: { type: 'object', properties: { seconds: { type: 'number' } }, required: ['seconds'] } },
+];
+
+const state = { calls: [], headers: [] };
+const sessions = new Map(); // session id -> { transport, server }
+
+function newServer() {
+  const server = new Server({ name: 'thoughtline-test-mcp', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    if (!pageSize) return { tools };
+    const start = Number(request.params?.cursor ?? 0);
+    const page = tools.slice(start, start + pageSize);
+    return start + pageSize < tools.length ? { tools: page, nextCursor: String(start + pageSize) } : { tools: page };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: input = {} } = request.params;
+    state.calls.push({ name, arguments: input, aborted: false, requestId: extra.requestId, session: extra.sessionId });
+    switch (name) {
+      case 'get-sum':
+        return { content: [{ type: 'text', text: `The sum of ${input.a} and ${input.b} is ${Number(input.a) + Number(input.b)}.` }] };
+      case 'echo':
+        return { content: [{ type: 'text', text: `Echo: ${input.message}` }] };
+      case 'late-tool':
+        return { content: [{ type: 'text', text: 'late tool ran' }] };
+      case 'weather':
+        return { content: [{ type: 'text', text: `The weather service for ${input.city} is down.` }], isError: true };
+      case 'slow':
+        await new Promise((resolve) => setTimeout(resolve, Number(input.seconds ?? 1) * 1000));
+        return { content: [{ type: 'text', text: `Waited ${input.seconds} s.` }] };
+      default:
+        throw new Error(`Unknown tool: ${name}`);
+    }
+  });
+  return server;
+}
+
+function setCors(req, res) {
+  if (!cors) return;
+  res.setHeader('Access-Control-Allow-Origin', req.headers.origin || '*');
+  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
+  res.setHeader('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] || '*');
+  res.setHeader('Access-Control-Expose-Headers', 'Mcp-Session-Id, MCP-Protocol-Version');
+  res.setHeader('Vary', 'Origin');
+}
+
+function rpcError(res, status, code, message, extra = {}) {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...extra });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function readBody(req) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+const http_server = http.createServer(async (req, res) => {
+  const url = new URL(req.url, 'http://127.0.0.1');
+  setCors(req, res);
+  if (req.method === 'OPTIONS') {
+    res.writeHead(204);
+    return res.end();
+  }
+  if (url.pathname === '/__state') {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    return res.end(JSON.stringify({ ...state, sessions: sessions.size }));
+  }
+  if (url.pathname === '/__add_tool' && req.method === 'POST') {
+    if (!tools.some((t) => t.name === 'late-tool')) tools.push({ name: 'late-tool', description: 'A tool added while connected.', inputSchema: { type: 'object' } });
+    await Promise.all([...sessions.values()].map((s) => s.server.sendToolListChanged().catch(() => {})));
+    res.writeHead(204);
+    return res.end();
+  }
+  if (url.pathname === '/__expire' && req.method === 'POST') {
+    for (const s of sessions.values()) await s.transport.close().catch(() => {});
+    sessions.clear();
+    res.writeHead(204);
+    return res.end();
+  }
+  if (url.pathname !== '/mcp') {
+    res.writeHead(404, { 'Content-Type': 'text/html' });
+    return res.end('<!doctype html><title>Not here</title><p>Nothing here.</p>');
+  }
+  if (token && req.headers.authorization !== `Bearer ${token}`) {
+    return rpcError(res, 401, -32001, 'Unauthorized: a valid bearer token is required', { 'WWW-Authenticate': 'Bearer realm="mcp"' });
+  }
+  state.headers.push({ method: req.method, session: req.headers['mcp-session-id'] ?? null, version: req.headers['mcp-protocol-version'] ?? null });
+  const raw = req.method === 'POST' ? await readBody(req) : '';
+  let body;
+  try { body = raw ? JSON.parse(raw) : undefined; } catch { body = undefined; }
+  const sid = req.headers['mcp-session-id'];
+  let session = sid ? sessions.get(sid) : undefined;
+  if (!session) {
+    if (sid) return rpcError(res, 404, -32001, 'Session not found');
+    if (req.method !== 'POST' || !isInitializeRequest(body)) return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: json,
+      onsessioninitialized: (id) => sessions.set(id, session),
+    });
+    session = { transport, server: newServer() };
+    await session.server.connect(transport);
+  }
+  if (body?.method === 'tools/call') {
+    // A call whose answer never reached the client: it went away (Stop, a time limit).
+    res.on('close', () => {
+      if (res.writableFinished) return;
+      for (const c of state.calls) if (c.requestId === body.id && c.session === sid) c.aborted = true;
+    });
+  }
+  await session.transport.handleRequest(req, res, body);
+});
+
+http_server.listen(port, '127.0.0.1', () => {
+  console.log(`listening http://127.0.0.1:${http_server.address().port}/mcp`);
+});
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { http_server.closeAllConnections?.(); http_server.close(() => process.exit(0)); });
