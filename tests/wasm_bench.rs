@@ -8,7 +8,7 @@
 #[path = "../benches/support/mod.rs"]
 mod support;
 
-use support::{big_observation, long_run, per_step, LongRun, Now, SHORT_OBSERVATION};
+use support::{big_observation, long_run, per_step, warm_up, LongRun, Now, SHORT_OBSERVATION};
 use thoughtline::agent::Strategy;
 use wasm_bindgen_test::*;
 
@@ -44,7 +44,7 @@ fn cross_origin_isolated() -> bool {
     js_sys::Reflect::get(&js_sys::global(), &"crossOriginIsolated".into()).map(|v| v.is_truthy()).unwrap_or(false)
 }
 
-/// Lets the page breathe between measurements, so its output shows as it comes.
+/// Gives the page's event loop a turn between measurements, which otherwise hold it for seconds.
 async fn yield_to_browser() {
     let promise = js_sys::Promise::new(&mut |resolve, _reject| {
         if let Some(window) = web_sys::window() {
@@ -54,26 +54,13 @@ async fn yield_to_browser() {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
-/// Runs every strategy with both observations until `ms` have passed, yielding between runs.
-/// V8 first runs WASM from a quick baseline compile and swaps in optimised code for hot
-/// functions, compiled on background threads: in the first second here, runs took 2 to 5
-/// times as long as after it.
-async fn warm_up(big: &str, ms: f64) {
-    let start = now_ms();
-    while now_ms() - start < ms {
-        for strategy in Strategy::ALL {
-            for obs in [SHORT_OBSERVATION, big] {
-                support::run_scripted(strategy, 100, obs, NOW, &()).await;
-            }
-        }
-        yield_to_browser().await;
-    }
-}
-
 #[wasm_bindgen_test]
 async fn agent_overhead_per_step_in_wasm() {
     let big = big_observation();
-    warm_up(&big, 2000.0).await;
+    // V8 first runs WASM from a quick baseline compile and swaps in optimised code for hot
+    // functions, compiled on background threads: in the first second here, runs took 2 to 5
+    // times as long as after it.
+    warm_up(2000.0, NOW).await;
     console_log!("agent overhead per step in WASM (headless Chromium, release profile; scripted model, instant tool)");
     let clock_step = clock_step_us();
     console_log!("  clock: performance.now() steps by {clock_step:.1} µs (crossOriginIsolated: {})", cross_origin_isolated());

@@ -1,4 +1,4 @@
-//! The agent-overhead bench's parts, shared by the native bench (`benches/agent.rs`, run by
+//! The agent-overhead bench's parts, for the native bench (`benches/agent.rs`, run by
 //! `cargo bench`) and the WASM one (`tests/wasm_bench.rs`, run by `scripts/bench-wasm`): a
 //! scripted model that answers at once, an instant tool, a clock whose timers never fire, and
 //! the timing of whole runs and of single steps. Everything measured is the agent's own work
@@ -112,6 +112,22 @@ pub async fn run_scripted(strategy: Strategy, steps: usize, observation: &str, n
     // Not a test of the agent: a run that went wrong would time something else.
     assert_eq!(trace.final_answer(), Some("The answer is 42."), "the scripted run did not end as scripted");
     trace
+}
+
+/// Runs every strategy, 100 steps with each observation, until `ms` have passed, so that the
+/// figures after it see the code and the allocator as a long session would: optimised (a
+/// browser first runs WASM from a baseline compile) and with the heap already grown (natively,
+/// runs of 4 KB observations read up to half again as long before the first long run).
+pub async fn warm_up(ms: f64, now: Now) {
+    let big = big_observation();
+    let start = now();
+    while now() - start < ms {
+        for strategy in Strategy::ALL {
+            for observation in [SHORT_OBSERVATION, big.as_str()] {
+                run_scripted(strategy, 100, observation, now, &()).await;
+            }
+        }
+    }
 }
 
 /// µs per step of `steps`-step runs: `batch` runs in a row are timed together (so a coarse
