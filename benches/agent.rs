@@ -4,145 +4,28 @@
 //! throughput on realistic replies. Prints figures; the only check is on stored size (bytes,
 //! not time): a long run's trace stays within twice the new text of the run.
 
-use std::cell::Cell;
+#[path = "support/mod.rs"]
+mod support;
+
 use std::hint::black_box;
+use std::sync::OnceLock;
 use std::time::Instant;
 
-use serde_json::Value;
+use support::{big_observation, long_run, per_step, run_scripted, warm_up, SHORT_OBSERVATION};
 use thoughtline::agent::parse::parse_reply;
-use thoughtline::agent::model::ToolCall;
-use thoughtline::agent::{
-    run_agent, AgentSettings, CancelToken, ChatModel, ChatRequest, ChatResponse, Clock, LlmError, LocalBoxFuture,
-    RunInput, Strategy, Tool, ToolContext, ToolError,
-};
+use thoughtline::agent::Strategy;
 
-/// Real time, but timers never fire: the runs finish long before any limit, and this keeps
-/// thread start-up (the native clock's sleep) out of the figures. Browsers use setTimeout.
-struct BenchClock(Instant);
-
-impl Clock for BenchClock {
-    fn now_ms(&self) -> f64 {
-        self.0.elapsed().as_secs_f64() * 1000.0
-    }
-    fn unix_ms(&self) -> f64 {
-        0.0
-    }
-    fn sleep(&self, _ms: f64) -> LocalBoxFuture<'static, ()> {
-        Box::pin(std::future::pending())
-    }
-}
-
-/// Answers with an action `steps - 1` times, then with a final answer, in the format of the
-/// strategy being measured.
-struct Scripted {
-    steps: usize,
-    calls: Cell<usize>,
-    strategy: Strategy,
-}
-
-impl ChatModel for Scripted {
-    fn complete<'a>(&'a self, _r: &'a ChatRequest, progress: &'a dyn Fn(thoughtline::agent::Progress<'_>)) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
-        let n = self.calls.get() + 1;
-        self.calls.set(n);
-        let last = n >= self.steps;
-        let mut tool_calls = Vec::new();
-        let text = match (self.strategy, last) {
-            (Strategy::React, false) => format!("Thought: I need more facts (step {n}).\nAction:\n```json\n{{\"action\": \"search\", \"action_input\": \"query number {n}\"}}\n```"),
-            (Strategy::React, true) => "Thought: I can answer now.\nFinal Answer: The answer is 42.".to_string(),
-            (Strategy::PlanReact, false) => {
-                let plan = if n == 1 { "/*PLANNING*/\n1. Search.\n2. Search again.\n3. Answer.\n" } else { "" };
-                format!("{plan}/*REASONING*/\nI need more facts (step {n}).\n/*ACTION*/\n```json\n{{\"action\": \"search\", \"action_input\": \"query number {n}\"}}\n```")
-            }
-            (Strategy::PlanReact, true) => "/*REASONING*/\nI can answer now.\n/*FINAL_ANSWER*/\nThe answer is 42.".to_string(),
-            (Strategy::ToolCalling, false) => {
-                tool_calls.push(ToolCall { id: format!("call_{n}"), name: "search".into(), arguments: format!("{{\"input\": \"query number {n}\"}}") });
-                String::new()
-            }
-            (Strategy::ToolCalling, true) => "The answer is 42.".to_string(),
-        };
-        progress(thoughtline::agent::Progress::Text(&text));
-        Box::pin(async move { Ok(ChatResponse { text, tool_calls, ..Default::default() }) })
-    }
-}
-
-struct InstantTool {
-    observation: String,
-}
-
-impl Tool for InstantTool {
-    fn name(&self) -> &str {
-        "search"
-    }
-    fn description(&self) -> &str {
-        "Looks things up."
-    }
-    fn call<'a>(&'a self, _i: &'a Value, _cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>> {
-        Box::pin(async move { Ok(self.observation.clone()) })
-    }
-}
-
-/// One scripted run of `steps` steps whose tool returns `observation`.
-fn run_with(steps: usize, observation: &str, observer: &dyn thoughtline::agent::RunObserver) -> thoughtline::agent::Trace {
-    run_strategy(Strategy::React, steps, observation, observer)
-}
-
-fn run_strategy(strategy: Strategy, steps: usize, observation: &str, observer: &dyn thoughtline::agent::RunObserver) -> thoughtline::agent::Trace {
-    let model = Scripted { steps, calls: Cell::new(0), strategy };
-    let tool = InstantTool { observation: observation.to_string() };
-    let tools: [&dyn Tool; 1] = [&tool];
-    let settings = AgentSettings { max_iterations: steps as u32 + 1, strategy, ..Default::default() };
-    let clock = BenchClock(Instant::now());
-    let cancel = CancelToken::new();
-    let input = RunInput { question: "What is the answer?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, resume: None };
-    let trace = pollster::block_on(run_agent(input, observer));
-    assert_eq!(trace.final_answer(), Some("The answer is 42."));
-    trace
-}
-
-fn run_once(steps: usize, observation: &str) -> (f64, usize) {
-    let start = Instant::now();
-    let trace = run_with(steps, observation, &());
-    (start.elapsed().as_secs_f64(), black_box(trace.events.len()))
-}
-
-fn per_step(steps: usize, observation: &str, repeats: usize) -> f64 {
-    run_once(steps, observation); // warm-up
-    let mut best = f64::MAX;
-    for _ in 0..repeats {
-        best = best.min(run_once(steps, observation).0);
-    }
-    best / steps as f64 * 1e6
-}
-
-/// Records when each model request is made, to time individual steps.
-struct StepTimes(std::cell::RefCell<Vec<Instant>>);
-
-impl thoughtline::agent::RunObserver for StepTimes {
-    fn on_event(&self, event: &thoughtline::agent::Event) {
-        if matches!(event.kind, thoughtline::agent::EventKind::LlmRequest { .. }) {
-            self.0.borrow_mut().push(Instant::now());
-        }
-    }
-}
-
-/// Per-step durations (µs) of a `steps`-long run, each the minimum over `repeats` runs.
-fn step_gaps(strategy: Strategy, steps: usize, observation: &str, repeats: usize) -> Vec<f64> {
-    let mut best = vec![f64::MAX; steps - 1];
-    for _ in 0..repeats {
-        let times = StepTimes(Default::default());
-        run_strategy(strategy, steps, observation, &times);
-        for (i, w) in times.0.borrow().windows(2).enumerate() {
-            best[i] = best[i].min((w[1] - w[0]).as_secs_f64() * 1e6);
-        }
-    }
-    best
+/// Milliseconds since the bench started: `support`'s clock.
+fn now_ms() -> f64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
 }
 
 /// Bytes the trace of a 100-step run with 4 KB observations takes as JSON (as exported and
 /// saved): per step early and late, and in all against the text that is new in the run.
 fn stored_size(observation: &str) {
     use thoughtline::agent::EventKind;
-    let trace = run_with(100, observation, &());
+    let trace = pollster::block_on(run_scripted(Strategy::React, 100, observation, now_ms, &()));
     let mut per_step = vec![0usize; 101];
     for event in &trace.events {
         per_step[event.step as usize] += serde_json::to_string(event).map_or(0, |json| json.len());
@@ -172,41 +55,38 @@ fn stored_size(observation: &str) {
 }
 
 fn main() {
-    println!("agent overhead per ReAct step (scripted model, instant tool; best of N runs)");
-    let small = "Paris is the capital and largest city of France.";
-    let big = "x".repeat(4096);
+    let small = SHORT_OBSERVATION;
+    let big = big_observation();
+    // Code, caches and the heap as a long session has them (see `warm_up`).
+    pollster::block_on(warm_up(1000.0, now_ms));
+    println!("agent overhead per ReAct step (scripted model, instant tool)");
     for (label, obs) in [("short observations", small), ("4 KB observations", big.as_str())] {
-        for steps in [10usize, 100] {
-            let repeats = if steps == 10 { 200 } else { 20 };
-            println!("  {steps:>3} steps, {label:<18}: {:>8.2} µs/step", per_step(steps, obs, repeats));
-        }
+        let us = pollster::block_on(per_step(Strategy::React, 10, obs, 1, 200, now_ms));
+        println!("   10 steps, {label:<18}: {us:>8.2} µs/step (best of 200 runs)");
     }
-
-    // Is the cost flat as the run grows? Time each step from one model request to the next.
-    let growth = |strategy: Strategy, label: &str, obs: &str| {
-        let gaps = step_gaps(strategy, 100, obs, 20);
-        let mean = |r: std::ops::Range<usize>| r.clone().map(|i| gaps[i]).sum::<f64>() / r.len() as f64;
-        let (early, late) = (mean(0..10), mean(88..98));
-        println!("  {label}: steps 2-11 {early:>7.2} µs/step, steps 90-99 {late:>7.2} µs/step (×{:.2})", late / early);
+    // All steps, and is the cost flat as the run grows? Spans of ten steps, best of 40 runs.
+    let long = |label: String, strategy: Strategy, obs: &str| {
+        let run = pollster::block_on(long_run(strategy, 100, obs, 40, now_ms));
+        println!(
+            "  {label}: {:>8.2} µs/step; steps 2-11 {:>7.2} µs/step, steps 90-99 {:>7.2} µs/step (×{:.2})",
+            run.all,
+            run.early,
+            run.late,
+            run.late / run.early
+        );
     };
     for (label, obs) in [("short observations", small), ("4 KB observations", big.as_str())] {
-        growth(Strategy::React, &format!("100-step run, {label:<18}"), obs);
+        long(format!("100 steps, {label:<18}"), Strategy::React, obs);
     }
     for strategy in [Strategy::ToolCalling, Strategy::PlanReact] {
-        growth(strategy, &format!("100 steps × 4 KB, {:<15}", strategy.label().split(' ').next().unwrap_or("")), big.as_str());
+        long(format!("100 steps × 4 KB, {:<11}", strategy.label().split(' ').next().unwrap_or("")), strategy, &big);
     }
-    stored_size(big.as_str());
+    stored_size(&big);
 
     println!("agent overhead per step by strategy (10 steps, short observations, best of 200 runs)");
     for strategy in Strategy::ALL {
-        let once = || {
-            let start = Instant::now();
-            black_box(run_strategy(strategy, 10, small, &()).events.len());
-            start.elapsed().as_secs_f64()
-        };
-        once();
-        let best = (0..200).map(|_| once()).fold(f64::MAX, f64::min);
-        println!("  {:<32}: {:>8.2} µs/step", strategy.label(), best / 10.0 * 1e6);
+        let us = pollster::block_on(per_step(strategy, 10, small, 1, 200, now_ms));
+        println!("  {:<32}: {us:>8.2} µs/step", strategy.label());
     }
 
     println!("parser throughput on realistic replies");
