@@ -126,9 +126,12 @@ impl Chats {
         let last = storage::current_chat_id()
             .filter(|id| self.list.with_untracked(|l| l.iter().any(|c| &c.id == id && c.problem.is_none())))
             .or_else(|| self.list.with_untracked(|l| l.iter().find(|c| c.problem.is_none()).map(|c| c.id.clone())));
-        // A question asked while the database was opening wins over the chat of last time.
-        if let Some(id) = last {
-            if self.messages.with_untracked(Vec::is_empty) && !self.running.get_untracked() {
+        // A question asked while the database was opening wins over the chat of last time,
+        // and is saved now that there is somewhere to save it.
+        if !self.messages.with_untracked(Vec::is_empty) {
+            self.persist();
+        } else if let Some(id) = last {
+            if !self.running.get_untracked() {
                 self.load(id).await;
             }
         }
