@@ -30,13 +30,8 @@ pub fn is_retryable(status: u16) -> bool {
 impl RetryPolicy {
     /// How long to wait before the next attempt, in milliseconds, or `None` to give up.
     /// `attempt` is the 1-based number of the attempt that just failed. `retry_after` is the
-    /// raw `Retry-After` header; only its seconds form is understood here (see `delay_for_at`).
-    pub fn delay_for(&self, attempt: u32, status: u16, retry_after: Option<&str>) -> Option<f64> {
-        self.delay(attempt, status, retry_after, None)
-    }
-
-    /// As `delay_for`, and also understands a `Retry-After` HTTP-date
-    /// (`Sun, 06 Nov 1994 08:49:37 GMT`), measured from `now_unix_ms`.
+    /// raw `Retry-After` header, in seconds or as an HTTP-date
+    /// (`Sun, 06 Nov 1994 08:49:37 GMT`) measured from `now_unix_ms`.
     pub fn delay_for_at(&self, attempt: u32, status: u16, retry_after: Option<&str>, now_unix_ms: f64) -> Option<f64> {
         self.delay(attempt, status, retry_after, Some(now_unix_ms))
     }
