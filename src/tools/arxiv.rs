@@ -292,24 +292,24 @@ enum Field {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum Ns {
+enum Namespace {
     Atom,
     Arxiv,
     OpenSearch,
     Other,
 }
 
-fn classify(ns: &ResolveResult) -> Ns {
+fn classify(ns: &ResolveResult) -> Namespace {
     match ns {
         ResolveResult::Bound(n) => match n.0 {
-            ATOM_NS => Ns::Atom,
-            ARXIV_NS => Ns::Arxiv,
-            OPENSEARCH_NS => Ns::OpenSearch,
-            _ => Ns::Other,
+            ATOM_NS => Namespace::Atom,
+            ARXIV_NS => Namespace::Arxiv,
+            OPENSEARCH_NS => Namespace::OpenSearch,
+            _ => Namespace::Other,
         },
         // No namespace declared at all: read as Atom rather than give up.
-        ResolveResult::Unbound => Ns::Atom,
-        ResolveResult::Unknown(_) => Ns::Other,
+        ResolveResult::Unbound => Namespace::Atom,
+        ResolveResult::Unknown(_) => Namespace::Other,
     }
 }
 
@@ -338,7 +338,7 @@ pub fn parse_feed(body: &str) -> Result<Feed, ServiceError> {
     let mut feed = Feed::default();
     // Element path as (namespace class, local name); bounded so a hostile
     // document cannot grow it without limit.
-    let mut path: Vec<(Ns, String)> = Vec::new();
+    let mut path: Vec<(Namespace, String)> = Vec::new();
     let mut entry: Option<Entry> = None;
     let mut field: Option<(Field, usize)> = None;
     let mut buf = String::new();
@@ -359,20 +359,20 @@ pub fn parse_feed(body: &str) -> Result<Feed, ServiceError> {
                 let local = e.local_name().as_ref().to_string();
                 let depth = path.len();
                 if depth == 0 {
-                    if ns == Ns::Atom && local == "feed" {
+                    if ns == Namespace::Atom && local == "feed" {
                         saw_feed_start = true;
                     } else {
                         return Err(bad_xml("the document is not an Atom feed"));
                     }
                 }
                 let parent = path.last().map(|(n, l)| (*n, l.as_str()));
-                if depth == 1 && ns == Ns::Atom && local == "entry" && entry.is_none() {
+                if depth == 1 && ns == Namespace::Atom && local == "entry" && entry.is_none() {
                     entry = Some(Entry::default());
                 }
                 if let Some(en) = entry.as_mut() {
                     // Attributes-only elements (links, categories).
                     match (ns, local.as_str()) {
-                        (Ns::Atom, "link") => {
+                        (Namespace::Atom, "link") => {
                             let href = attr(e, "href");
                             let rel = attr(e, "rel");
                             let title = attr(e, "title");
@@ -382,20 +382,20 @@ pub fn parse_feed(body: &str) -> Result<Feed, ServiceError> {
                                 en.abs_link = href;
                             }
                         }
-                        (Ns::Arxiv, "primary_category") => en.primary_category = attr(e, "term"),
+                        (Namespace::Arxiv, "primary_category") => en.primary_category = attr(e, "term"),
                         _ => {}
                     }
                     // Text-bearing elements directly under <entry> (depth 2)
                     // or <author><name> (depth 3).
                     let wanted = match (ns, local.as_str(), depth) {
-                        (Ns::Atom, "id", 2) => Some(Field::Id),
-                        (Ns::Atom, "title", 2) => Some(Field::Title),
-                        (Ns::Atom, "summary", 2) => Some(Field::Summary),
-                        (Ns::Atom, "published", 2) => Some(Field::Published),
-                        (Ns::Atom, "updated", 2) => Some(Field::Updated),
-                        (Ns::Arxiv, "doi", 2) => Some(Field::Doi),
-                        (Ns::Arxiv, "journal_ref", 2) => Some(Field::JournalRef),
-                        (Ns::Atom, "name", 3) if parent == Some((Ns::Atom, "author")) => {
+                        (Namespace::Atom, "id", 2) => Some(Field::Id),
+                        (Namespace::Atom, "title", 2) => Some(Field::Title),
+                        (Namespace::Atom, "summary", 2) => Some(Field::Summary),
+                        (Namespace::Atom, "published", 2) => Some(Field::Published),
+                        (Namespace::Atom, "updated", 2) => Some(Field::Updated),
+                        (Namespace::Arxiv, "doi", 2) => Some(Field::Doi),
+                        (Namespace::Arxiv, "journal_ref", 2) => Some(Field::JournalRef),
+                        (Namespace::Atom, "name", 3) if parent == Some((Namespace::Atom, "author")) => {
                             Some(Field::AuthorName)
                         }
                         _ => None,
@@ -404,7 +404,7 @@ pub fn parse_feed(body: &str) -> Result<Feed, ServiceError> {
                         field = Some((f, depth));
                         buf.clear();
                     }
-                } else if depth == 1 && ns == Ns::OpenSearch && local == "totalResults" && !is_empty
+                } else if depth == 1 && ns == Namespace::OpenSearch && local == "totalResults" && !is_empty
                 {
                     field = Some((Field::TotalResults, depth));
                     buf.clear();
@@ -474,7 +474,7 @@ pub fn parse_feed(body: &str) -> Result<Feed, ServiceError> {
                 if depth == 1
                     && closing
                         .as_ref()
-                        .is_some_and(|(n, l)| *n == Ns::Atom && l == "entry")
+                        .is_some_and(|(n, l)| *n == Namespace::Atom && l == "entry")
                 {
                     if let Some(en) = entry.take() {
                         if feed.entries.len() < MAX_ENTRIES_PARSED {

@@ -52,7 +52,7 @@ pub fn ddg_no_answer_observation(query: &str) -> String {
 }
 
 /// A string field, HTML stripped (no_html=1 is a request, not a promise).
-fn s(v: &Value, key: &str) -> String {
+fn string_field(v: &Value, key: &str) -> String {
     v.get(key)
         .and_then(Value::as_str)
         .map(strip_html_tags)
@@ -70,9 +70,9 @@ fn related_topics(v: &Value) -> Vec<String> {
             break;
         }
         if let Some(topics) = item.get("Topics").and_then(Value::as_array) {
-            let group = s(item, "Name");
+            let group = string_field(item, "Name");
             for t in topics.iter().take(MAX_RELATED.saturating_sub(out.len())) {
-                let text = s(t, "Text");
+                let text = string_field(t, "Text");
                 if !text.is_empty() {
                     let label = if group.is_empty() {
                         String::new()
@@ -83,9 +83,9 @@ fn related_topics(v: &Value) -> Vec<String> {
                 }
             }
         } else {
-            let text = s(item, "Text");
+            let text = string_field(item, "Text");
             if !text.is_empty() {
-                let url = s(item, "FirstURL");
+                let url = string_field(item, "FirstURL");
                 if url.is_empty() {
                     out.push(format!("- {}", shorten(&text, 200)));
                 } else {
@@ -115,8 +115,8 @@ fn infobox_facts(v: &Value) -> Vec<String> {
                 .is_none_or(|t| t == "string")
         })
         .filter_map(|f| {
-            let label = s(f, "label");
-            let value = s(f, "value");
+            let label = string_field(f, "label");
+            let value = string_field(f, "value");
             (!label.is_empty() && !value.is_empty())
                 .then(|| format!("{}: {}", label, shorten(&value, 120)))
         })
@@ -128,7 +128,7 @@ fn infobox_facts(v: &Value) -> Vec<String> {
 /// holds no usable answer.
 fn ddg_observation(v: &Value) -> Option<String> {
     let mut parts: Vec<String> = Vec::new();
-    let heading = s(v, "Heading");
+    let heading = string_field(v, "Heading");
     if !heading.is_empty() {
         parts.push(format!("Heading: {}", heading));
     }
@@ -147,13 +147,13 @@ fn ddg_observation(v: &Value) -> Option<String> {
     }
     // The abstract and the definition have the same shape: text, its source, its URL.
     for (label, text_key, key) in [("Summary", "AbstractText", "Abstract"), ("Definition", "Definition", "Definition")] {
-        let body = s(v, text_key);
+        let body = string_field(v, text_key);
         if body.is_empty() {
             continue;
         }
-        let source = s(v, &format!("{key}Source"));
+        let source = string_field(v, &format!("{key}Source"));
         let mut block = if source.is_empty() { format!("{label}: {body}") } else { format!("{label} (from {source}): {body}") };
-        let url = s(v, &format!("{key}URL"));
+        let url = string_field(v, &format!("{key}URL"));
         if !url.is_empty() {
             block.push_str(&format!("\nURL: {url}"));
         }
@@ -167,9 +167,9 @@ fn ddg_observation(v: &Value) -> Option<String> {
         let links: Vec<String> = results
             .iter()
             .filter_map(|r| {
-                let url = s(r, "FirstURL");
+                let url = string_field(r, "FirstURL");
                 (!url.is_empty()).then(|| {
-                    let text = s(r, "Text");
+                    let text = string_field(r, "Text");
                     if text.is_empty() {
                         url
                     } else {
@@ -281,7 +281,7 @@ fn searx_observation(v: &Value) -> Option<String> {
         for a in answers.iter().take(3) {
             let (text, url) = match a {
                 Value::String(t) => (strip_html_tags(t), String::new()),
-                Value::Object(_) => (s(a, "answer"), s(a, "url")),
+                Value::Object(_) => (string_field(a, "answer"), string_field(a, "url")),
                 _ => continue,
             };
             if !text.is_empty() {
@@ -295,8 +295,8 @@ fn searx_observation(v: &Value) -> Option<String> {
     }
     if let Some(infoboxes) = v.get("infoboxes").and_then(Value::as_array) {
         for ib in infoboxes.iter().take(1) {
-            let name = s(ib, "infobox");
-            let content = s(ib, "content");
+            let name = string_field(ib, "infobox");
+            let content = string_field(ib, "content");
             if name.is_empty() && content.is_empty() {
                 continue;
             }
@@ -314,8 +314,8 @@ fn searx_observation(v: &Value) -> Option<String> {
                     attrs
                         .iter()
                         .filter_map(|a| {
-                            let label = s(a, "label");
-                            let value = s(a, "value");
+                            let label = string_field(a, "label");
+                            let value = string_field(a, "value");
                             (!label.is_empty() && !value.is_empty())
                                 .then(|| format!("{}: {}", label, shorten(&value, 120)))
                         })
@@ -330,7 +330,7 @@ fn searx_observation(v: &Value) -> Option<String> {
                 .get("urls")
                 .and_then(Value::as_array)
                 .and_then(|u| u.first())
-                .map(|u| s(u, "url"))
+                .map(|u| string_field(u, "url"))
             {
                 if !url.is_empty() {
                     block.push_str(&format!("\nURL: {}", url));
@@ -345,13 +345,13 @@ fn searx_observation(v: &Value) -> Option<String> {
             if n >= MAX_SEARX_RESULTS {
                 break;
             }
-            let title = s(r, "title");
-            let url = s(r, "url");
+            let title = string_field(r, "title");
+            let url = string_field(r, "url");
             if title.is_empty() && url.is_empty() {
                 continue;
             }
             n += 1;
-            let content = s(r, "content");
+            let content = string_field(r, "content");
             let mut block = format!(
                 "Result {}: {}\nURL: {}",
                 n,

@@ -3,14 +3,14 @@
 
 use super::*;
 
-pub(super) fn apply_binary(op: &Token, a: Val, b: Val) -> Result<Val, ServiceError> {
+pub(super) fn apply_binary(op: &Token, a: Operand, b: Operand) -> Result<Operand, ServiceError> {
     let v = match &op.tok {
-        Tok::Plus if b.pct && !a.pct => a.v * (1.0 + b.v),
-        Tok::Minus if b.pct && !a.pct => a.v * (1.0 - b.v),
-        Tok::Plus => a.v + b.v,
-        Tok::Minus => a.v - b.v,
-        Tok::Star => a.v * b.v,
-        Tok::Slash => {
+        TokenKind::Plus if b.pct && !a.pct => a.v * (1.0 + b.v),
+        TokenKind::Minus if b.pct && !a.pct => a.v * (1.0 - b.v),
+        TokenKind::Plus => a.v + b.v,
+        TokenKind::Minus => a.v - b.v,
+        TokenKind::Star => a.v * b.v,
+        TokenKind::Slash => {
             if b.v == 0.0 {
                 return Err(math(format!(
                     "Division by zero (the '/' at position {} divides by 0).",
@@ -19,7 +19,7 @@ pub(super) fn apply_binary(op: &Token, a: Val, b: Val) -> Result<Val, ServiceErr
             }
             a.v / b.v
         }
-        Tok::Percent => {
+        TokenKind::Percent => {
             if b.v == 0.0 {
                 return Err(math(format!(
                     "Modulo by zero (the '%' at position {} takes a remainder by 0).",
@@ -33,7 +33,7 @@ pub(super) fn apply_binary(op: &Token, a: Val, b: Val) -> Result<Val, ServiceErr
                 r
             }
         }
-        Tok::Ident(_) => {
+        TokenKind::Ident(_) => {
             // `of`: only meaningful after a percentage.
             if !a.pct {
                 return Err(bad(format!(
@@ -43,7 +43,7 @@ pub(super) fn apply_binary(op: &Token, a: Val, b: Val) -> Result<Val, ServiceErr
             }
             a.v * b.v
         }
-        Tok::Caret => a.v.powf(b.v),
+        TokenKind::Caret => a.v.powf(b.v),
         _ => {
             return Err(bad(format!(
                 "Unexpected {} at position {}.",
@@ -146,7 +146,8 @@ pub(super) fn call(name: &str, args: &[f64]) -> Result<f64, ServiceError> {
     Ok(r)
 }
 
-/// Evaluate an expression in the grammar described at the top of this file.
+/// Evaluate an expression in the grammar described in the calculator module's
+/// documentation (`mod.rs`).
 pub fn evaluate(input: &str) -> Result<f64, ServiceError> {
     if input.chars().count() > MAX_INPUT_CHARS {
         return Err(bad(format!(
@@ -169,8 +170,8 @@ pub fn evaluate(input: &str) -> Result<f64, ServiceError> {
     let value = p.expr(0)?;
     if let Some(t) = p.peek().cloned() {
         return Err(match t.tok {
-            Tok::RParen => bad(format!("Unexpected ')' at position {}: it has no matching '('.", t.pos)),
-            Tok::Comma => bad(format!(
+            TokenKind::RParen => bad(format!("Unexpected ')' at position {}: it has no matching '('.", t.pos)),
+            TokenKind::Comma => bad(format!(
                 "Unexpected ',' at position {}: commas only separate function arguments (and 1,000-style thousands outside function calls).",
                 t.pos
             )),

@@ -3,7 +3,7 @@
 use super::*;
 
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Tok {
+pub(super) enum TokenKind {
     Num(f64),
     Ident(String),
     Plus,
@@ -19,7 +19,7 @@ pub(super) enum Tok {
 
 #[derive(Debug, Clone)]
 pub(super) struct Token {
-    pub(super) tok: Tok,
+    pub(super) tok: TokenKind,
     /// 1-based character column, for error messages.
     pub(super) pos: usize,
 }
@@ -27,17 +27,17 @@ pub(super) struct Token {
 pub(super) fn describe(t: Option<&Token>) -> String {
     match t.map(|t| &t.tok) {
         None => "the end of the expression".to_string(),
-        Some(Tok::Num(n)) => format!("the number {}", format_result(*n)),
-        Some(Tok::Ident(s)) => format!("'{}'", s),
-        Some(Tok::Plus) => "'+'".into(),
-        Some(Tok::Minus) => "'-'".into(),
-        Some(Tok::Star) => "'*'".into(),
-        Some(Tok::Slash) => "'/'".into(),
-        Some(Tok::Caret) => "'^'".into(),
-        Some(Tok::Percent) => "'%'".into(),
-        Some(Tok::LParen) => "'('".into(),
-        Some(Tok::RParen) => "')'".into(),
-        Some(Tok::Comma) => "','".into(),
+        Some(TokenKind::Num(n)) => format!("the number {}", format_result(*n)),
+        Some(TokenKind::Ident(s)) => format!("'{}'", s),
+        Some(TokenKind::Plus) => "'+'".into(),
+        Some(TokenKind::Minus) => "'-'".into(),
+        Some(TokenKind::Star) => "'*'".into(),
+        Some(TokenKind::Slash) => "'/'".into(),
+        Some(TokenKind::Caret) => "'^'".into(),
+        Some(TokenKind::Percent) => "'%'".into(),
+        Some(TokenKind::LParen) => "'('".into(),
+        Some(TokenKind::RParen) => "')'".into(),
+        Some(TokenKind::Comma) => "','".into(),
     }
 }
 
@@ -129,14 +129,14 @@ pub(super) fn lex(input: &str) -> Result<Vec<Token>, ServiceError> {
                 )));
             }
             toks.push(Token {
-                tok: Tok::Num(value),
+                tok: TokenKind::Num(value),
                 pos,
             });
             continue;
         }
         if c == 'π' {
             toks.push(Token {
-                tok: Tok::Ident("pi".into()),
+                tok: TokenKind::Ident("pi".into()),
                 pos,
             });
             i += 1;
@@ -151,32 +151,32 @@ pub(super) fn lex(input: &str) -> Result<Vec<Token>, ServiceError> {
                 i += 1;
             }
             toks.push(Token {
-                tok: Tok::Ident(name),
+                tok: TokenKind::Ident(name),
                 pos,
             });
             continue;
         }
         let tok = match c {
-            '+' => Tok::Plus,
-            '-' | '−' | '–' => Tok::Minus,
+            '+' => TokenKind::Plus,
+            '-' | '−' | '–' => TokenKind::Minus,
             '*' if at(i + 1) == Some('*') => {
                 i += 1;
-                Tok::Caret
+                TokenKind::Caret
             }
-            '*' | '×' | '·' => Tok::Star,
-            '/' | '÷' => Tok::Slash,
-            '^' => Tok::Caret,
-            '%' => Tok::Percent,
+            '*' | '×' | '·' => TokenKind::Star,
+            '/' | '÷' => TokenKind::Slash,
+            '^' => TokenKind::Caret,
+            '%' => TokenKind::Percent,
             '(' => {
-                let is_call = matches!(toks.last(), Some(Token { tok: Tok::Ident(_), .. }));
+                let is_call = matches!(toks.last(), Some(Token { tok: TokenKind::Ident(_), .. }));
                 parens.push(is_call);
-                Tok::LParen
+                TokenKind::LParen
             }
             ')' => {
                 parens.pop();
-                Tok::RParen
+                TokenKind::RParen
             }
-            ',' => Tok::Comma,
+            ',' => TokenKind::Comma,
             other => {
                 return Err(bad(format!(
                     "Unexpected character '{}' at position {}; use numbers, + - * / ^ %, parentheses and function names only.",

@@ -5,13 +5,13 @@ use super::*;
 
 /// A value plus whether it is "directly a percentage" (for `A + B%`).
 #[derive(Clone, Copy)]
-pub(super) struct Val {
+pub(super) struct Operand {
     pub(super) v: f64,
     pub(super) pct: bool,
 }
 
-pub(super) fn plain(v: f64) -> Val {
-    Val { v, pct: false }
+pub(super) fn plain(v: f64) -> Operand {
+    Operand { v, pct: false }
 }
 
 pub(super) struct Parser {
@@ -47,13 +47,13 @@ impl Parser {
     /// postfix percent?
     pub(super) fn percent_is_modulo(&self) -> bool {
         match self.peek_at(1).map(|t| &t.tok) {
-            Some(Tok::Num(_)) | Some(Tok::LParen) => true,
-            Some(Tok::Ident(name)) => name != "of",
+            Some(TokenKind::Num(_)) | Some(TokenKind::LParen) => true,
+            Some(TokenKind::Ident(name)) => name != "of",
             _ => false,
         }
     }
 
-    pub(super) fn expr(&mut self, min_bp: u8) -> Result<Val, ServiceError> {
+    pub(super) fn expr(&mut self, min_bp: u8) -> Result<Operand, ServiceError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(bad(format!(
@@ -66,18 +66,18 @@ impl Parser {
         result
     }
 
-    pub(super) fn expr_inner(&mut self, min_bp: u8) -> Result<Val, ServiceError> {
+    pub(super) fn expr_inner(&mut self, min_bp: u8) -> Result<Operand, ServiceError> {
         let mut lhs = self.prefix()?;
         while let Some(tok) = self.peek().cloned() {
             let (lbp, rbp) = match &tok.tok {
-                Tok::Plus | Tok::Minus => (BP_ADD, BP_ADD + 1),
-                Tok::Star | Tok::Slash => (BP_MUL, BP_MUL + 1),
-                Tok::Percent if self.percent_is_modulo() => (BP_MUL, BP_MUL + 1),
-                Tok::Percent => (BP_POSTFIX, 0),
-                Tok::Ident(n) if n == "of" => (BP_MUL, BP_MUL + 1),
-                Tok::Caret => (BP_POW, BP_POW - 1),
-                Tok::RParen | Tok::Comma => break,
-                Tok::Num(_) | Tok::Ident(_) | Tok::LParen => {
+                TokenKind::Plus | TokenKind::Minus => (BP_ADD, BP_ADD + 1),
+                TokenKind::Star | TokenKind::Slash => (BP_MUL, BP_MUL + 1),
+                TokenKind::Percent if self.percent_is_modulo() => (BP_MUL, BP_MUL + 1),
+                TokenKind::Percent => (BP_POSTFIX, 0),
+                TokenKind::Ident(n) if n == "of" => (BP_MUL, BP_MUL + 1),
+                TokenKind::Caret => (BP_POW, BP_POW - 1),
+                TokenKind::RParen | TokenKind::Comma => break,
+                TokenKind::Num(_) | TokenKind::Ident(_) | TokenKind::LParen => {
                     return Err(bad(format!(
                         "Missing operator before {} at position {}; implicit multiplication is not supported, write * explicitly (2*pi, 2*(3+4)).",
                         describe(Some(&tok)),
@@ -89,9 +89,9 @@ impl Parser {
                 break;
             }
             self.i += 1;
-            let is_postfix_percent = matches!(tok.tok, Tok::Percent) && lbp == BP_POSTFIX;
+            let is_postfix_percent = matches!(tok.tok, TokenKind::Percent) && lbp == BP_POSTFIX;
             if is_postfix_percent {
-                lhs = Val {
+                lhs = Operand {
                     v: lhs.v / 100.0,
                     pct: true,
                 };
@@ -103,7 +103,7 @@ impl Parser {
         Ok(lhs)
     }
 
-    pub(super) fn prefix(&mut self) -> Result<Val, ServiceError> {
+    pub(super) fn prefix(&mut self) -> Result<Operand, ServiceError> {
         let Some(tok) = self.next() else {
             let after = if self.i == 0 {
                 String::new()
@@ -116,22 +116,22 @@ impl Parser {
             )));
         };
         match tok.tok {
-            Tok::Num(v) => Ok(plain(v)),
-            Tok::Minus => {
+            TokenKind::Num(v) => Ok(plain(v)),
+            TokenKind::Minus => {
                 let r = self.expr(BP_UNARY)?;
-                Ok(Val {
+                Ok(Operand {
                     v: -r.v,
                     pct: r.pct,
                 })
             }
-            Tok::Plus => self.expr(BP_UNARY),
-            Tok::LParen => {
+            TokenKind::Plus => self.expr(BP_UNARY),
+            TokenKind::LParen => {
                 let inner = self.expr(0)?;
                 self.expect_close(tok.pos)?;
                 Ok(plain(inner.v))
             }
-            Tok::Ident(ref name) => self.name(name, tok.pos),
-            Tok::RParen => Err(bad(format!(
+            TokenKind::Ident(ref name) => self.name(name, tok.pos),
+            TokenKind::RParen => Err(bad(format!(
                 "Unexpected ')' at position {}: there is no value before it.",
                 tok.pos
             ))),
@@ -146,7 +146,7 @@ impl Parser {
     pub(super) fn expect_close(&mut self, open_pos: usize) -> Result<(), ServiceError> {
         match self.next() {
             Some(Token {
-                tok: Tok::RParen, ..
+                tok: TokenKind::RParen, ..
             }) => Ok(()),
             None => Err(bad(format!(
                 "Missing ')' for the '(' at position {}.",
@@ -161,7 +161,7 @@ impl Parser {
         }
     }
 
-    pub(super) fn name(&mut self, name: &str, pos: usize) -> Result<Val, ServiceError> {
+    pub(super) fn name(&mut self, name: &str, pos: usize) -> Result<Operand, ServiceError> {
         match name {
             "pi" => return Ok(plain(std::f64::consts::PI)),
             "e" => return Ok(plain(std::f64::consts::E)),
@@ -185,7 +185,7 @@ impl Parser {
         }
         let open = match self.next() {
             Some(Token {
-                tok: Tok::LParen,
+                tok: TokenKind::LParen,
                 pos,
             }) => pos,
             _ => {
@@ -196,17 +196,17 @@ impl Parser {
             }
         };
         let mut args: Vec<f64> = Vec::new();
-        if matches!(self.peek().map(|t| &t.tok), Some(Tok::RParen)) {
+        if matches!(self.peek().map(|t| &t.tok), Some(TokenKind::RParen)) {
             self.i += 1;
         } else {
             loop {
                 args.push(self.expr(0)?.v);
                 match self.next() {
                     Some(Token {
-                        tok: Tok::Comma, ..
+                        tok: TokenKind::Comma, ..
                     }) => continue,
                     Some(Token {
-                        tok: Tok::RParen, ..
+                        tok: TokenKind::RParen, ..
                     }) => break,
                     None => {
                         return Err(bad(format!(

@@ -18,8 +18,8 @@ pub fn looks_like_expression(input: &str) -> bool {
     let mut has_value = false;
     for t in &toks {
         match &t.tok {
-            Tok::Num(_) => has_value = true,
-            Tok::Ident(name) => {
+            TokenKind::Num(_) => has_value = true,
+            TokenKind::Ident(name) => {
                 if CONSTANTS.contains(&name.as_str()) {
                     has_value = true;
                 } else if name != "of" && !FUNCTIONS.contains(&name.as_str()) {
