@@ -1,3 +1,5 @@
+//! Tests of the Markdown parser: blocks, inlines, safe links, nesting limits, no text lost.
+
 use super::*;
 use Block as B;
 use Inline as I;

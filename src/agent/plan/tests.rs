@@ -1,3 +1,6 @@
+//! Tests of the Plan-ReAct reply parser: every tag form, repairs and their notes, refusals, plan
+//! items.
+
 use super::*;
 
 fn ok(text: &str) -> Sections {

@@ -1,3 +1,5 @@
+//! Tests of prompt building: observations are cut by characters, not bytes.
+
 use super::*;
 
 #[test]

@@ -1,3 +1,5 @@
+//! Tests of the Anthropic wire format against recorded bodies: request, reply, stream, errors.
+
 use super::*;
 use crate::test_support::fixture;
 use crate::agent::Message;

@@ -1,3 +1,6 @@
+//! Tests of the requests `Provider` builds for each API (headers, key, body) and of its error
+//! messages.
+
 use super::*;
 use crate::agent::time::SystemClock;
 use crate::agent::Message;

@@ -1,3 +1,5 @@
+//! Tests of the OpenAI-compatible wire format against recorded bodies.
+
 use super::*;
 use crate::test_support::fixture;
 use crate::agent::Message;

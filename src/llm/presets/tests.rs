@@ -1,3 +1,5 @@
+//! Tests of the preset list: ids round-trip and are unique, and `Debug` never prints a key.
+
 use super::*;
 
 #[test]

@@ -1,3 +1,5 @@
+//! Tests of the retry policy: which statuses are retried, back-off, `Retry-After` in both forms.
+
 use super::*;
 
 /// A delay without a clock: only the seconds form of `Retry-After` is understood.

@@ -1,3 +1,5 @@
+//! Tests of the SSE decoder: framing rules, and the same events whatever the chunk boundaries.
+
 use super::*;
 use crate::test_support::fixture;
 

@@ -1,3 +1,5 @@
+//! Tests of the OpenAI-compatible stream reader: deltas, usage, tool calls, odd chunks.
+
 use super::*;
 use crate::test_support::fixture;
 use crate::llm::sse::SseDecoder;

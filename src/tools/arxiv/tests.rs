@@ -1,3 +1,5 @@
+//! Tests of the arXiv service module against recorded Atom feeds.
+
 use super::*;
 use crate::test_support::fixture;
 

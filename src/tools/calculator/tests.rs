@@ -1,3 +1,6 @@
+//! Tests of the calculator: grammar, errors, formatting, routing, and random inputs that must
+//! not panic.
+
 use super::*;
 
 fn ok(input: &str) -> f64 {

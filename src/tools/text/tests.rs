@@ -1,3 +1,5 @@
+//! Tests of the text helpers shared by the service modules.
+
 use super::*;
 
 #[test]

@@ -1,3 +1,5 @@
+//! Tests of the web search service module against recorded DuckDuckGo and SearXNG bodies.
+
 use super::*;
 use crate::test_support::fixture;
 

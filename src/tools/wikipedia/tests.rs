@@ -1,3 +1,5 @@
+//! Tests of the Wikipedia service module against recorded bodies.
+
 use super::*;
 use crate::test_support::fixture;
 

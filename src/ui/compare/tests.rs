@@ -1,3 +1,5 @@
+//! Tests of the Compare summary rows.
+
 use super::*;
 use crate::agent::trace::{AnswerSource, StopReason};
 use crate::agent::EventKind;

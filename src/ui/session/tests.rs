@@ -1,3 +1,5 @@
+//! Tests of what a session derives from the chat: memory turns and the missing-key notice.
+
 use super::*;
 
 fn msg(who: Who, text: &str) -> ChatMessage {
