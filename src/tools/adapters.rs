@@ -1,6 +1,7 @@
-//! The four built-in tools as [`Tool`]s: each takes the model's input, asks its service
-//! module for a URL, fetches through the `Fetch` seam (and the proxy route where the
-//! service needs one) and turns the answer into an observation or a [`ToolError`].
+//! The four built-in tools as [`Tool`]s. Wikipedia, arXiv and web search take the model's
+//! input, ask their service module for a URL, fetch through the `Fetch` seam (by the proxy
+//! route where the service needs one) and turn the answer into an observation or a
+//! [`ToolError`]; the calculator evaluates locally, asking the model first to translate prose.
 
 use super::*;
 
