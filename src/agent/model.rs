@@ -114,12 +114,6 @@ pub struct Usage {
     pub estimated: bool,
 }
 
-impl Usage {
-    pub fn total(&self) -> u32 {
-        self.prompt_tokens.saturating_add(self.completion_tokens)
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ChatResponse {
     pub text: String,

@@ -469,10 +469,6 @@ impl Trace {
         stop_reason(&self.events)
     }
 
-    pub fn is_finished(&self) -> bool {
-        self.stop_reason().is_some()
-    }
-
     pub fn totals(&self) -> Totals {
         Totals::of(&self.events)
     }

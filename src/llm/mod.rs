@@ -1,6 +1,6 @@
 //! Language-model providers over `fetch`: the only code that talks HTTP to a model. `client.rs`
 //! implements `agent::ChatModel` for every preset (streaming, retries, time limits); the
-//! per-API modules (`openai.rs`, `anthropic.rs`) and the stream decoders (`sse.rs`,
+//! per-API modules (`openai.rs`, `anthropic/`) and the stream decoders (`sse.rs`,
 //! `stream.rs`) are pure and tested natively against recorded provider responses.
 
 pub mod anthropic;

@@ -1,0 +1,106 @@
+//! The settings of the built-in tools, as stored and as edited in the Settings panel.
+
+use super::*;
+
+/// What every tool has: on/off, "return direct", and its own time limit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Common {
+    pub enabled: bool,
+    /// The tool's observation becomes the final answer, without another model call.
+    pub return_direct: bool,
+    pub timeout_s: f64,
+}
+
+impl Default for Common {
+    fn default() -> Self {
+        Common { enabled: true, return_direct: false, timeout_s: 15.0 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WikipediaSettings {
+    pub common: Common,
+    /// Language edition: "en", "de", "zh", …
+    pub lang: String,
+    /// Articles whose lead section is returned.
+    pub results: u32,
+    pub max_chars: usize,
+    /// Overrides `https://{lang}.wikipedia.org` (a mirror, or the test server).
+    pub base_url: String,
+}
+
+impl Default for WikipediaSettings {
+    fn default() -> Self {
+        WikipediaSettings { common: Common::default(), lang: "en".into(), results: wikipedia::DEFAULT_LIMIT, max_chars: wikipedia::DEFAULT_MAX_CHARS, base_url: String::new() }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ArxivSettings {
+    pub common: Common,
+    pub max_results: u32,
+    pub max_chars: usize,
+    /// A base URL that answers browser requests itself (a mirror, or the test server). Empty:
+    /// arXiv's own API through the CORS proxy or the dev proxy, else OpenAlex.
+    pub base_url: String,
+    pub openalex_url: String,
+    /// OpenAlex asks for a free key since 2026; without one a small daily allowance applies.
+    pub openalex_key: String,
+}
+
+impl Default for ArxivSettings {
+    fn default() -> Self {
+        ArxivSettings {
+            common: Common::default(),
+            max_results: arxiv::DEFAULT_MAX_RESULTS,
+            max_chars: arxiv::DEFAULT_MAX_CHARS,
+            base_url: String::new(),
+            openalex_url: "https://api.openalex.org".into(),
+            openalex_key: String::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchBackend {
+    #[default]
+    DuckDuckGo,
+    Searx,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WebSearchSettings {
+    pub common: Common,
+    pub backend: SearchBackend,
+    /// A SearXNG instance with JSON output enabled, e.g. `https://searx.example.org`.
+    pub searx_url: String,
+    /// Overrides DuckDuckGo's API address (a test server that sends CORS headers).
+    pub ddg_url: String,
+    pub max_chars: usize,
+}
+
+impl Default for WebSearchSettings {
+    fn default() -> Self {
+        WebSearchSettings { common: Common::default(), backend: SearchBackend::DuckDuckGo, searx_url: String::new(), ddg_url: String::new(), max_chars: websearch::DEFAULT_MAX_CHARS }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct ToolSettings {
+    pub wikipedia: WikipediaSettings,
+    pub arxiv: ArxivSettings,
+    pub calculator: Common,
+    pub web_search: WebSearchSettings,
+    /// A CORS proxy for services that do not allow browser requests (arXiv, DuckDuckGo).
+    /// `{url}` is replaced by the percent-encoded target URL; without it the encoded URL is
+    /// appended. Example: `https://proxy.example/?url={url}`.
+    pub cors_proxy: String,
+    /// MCP servers and the tools they lend (their secrets are not serialised here).
+    pub mcp: mcp::McpSettings,
+}
