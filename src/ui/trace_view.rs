@@ -83,9 +83,10 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
                 <p class="placeholder">"Each step of the agent appears here: the model's thoughts, tool calls and observations."</p>
             </Show>
             <ol class="events" data-testid="trace" aria-live="polite">
-                // Index alone is not unique across conversations and imports; timing makes it so.
-                <For each=move || trace.get() key=|e| (e.index, e.started_ms.to_bits(), e.ended_ms.to_bits()) let:event>
-                    <EventRow event open trace/>
+                // Keyed by the events' identities only: an update copies no event, and each row
+                // reads its event once, when it is first drawn (events never change afterwards).
+                <For each=move || trace.with(|events| events.iter().map(row_key).collect::<Vec<_>>()) key=|k| *k let:key>
+                    {event_for(trace, key).map(|event| view! { <EventRow event open trace/> })}
                 </For>
             </ol>
             <Show when=move || running.get()>
@@ -130,6 +131,22 @@ fn LiveText(streaming: ReadSignal<String>) -> impl IntoView {
         });
     });
     view! { <pre class="stream" data-testid="stream-text" node_ref=pre hidden=move || streaming.with(String::is_empty)></pre> }
+}
+
+/// A row's identity. Index alone is not unique across conversations and imports; timing makes it so.
+type RowKey = (u32, u64, u64);
+
+fn row_key(e: &Event) -> RowKey {
+    (e.index, e.started_ms.to_bits(), e.ended_ms.to_bits())
+}
+
+/// The event a row stands for: at its index as a rule, searched for if a damaged stored trace
+/// lost an event before it.
+fn event_for(trace: ReadSignal<Vec<Event>>, key: RowKey) -> Option<Event> {
+    trace.with_untracked(|events| {
+        let at = events.get(key.0 as usize).filter(|e| row_key(e) == key);
+        at.or_else(|| events.iter().find(|e| row_key(e) == key)).cloned()
+    })
 }
 
 fn icon(tone: Tone) -> &'static str {
