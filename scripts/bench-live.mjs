@@ -4,6 +4,8 @@
 // observation is bounded to 4,000 characters; step 201 answers. Prints the longest task, frame
 // times while the run streams, the time from a reply's last byte to its trace row, and the heap.
 //   node scripts/bench-live.mjs        (after `trunk build --release --public-url ./` into dist/)
+//   node scripts/bench-live.mjs --profile   also samples the CPU after step 100 and prints the
+//                                            functions that take the most time (slows the run)
 import { startServer, launch, openApp, script, loopbackSettings } from '../tests/e2e/harness.mjs';
 
 const STEPS = 200;
@@ -48,7 +50,10 @@ function instrument() {
   }
   // The moment the n-th `llm_response` row is in the DOM (rows re-rendered keep the count).
   const seen = { n: 0 };
-  new MutationObserver(() => {
+  // Counts only when such a row was added, so the bench itself does not query on every token.
+  const isReply = (node) => node.nodeType === 1 && node.matches('li[data-kind="llm_response"]');
+  new MutationObserver((records) => {
+    if (!records.some((r) => [...r.addedNodes].some(isReply))) return;
     const n = document.querySelectorAll('li[data-kind="llm_response"]').length;
     const now = performance.now();
     while (seen.n < n) { seen.n++; w.__bench.rows.push(now); }
@@ -60,6 +65,7 @@ const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
+const PROFILE = process.argv.includes('--profile');
 const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 
 const server = await startServer();
@@ -99,7 +105,14 @@ try {
   const t0 = Date.now();
   await page.getByTestId('composer').fill('A question that takes two hundred steps');
   await page.getByTestId('composer').press('Enter');
+  if (PROFILE) {
+    await page.waitForFunction((n) => window.__bench.rows.length >= n, LATE, { timeout: 15 * 60_000, polling: 100 });
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+  }
   await page.locator('li[data-kind="final_answer"]').waitFor({ timeout: 15 * 60_000 });
+  const profile = PROFILE ? (await cdp.send('Profiler.stop')).profile : null;
   const runMs = Date.now() - t0;
   const b = await page.evaluate(() => { window.__bench.framing = false; const { memory, ...rest } = window.__bench; return rest; });
   // Let the last save settle, then measure the heap again.
@@ -125,6 +138,21 @@ try {
   console.log(`  last byte of a reply -> its row in the DOM: median ${f(quantile(lags, 0.5))} ms, p95 ${f(quantile(lags, 0.95))} ms, worst ${f(Math.max(...lags))} ms`);
   console.log(`    after step ${LATE}: median ${f(quantile(lateLags, 0.5))} ms, p95 ${f(quantile(lateLags, 0.95))} ms`);
   console.log(`  JS heap (after GC): ${f(before.js)} MB before, ${f(after.js)} MB after (+${f(after.js - before.js)} MB); wasm memory ${f(before.wasm)} -> ${f(after.wasm)} MB`);
+  if (profile) {
+    // Self time per function over the samples taken after step LATE.
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    const self = new Map();
+    profile.samples.forEach((id, i) => {
+      const { functionName, url } = byId.get(id).callFrame;
+      const name = `${functionName || '(anonymous)'} ${url ? url.split('/').pop() : ''}`.trim();
+      self.set(name, (self.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+    });
+    const total = [...self.values()].reduce((a, x) => a + x, 0);
+    console.log(`  CPU after step ${LATE} (self time, ${f(total, 0)} ms sampled):`);
+    for (const [name, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
+      console.log(`    ${f(ms, 0).padStart(7)} ms  ${f((100 * ms) / total)}%  ${name.slice(0, 110)}`);
+    }
+  }
   if (errors.length) console.log(`  page errors: ${errors.slice(0, 3).join(' | ')}`);
 } finally {
   await browser.close();
