@@ -231,50 +231,77 @@ impl Chats {
     /// Saves the open conversation and moves it to the top of the list. A failure is shown
     /// and changes nothing in memory: the next save writes everything again.
     pub fn persist(self) {
+        // Spawned futures start in order, so each save's transaction starts after the last one's.
+        leptos::task::spawn_local(async move {
+            self.save_open().await;
+        });
+    }
+
+    /// Saves the open conversation now; whether it is safely stored (or there is nothing to store).
+    async fn save_open(self) -> bool {
         let messages = self.messages.get_untracked();
         if messages.is_empty() || self.live_elsewhere.get_value() {
-            return;
+            return true;
         }
-        let Some(backend) = self.backend() else { return };
+        let Some(backend) = self.backend() else { return false };
         let id = self.current.get_untracked();
         let known_title = self.list.with_untracked(|l| l.iter().find(|c| c.id == id).map(|c| c.title.clone()));
         let messages: Vec<_> = messages.into_iter().map(Into::into).collect();
         let title = known_title.unwrap_or_else(|| storage::chat_title(&messages));
         let chat = StoredChat { id: id.clone(), title, messages, trace: self.trace.get_untracked(), running: self.running.get_untracked(), ..Default::default() };
-        // Spawned futures start in order, so each save's transaction starts after the last one's.
-        leptos::task::spawn_local(async move {
-            match store::save(backend.as_ref(), &chat, now_ms()).await {
-                Ok(summary) => {
-                    self.list.update(|list| {
-                        list.retain(|c| c.id != id);
-                        list.insert(0, summary);
-                    });
-                    self.problem.set(None);
-                    storage::set_current_chat_id(&id);
-                    tabs::announce(&TabNews::Saved { id });
-                }
-                Err(e) => self.problem.set(Some(format!(
+        match store::save(backend.as_ref(), &chat, now_ms()).await {
+            Ok(summary) => {
+                self.list.update(|list| {
+                    list.retain(|c| c.id != id);
+                    list.insert(0, summary);
+                });
+                self.problem.set(None);
+                storage::set_current_chat_id(&id);
+                tabs::announce(&TabNews::Saved { id });
+                true
+            }
+            Err(e) => {
+                self.problem.set(Some(format!(
                     "“{}” is not saved: {e} It stays on this page; the next change tries to save it again.",
                     chat.title
-                ))),
+                )));
+                false
             }
-        });
+        }
+    }
+
+    /// Leaving the open conversation: only once it is stored (or storage is not available at
+    /// all), so a chat whose save failed is never dropped from memory by switching away.
+    async fn may_leave(self) -> bool {
+        // Without a database, or with one only a newer release may write, nothing can ever be
+        // saved here: the banner says so, and switching is not held up.
+        if self.backend().is_none_or(|b| b.read_only()) || self.save_open().await {
+            return true;
+        }
+        self.note.set(Some("This chat stays open because it is not saved yet: export it (⬇ Export JSON) or make room, then switch.".into()));
+        false
     }
 
     pub fn new_chat(self) {
         if self.running.get_untracked() {
             return;
         }
-        self.persist();
-        self.clear();
+        leptos::task::spawn_local(async move {
+            if self.may_leave().await {
+                self.clear();
+            }
+        });
     }
 
     pub fn open(self, id: String) {
         if self.running.get_untracked() || id == self.current.get_untracked() {
             return;
         }
-        self.persist();
-        leptos::task::spawn_local(self.load(id));
+        leptos::task::spawn_local(async move {
+            if self.may_leave().await {
+                self.load(id).await;
+            }
+        });
     }
 
     /// Opens an exported run as a chat of its own; the open chat is kept as it was.
@@ -282,13 +309,17 @@ impl Chats {
         if self.running.get_untracked() {
             return;
         }
-        self.persist();
-        self.clear();
-        let title = storage::title_from(&run.question);
-        self.list.update(|l| l.insert(0, ChatSummary { id: self.current.get_untracked(), title, updated_unix_ms: now_ms(), ..Default::default() }));
-        self.messages.set(super::session::imported_messages(&run));
-        self.trace.set(run.trace.events);
-        self.persist();
+        leptos::task::spawn_local(async move {
+            if !self.may_leave().await {
+                return;
+            }
+            self.clear();
+            let title = storage::title_from(&run.question);
+            self.list.update(|l| l.insert(0, ChatSummary { id: self.current.get_untracked(), title, updated_unix_ms: now_ms(), ..Default::default() }));
+            self.messages.set(super::session::imported_messages(&run));
+            self.trace.set(run.trace.events);
+            self.persist();
+        });
     }
 
     pub fn rename(self, id: String, title: String) {

@@ -115,7 +115,14 @@ test('a full storage shows a banner, keeps the chat in memory and loses no older
   assert.match(said, /Export/);
   assert.match(said, /delete old chats/);
   await shot(page, 'storage-full');
-  // The chat is still all there on the page.
+  // The chat is still all there on the page, and switching away does not drop it.
+  assert.equal((await page.locator('.bubble.user .text').textContent()).length, big.trim().length);
+  await page.getByTestId('new-chat').click();
+  await page.getByTestId('chat-note').getByText('not saved yet').waitFor();
+  assert.equal((await page.locator('.bubble.user .text').textContent()).length, big.trim().length);
+  await page.locator('.chat-title', { hasText: 'Older question' }).click();
+  await page.getByTestId('chat-note').getByText('not saved yet').waitFor();
+  assert.equal(await page.locator('.bubble.user').count(), 1);
   assert.equal((await page.locator('.bubble.user .text').textContent()).length, big.trim().length);
 
   // Space again: the next save writes it, and the banner goes.
