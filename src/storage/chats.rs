@@ -114,6 +114,9 @@ pub fn mark_interrupted(chat: &mut StoredChat) -> bool {
     true
 }
 
+/// Why a record written by a newer release is not opened here.
+pub const SAVED_BY_NEWER: &str = "saved by a newer version of Thoughtline; reload to get the newer page (this one never overwrites it)";
+
 /// What reading a stored chat gave.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReadChat {
@@ -126,9 +129,7 @@ pub enum ReadChat {
 /// Reads a stored chat body, keeping every part that can be read.
 pub fn read_chat(json: &str) -> ReadChat {
     if stored_version(json) > CHAT_VERSION {
-        return ReadChat::Unreadable {
-            reason: "saved by a newer version of Thoughtline; reload to get the newer page (this one never overwrites it)".into(),
-        };
+        return ReadChat::Unreadable { reason: SAVED_BY_NEWER.into() };
     }
     match read_lenient::<StoredChat>(json) {
         Ok(read) if read.value.id.is_empty() && read.value.messages.is_empty() && read.value.trace.is_empty() => {

@@ -42,7 +42,7 @@ pub async fn list(backend: &dyn Backend) -> Result<Vec<ChatSummary>, StorageErro
         .into_iter()
         .map(|(id, text)| match serde_json::from_str::<ChatSummary>(&text) {
             Ok(summary) if summary.version <= super::chats::CHAT_VERSION => ChatSummary { id, ..summary },
-            Ok(_) => ChatSummary { id, title: "Saved by a newer Thoughtline".into(), problem: Some(newer()), ..Default::default() },
+            Ok(_) => ChatSummary { id, title: "Saved by a newer Thoughtline".into(), problem: Some(super::chats::SAVED_BY_NEWER.into()), ..Default::default() },
             Err(e) => ChatSummary {
                 id,
                 title: "Chat that could not be read".into(),
@@ -53,10 +53,6 @@ pub async fn list(backend: &dyn Backend) -> Result<Vec<ChatSummary>, StorageErro
         .collect();
     list.sort_by(|a, b| b.updated_unix_ms.total_cmp(&a.updated_unix_ms));
     Ok(list)
-}
-
-fn newer() -> String {
-    "saved by a newer version of Thoughtline; reload to get the newer page (this one never overwrites it)".into()
 }
 
 /// What opening a chat gave.
@@ -81,7 +77,7 @@ pub async fn open(backend: &dyn Backend, id: &str) -> Result<Opened, StorageErro
 }
 
 /// The records that save `chat` as of `now`: its summary and itself.
-pub fn record(chat: &StoredChat, now_unix_ms: f64) -> (Record, ChatSummary) {
+fn record(chat: &StoredChat, now_unix_ms: f64) -> (Record, ChatSummary) {
     let summary = ChatSummary::of(chat, now_unix_ms);
     let record = Record {
         id: chat.id.clone(),

@@ -36,7 +36,7 @@ pub struct Chats {
     just_shown: StoredValue<bool>,
 }
 
-fn now_ms() -> f64 {
+pub(super) fn now_ms() -> f64 {
     #[cfg(target_arch = "wasm32")]
     return js_sys::Date::now();
     #[cfg(not(target_arch = "wasm32"))]
@@ -380,7 +380,7 @@ impl Chats {
         let Some(backend) = self.backend() else { return };
         leptos::task::spawn_local(async move {
             let outcome = match backend.body(&id).await {
-                Ok(Some(raw)) => save_file(&format!("thoughtline-chat-{id}.json"), &raw),
+                Ok(Some(raw)) => super::trace_tools::save(&format!("thoughtline-chat-{id}.json"), "application/json", &raw),
                 Ok(None) => Err("Nothing is stored for this chat any more.".into()),
                 Err(e) => Err(e.to_string()),
             };
@@ -389,16 +389,6 @@ impl Chats {
             }
         });
     }
-}
-
-#[cfg(target_arch = "wasm32")]
-fn save_file(name: &str, text: &str) -> Result<(), String> {
-    crate::browser::download(name, "application/json", text)
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn save_file(_name: &str, _text: &str) -> Result<(), String> {
-    Err("Downloading needs a browser.".into())
 }
 
 #[component]

@@ -25,7 +25,7 @@ pub fn TraceTools(
         trace
     };
     let export = move |_| {
-        let json = crate::storage::export_run(&masked(), &settings.get_untracked(), js_now());
+        let json = crate::storage::export_run(&masked(), &settings.get_untracked(), super::chats::now_ms());
         status.set(match save("thoughtline-run.json", "application/json", &json) {
             Ok(()) => "Exported.".into(),
             Err(e) => e,
@@ -68,22 +68,12 @@ pub fn TraceTools(
 pub const IMPORT_LIMIT_BYTES: f64 = 20.0 * 1024.0 * 1024.0;
 
 #[cfg(target_arch = "wasm32")]
-fn js_now() -> f64 {
-    js_sys::Date::now()
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn js_now() -> f64 {
-    0.0
-}
-
-#[cfg(target_arch = "wasm32")]
-fn save(name: &str, mime: &str, text: &str) -> Result<(), String> {
+pub(super) fn save(name: &str, mime: &str, text: &str) -> Result<(), String> {
     crate::browser::download(name, mime, text)
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn save(_name: &str, _mime: &str, _text: &str) -> Result<(), String> {
+pub(super) fn save(_name: &str, _mime: &str, _text: &str) -> Result<(), String> {
     Err("Exporting needs a browser.".into())
 }
 
