@@ -114,6 +114,22 @@ fn opens_value(prev: u8) -> bool {
     matches!(prev, b'{' | b'[' | b',' | b':')
 }
 
+/// Inside a JSON string (`in_str` holds its quote), the index after the byte `c` at `i`,
+/// an escape skipped whole; the closing quote ends the string. `None` outside strings.
+/// The one string rule of [`scan`] and [`value_end`].
+#[inline]
+fn step_in_string(c: u8, i: usize, in_str: &mut Option<u8>, prev: &mut u8) -> Option<usize> {
+    let q = (*in_str)?;
+    if c == b'\\' {
+        return Some(i + 2);
+    }
+    if c == q {
+        *in_str = None;
+        *prev = q;
+    }
+    Some(i + 1)
+}
+
 /// One linear pass over `b[from..to]` that finds top-level `{...}` regions
 /// (string-aware, so braces inside strings do not count) and code fences.
 /// Fences are only recognised in prose: a ``` inside a JSON string is content,
@@ -130,16 +146,8 @@ pub(super) fn scan(b: &[u8], from: usize, to: usize) -> ScanOut {
     let mut i = from;
     while i < to {
         let c = b[i];
-        if let Some(q) = in_str {
-            if c == b'\\' {
-                i += 2;
-                continue;
-            }
-            if c == q {
-                in_str = None;
-                prev = q;
-            }
-            i += 1;
+        if let Some(next) = step_in_string(c, i, &mut in_str, &mut prev) {
+            i = next;
             continue;
         }
         if c == b'`' {
@@ -241,16 +249,8 @@ pub(super) fn value_end(s: &str) -> ValueEnd {
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
-        if let Some(q) = in_str {
-            if c == b'\\' {
-                i += 2;
-                continue;
-            }
-            if c == q {
-                in_str = None;
-                prev = q;
-            }
-            i += 1;
+        if let Some(next) = step_in_string(c, i, &mut in_str, &mut prev) {
+            i = next;
             continue;
         }
         match c {
