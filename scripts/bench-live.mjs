@@ -6,6 +6,9 @@
 //   node scripts/bench-live.mjs        (after `trunk build --release --public-url ./` into dist/)
 //   node scripts/bench-live.mjs --profile   also samples the CPU after step 100 and prints the
 //                                            functions that take the most time (slows the run)
+//   node scripts/bench-live.mjs --timeline  also records the renderer's timeline after step 100 and
+//                                            prints where its main thread went (style, layout,
+//                                            paint, script), which a CPU profile calls "(program)"
 import { startServer, launch, openApp, script, loopbackSettings } from '../tests/e2e/harness.mjs';
 
 const STEPS = 200;
@@ -66,6 +69,7 @@ const quantile = (xs, q) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
 const PROFILE = process.argv.includes('--profile');
+const TIMELINE = process.argv.includes('--timeline');
 const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 
 const server = await startServer();
@@ -105,14 +109,20 @@ try {
   const t0 = Date.now();
   await page.getByTestId('composer').fill('A question that takes two hundred steps');
   await page.getByTestId('composer').press('Enter');
-  if (PROFILE) {
+  if (PROFILE || TIMELINE) {
     await page.waitForFunction((n) => window.__bench.rows.length >= n, LATE, { timeout: 15 * 60_000, polling: 100 });
+  }
+  if (TIMELINE) {
+    await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+  }
+  if (PROFILE) {
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
     await cdp.send('Profiler.start');
   }
   await page.locator('li[data-kind="final_answer"]').waitFor({ timeout: 15 * 60_000 });
   const profile = PROFILE ? (await cdp.send('Profiler.stop')).profile : null;
+  const timeline = TIMELINE ? JSON.parse((await browser.stopTracing()).toString()) : null;
   const runMs = Date.now() - t0;
   const b = await page.evaluate(() => { window.__bench.framing = false; const { memory, ...rest } = window.__bench; return rest; });
   // Let the last save settle, then measure the heap again.
@@ -153,6 +163,31 @@ try {
     console.log(`  CPU after step ${LATE} (self time, ${f(total, 0)} ms sampled):`);
     for (const [name, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
       console.log(`    ${f(ms, 0).padStart(7)} ms  ${f((100 * ms) / total)}%  ${name.slice(0, 110)}`);
+    }
+  }
+  if (timeline) {
+    // Inclusive time of the renderer main thread's top-level kinds of work (nested events
+    // are counted inside their parent, not again).
+    const events = (timeline.traceEvents ?? timeline).filter((e) => e.ph === 'X' && e.dur);
+    const main = events.find((e) => e.name === 'UpdateLayoutTree' || e.name === 'Layout');
+    const thread = events.filter((e) => main && e.pid === main.pid && e.tid === main.tid).sort((a, b) => a.ts - b.ts);
+    const sum = new Map();
+    const count = new Map();
+    let openUntil = 0;
+    let task = 0;
+    for (const e of thread) {
+      if (e.name === 'RunTask') { task += e.dur; continue; }
+      if (e.ts < openUntil) continue; // inside an event already counted
+      openUntil = e.ts + e.dur;
+      sum.set(e.name, (sum.get(e.name) ?? 0) + e.dur / 1000);
+      count.set(e.name, (count.get(e.name) ?? 0) + 1);
+    }
+    const layouts = thread.filter((e) => e.name === 'Layout' && e.args?.beginData);
+    const avg = (key) => layouts.reduce((a, e) => a + (e.args.beginData[key] ?? 0), 0) / (layouts.length || 1);
+    console.log(`  layouts after step ${LATE}: ${layouts.length}, on average ${f(avg('dirtyObjects'), 0)} of ${f(avg('totalObjects'), 0)} objects dirty`);
+    console.log(`  renderer main thread after step ${LATE}: ${f(task / 1000, 0)} ms in tasks; by kind (ms, count, ms each):`);
+    for (const [name, ms] of [...sum].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
+      console.log(`    ${f(ms, 0).padStart(7)} ms  ${String(count.get(name)).padStart(6)}  ${f(ms / count.get(name), 2).padStart(7)}  ${name}`);
     }
   }
   if (errors.length) console.log(`  page errors: ${errors.slice(0, 3).join(' | ')}`);

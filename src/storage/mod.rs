@@ -5,6 +5,7 @@
 //! - `chats.rs`: the stored conversation and its rules; `store.rs`: listing, opening, saving,
 //!   deleting and moving an older release's chats, over a `Backend`; `idb.rs`: that backend in
 //!   IndexedDB.
+//! - `trace_json.rs`: the open chat's trace as stored JSON, extended save by save during a run.
 //! - `export.rs`: the run export file. `lenient.rs`: tolerant reading for all of the above.
 //! - `tabs.rs`: telling other tabs what changed, and which runs are live.
 //!
@@ -22,6 +23,7 @@ pub mod local;
 pub mod settings;
 pub mod store;
 pub mod tabs;
+pub mod trace_json;
 
 #[cfg(test)]
 mod tests;

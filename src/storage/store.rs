@@ -77,18 +77,22 @@ pub async fn open(backend: &dyn Backend, id: &str) -> Result<Opened, StorageErro
 }
 
 /// The records that save `chat` as of `now`: its summary and itself.
-fn record(chat: &StoredChat, now_unix_ms: f64) -> (Record, ChatSummary) {
+fn record(chat: &StoredChat, body: String, now_unix_ms: f64) -> (Record, ChatSummary) {
     let summary = ChatSummary::of(chat, now_unix_ms);
-    let record = Record {
-        id: chat.id.clone(),
-        summary: serde_json::to_string(&summary).unwrap_or_default(),
-        body: serde_json::to_string(chat).unwrap_or_default(),
-    };
+    let record = Record { id: chat.id.clone(), summary: serde_json::to_string(&summary).unwrap_or_default(), body };
     (record, summary)
 }
 
 pub async fn save(backend: &dyn Backend, chat: &StoredChat, now_unix_ms: f64) -> Result<ChatSummary, StorageError> {
-    let (record, summary) = record(chat, now_unix_ms);
+    let (record, summary) = record(chat, serde_json::to_string(chat).unwrap_or_default(), now_unix_ms);
+    backend.put(vec![record]).await?;
+    Ok(summary)
+}
+
+/// Saves `chat` as `body`, its stored text already written (`TraceJson::chat_body`: how the
+/// open chat is saved while its run grows, serialising only the events added since).
+pub async fn save_text(backend: &dyn Backend, chat: &StoredChat, body: String, now_unix_ms: f64) -> Result<ChatSummary, StorageError> {
+    let (record, summary) = record(chat, body, now_unix_ms);
     backend.put(vec![record]).await?;
     Ok(summary)
 }

@@ -312,3 +312,66 @@ fn mcp_secrets_are_stored_only_when_remembered_never_exported_and_masked() {
     let masked = crate::secrets::mask("server said tok-memory-2 and tok-kept-1", &crate::secrets::collect(&s));
     assert!(!masked.contains("tok-"), "{masked}");
 }
+
+mod trace_json {
+    use crate::agent::{Event, EventKind};
+    use crate::storage::chats::{read_chat, ReadChat};
+    use crate::storage::trace_json::TraceJson;
+    use crate::storage::{StoredChat, StoredMessage, StoredWho};
+
+    fn event(index: u32, text: &str) -> Event {
+        Event { index, step: 1, started_ms: index as f64, ended_ms: index as f64 + 0.5, kind: EventKind::ToolResult { tool: "wikipedia".into(), observation: text.into() } }
+    }
+
+    fn chat(trace: Vec<Event>) -> StoredChat {
+        StoredChat {
+            id: "c1".into(),
+            title: "Growing \"run\"".into(),
+            messages: vec![StoredMessage { who: StoredWho::User, text: "Why?\nBecause.".into() }],
+            trace,
+            running: true,
+            ..Default::default()
+        }
+    }
+
+    /// What a save writes is what the whole chat serialised reads back as, at every length.
+    fn body_reads_as(cache: &TraceJson, events: &[Event]) {
+        let head = chat(Vec::new());
+        let ReadChat::Chat { chat: read, note } = read_chat(&cache.chat_body(&head)) else { panic!("unreadable body") };
+        assert_eq!(note, None);
+        assert_eq!(read, chat(events.to_vec()));
+    }
+
+    #[test]
+    fn a_growing_trace_is_saved_as_the_whole_chat_would_be() {
+        let mut events = Vec::new();
+        let mut cache = TraceJson::default();
+        cache.update(&events);
+        body_reads_as(&cache, &events);
+        for i in 0..5 {
+            events.push(event(i, &format!("observation {i} with \"quotes\" and é")));
+            cache.update(&events);
+            body_reads_as(&cache, &events);
+        }
+        let head = chat(Vec::new());
+        let whole = serde_json::to_string(&chat(events.clone())).unwrap();
+        let written: serde_json::Value = serde_json::from_str(&cache.chat_body(&head)).unwrap();
+        assert_eq!(written, serde_json::from_str::<serde_json::Value>(&whole).unwrap());
+    }
+
+    #[test]
+    fn another_trace_is_serialised_from_its_start() {
+        let mut cache = TraceJson::default();
+        let first: Vec<Event> = (0..3).map(|i| event(i, "first run")).collect();
+        cache.update(&first);
+        // A new run of the same chat: shorter, then longer than the last, never a continuation.
+        let second: Vec<Event> = (0..2).map(|i| event(i, "second run")).collect();
+        cache.update(&second);
+        body_reads_as(&cache, &second);
+        let third: Vec<Event> = (0..6).map(|i| event(i, "third run")).collect();
+        cache.update(&third);
+        body_reads_as(&cache, &third);
+        cache.update(&[]);
+        body_reads_as(&cache, &[]);
+    }
+}

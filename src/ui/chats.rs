@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use crate::agent::Event;
 use crate::storage::store::{self, Backend, Opened};
 use crate::storage::tabs::{self, RunLock, TabNews};
+use crate::storage::trace_json::TraceJson;
 use crate::storage::{self, ChatSummary, StoredChat};
 
 use super::chat::ChatMessage;
@@ -34,6 +35,8 @@ pub struct Chats {
     run_lock: StoredValue<Option<RunLock>, LocalStorage>,
     /// The conversation was just read from storage: showing it is not a change to save.
     just_shown: StoredValue<bool>,
+    /// The open chat's trace as stored JSON, extended save by save while its run grows.
+    trace_json: StoredValue<TraceJson, LocalStorage>,
 }
 
 pub(super) fn now_ms() -> f64 {
@@ -68,6 +71,7 @@ impl Chats {
             live_elsewhere: StoredValue::new(false),
             run_lock: StoredValue::new_local(None),
             just_shown: StoredValue::new(false),
+            trace_json: StoredValue::new_local(TraceJson::default()),
         };
         leptos::task::spawn_local(chats.connect());
         // Whatever the conversation shows is saved shortly after it changes; a burst of
@@ -248,8 +252,12 @@ impl Chats {
         let known_title = self.list.with_untracked(|l| l.iter().find(|c| c.id == id).map(|c| c.title.clone()));
         let messages: Vec<_> = messages.into_iter().map(Into::into).collect();
         let title = known_title.unwrap_or_else(|| storage::chat_title(&messages));
-        let chat = StoredChat { id: id.clone(), title, messages, trace: self.trace.get_untracked(), running: self.running.get_untracked(), ..Default::default() };
-        match store::save(backend.as_ref(), &chat, now_ms()).await {
+        // The trace is not copied: the events added since the last save are serialised onto
+        // the text kept from it.
+        let chat = StoredChat { id: id.clone(), title, messages, running: self.running.get_untracked(), ..Default::default() };
+        self.trace.with_untracked(|events| self.trace_json.update_value(|json| json.update(events)));
+        let body = self.trace_json.with_value(|json| json.chat_body(&chat));
+        match store::save_text(backend.as_ref(), &chat, body, now_ms()).await {
             Ok(summary) => {
                 self.list.update(|list| {
                     list.retain(|c| c.id != id);

@@ -28,13 +28,18 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
             last_top.set_value(top);
         }
     };
+    // One scroll per frame, however many tokens arrive in it: reading `scroll_height` forces a
+    // layout, which a burst of tokens must not repeat.
+    let scroll_queued = StoredValue::new(false);
     Effect::new(move |_| {
         trace.track();
         streaming.track();
-        if follow.get_value() {
+        if follow.get_value() && !scroll_queued.get_value() {
             if let Some(el) = pane.get_untracked() {
+                scroll_queued.set_value(true);
                 // Checked again at the frame: the person may have scrolled up in between.
                 request_animation_frame(move || {
+                    scroll_queued.set_value(false);
                     if follow.get_value() {
                         el.set_scroll_top(el.scroll_height());
                     }
