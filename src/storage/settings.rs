@@ -176,6 +176,6 @@ pub fn load_theme() -> String {
 }
 
 /// A theme that cannot be saved only costs the choice after a reload.
-pub fn save_theme(theme: &str) {
-    let _ = local::write(THEME_KEY, theme);
+pub fn save_theme(theme: &str) -> Result<(), StorageError> {
+    local::write(THEME_KEY, theme)
 }

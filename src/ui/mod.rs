@@ -51,8 +51,19 @@ pub fn App() -> impl IntoView {
     let running = RwSignal::new(false);
     let show_settings = RwSignal::new(false);
     let show_compare = RwSignal::new(false);
+    let compare_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_compare.get());
     let theme = RwSignal::new(load_theme());
-    Effect::new(move |_| theme.with(|t| apply_theme(t)));
+    // Applied on load, saved only when changed: nothing is written on load.
+    Effect::new(move |first: Option<()>| {
+        theme.with(|t| {
+            apply_theme(t);
+            if first.is_some() {
+                if let Err(e) = save_theme(t) {
+                    settings_notice.set(Some(format!("The colour theme is not saved: {e} It applies on this page until it is closed.")));
+                }
+            }
+        })
+    });
     let chats = chats::Chats::restore(messages, trace, running);
     let run = session::Session::new(settings.read_only(), messages, trace, streaming, running);
 
@@ -103,8 +114,12 @@ pub fn App() -> impl IntoView {
                     <trace_tools::TraceTools trace=trace.read_only() settings=settings.read_only() running=running.read_only() on_import/>
                 </trace_view::TracePane>
             </main>
+            // Built the first time it is opened, not on load (the page is ready sooner), then
+            // hidden rather than removed like the chat.
             <div class="compare-view" hidden=move || !show_compare.get()>
-                <compare::ComparePane settings=settings.read_only()/>
+                <Show when=move || compare_opened.get()>
+                    <compare::ComparePane settings=settings.read_only()/>
+                </Show>
             </div>
             <Show when=move || show_settings.get()>
                 <settings_panel::SettingsPanel settings on_close=Callback::new(move |_: ()| show_settings.set(false))/>
@@ -131,8 +146,8 @@ fn theme_label(theme: &str) -> &'static str {
     }
 }
 
+#[cfg_attr(not(target_arch = "wasm32"), allow(unused_variables))]
 fn apply_theme(theme: &str) {
-    save_theme(theme);
     #[cfg(target_arch = "wasm32")]
     if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
         let _ = if theme.is_empty() { root.remove_attribute("data-theme") } else { root.set_attribute("data-theme", theme) };
