@@ -15,6 +15,7 @@ use crate::storage::trace_json::TraceJson;
 use crate::storage::{self, ChatSummary, StoredChat};
 
 use super::chat::ChatMessage;
+use super::page::now_ms;
 
 /// The conversation signals and the operations on them. `Copy`, so handlers capture it freely.
 #[derive(Clone, Copy)]
@@ -37,13 +38,6 @@ pub struct Chats {
     just_shown: StoredValue<bool>,
     /// The open chat's trace as stored JSON, extended save by save while its run grows.
     trace_json: StoredValue<TraceJson, LocalStorage>,
-}
-
-pub(super) fn now_ms() -> f64 {
-    #[cfg(target_arch = "wasm32")]
-    return js_sys::Date::now();
-    #[cfg(not(target_arch = "wasm32"))]
-    0.0
 }
 
 fn new_id() -> String {
@@ -388,7 +382,7 @@ impl Chats {
         let Some(backend) = self.backend() else { return };
         leptos::task::spawn_local(async move {
             let outcome = match backend.body(&id).await {
-                Ok(Some(raw)) => super::trace_tools::save(&format!("thoughtline-chat-{id}.json"), "application/json", &raw),
+                Ok(Some(raw)) => super::page::download(&format!("thoughtline-chat-{id}.json"), "application/json", &raw),
                 Ok(None) => Err("Nothing is stored for this chat any more.".into()),
                 Err(e) => Err(e.to_string()),
             };

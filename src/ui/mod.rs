@@ -11,6 +11,7 @@ mod compare;
 mod fields;
 mod markdown_view;
 mod notices;
+mod page;
 mod mcp_settings;
 mod session;
 mod settings_panel;

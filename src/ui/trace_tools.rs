@@ -25,8 +25,8 @@ pub fn TraceTools(
         trace
     };
     let export = move |_| {
-        let json = crate::storage::export_run(&masked(), &settings.get_untracked(), super::chats::now_ms());
-        status.set(match save("thoughtline-run.json", "application/json", &json) {
+        let json = crate::storage::export_run(&masked(), &settings.get_untracked(), super::page::now_ms());
+        status.set(match super::page::download("thoughtline-run.json", "application/json", &json) {
             Ok(()) => "Exported.".into(),
             Err(e) => e,
         });
@@ -67,15 +67,6 @@ pub fn TraceTools(
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub const IMPORT_LIMIT_BYTES: f64 = 20.0 * 1024.0 * 1024.0;
 
-#[cfg(target_arch = "wasm32")]
-pub(super) fn save(name: &str, mime: &str, text: &str) -> Result<(), String> {
-    crate::browser::download(name, mime, text)
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-pub(super) fn save(_name: &str, _mime: &str, _text: &str) -> Result<(), String> {
-    Err("Exporting needs a browser.".into())
-}
 
 #[cfg(target_arch = "wasm32")]
 fn copy_later(text: String, status: RwSignal<String>) {
