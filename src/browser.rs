@@ -16,15 +16,32 @@ impl Clock for BrowserClock {
         js_sys::Date::now()
     }
 
+    /// Dropping the sleep before it ends clears its timer: the loop races a silence limit
+    /// against every chunk of a reply, and thousands of abandoned timers would otherwise each
+    /// fire minutes later.
     fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()> {
+        let mut timer = None;
         let promise = js_sys::Promise::new(&mut |resolve, _reject| {
             if let Some(window) = web_sys::window() {
-                let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms.clamp(0.0, 2_147_483_647.0) as i32);
+                timer = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms.clamp(0.0, 2_147_483_647.0) as i32).ok();
             }
         });
+        let guard = timer.map(ClearTimer);
         Box::pin(async move {
             let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+            drop(guard);
         })
+    }
+}
+
+/// A `setTimeout` that is cleared when this is dropped (clearing one that fired is harmless).
+struct ClearTimer(i32);
+
+impl Drop for ClearTimer {
+    fn drop(&mut self) {
+        if let Some(window) = web_sys::window() {
+            window.clear_timeout_with_handle(self.0);
+        }
     }
 }
 
