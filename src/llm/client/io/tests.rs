@@ -89,6 +89,8 @@ struct Script {
     /// The URLs `redirect_target` was asked about, and what it answers.
     probed: RefCell<Vec<String>>,
     redirect_to: Option<String>,
+    /// `redirect_target` never answers.
+    probe_hangs: bool,
     /// Body bytes handed out and responses dropped, over all replies.
     bytes_read: Rc<Cell<usize>>,
     dropped: Rc<Cell<usize>>,
@@ -187,6 +189,9 @@ impl Fetch for Script {
     }
     fn redirect_target<'a>(&'a self, url: &'a str) -> LocalBoxFuture<'a, Option<String>> {
         self.probed.borrow_mut().push(url.into());
+        if self.probe_hangs {
+            return Box::pin(std::future::pending());
+        }
         let to = self.redirect_to.clone();
         Box::pin(async move { to })
     }
@@ -458,8 +463,10 @@ fn a_redirect_is_refused_its_target_named_and_nothing_secret_follows() {
     let target = "https://elsewhere.example/v1/messages";
     let mut connection = Connection::default();
     connection.extra_headers = "X-Proxy-Token: tok-secret-777".into();
-    for to in [Some(target.to_string()), None] {
-        let script = Rc::new(Script { replies: RefCell::new(vec![Reply::redirect()].into()), redirect_to: to.clone(), ..Script::default() });
+    // Its target readable, unreadable, and a probe that never answers (the silence limit ends it).
+    for (to, probe_hangs) in [(Some(target.to_string()), false), (None, false), (None, true)] {
+        let replies = RefCell::new(vec![Reply::redirect()].into());
+        let script = Rc::new(Script { replies, redirect_to: to.clone(), probe_hangs, ..Script::default() });
         let clock = Rc::new(TestClock::default());
         let p = provider(Preset::Anthropic, connection.clone(), &script, &clock);
         let (reply, log) = complete(&p);
