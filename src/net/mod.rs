@@ -71,3 +71,6 @@ pub trait Fetch {
         Box::pin(async { None })
     }
 }
+
+#[cfg(test)]
+mod tests;
