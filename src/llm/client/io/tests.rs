@@ -273,6 +273,16 @@ fn streamed_reply() -> String {
 
 const STREAMED_TEXT: &str = "The capital of the UK is London.";
 
+/// The first `n` events of the recorded stream (the first carries no text, then one word each).
+fn first_events(n: usize) -> Vec<u8> {
+    streamed_reply().split("\n\n").take(n).map(|e| format!("{e}\n\n")).collect::<String>().into_bytes()
+}
+
+/// A stream that sends its first `n` events, then nothing ever again.
+fn stalls_after(n: usize) -> Rc<Script> {
+    Script::new(vec![Reply::pieces(200, vec![Piece::Bytes(first_events(n)), Piece::Stall])])
+}
+
 fn whole_reply() -> String {
     fixture("openai/chat_completion_gpt-4o.json")
 }
@@ -392,11 +402,10 @@ fn a_provider_that_refuses_to_stream_gets_whole_replies_from_then_on() {
 #[test]
 fn silence_before_any_byte_and_in_the_middle_of_a_reply_say_different_things() {
     let clock = Rc::new(TestClock::default());
-    let first_events: String = streamed_reply().split("\n\n").take(3).map(|e| format!("{e}\n\n")).collect();
     let cases = [
         ("no headers", true, Reply::hanging(), false),
         ("headers, then nothing", true, Reply::pieces(200, vec![Piece::Stall]), false),
-        ("part of a stream", true, Reply::pieces(200, vec![Piece::Bytes(first_events.into_bytes()), Piece::Stall]), true),
+        ("part of a stream", true, Reply::pieces(200, vec![Piece::Bytes(first_events(3)), Piece::Stall]), true),
         ("part of a whole reply", false, Reply::pieces(200, vec![Piece::Bytes(whole_reply().as_bytes()[..40].to_vec()), Piece::Stall]), true),
     ];
     for (case, stream, reply, received) in cases {
@@ -508,8 +517,7 @@ fn a_key_echoed_in_an_error_is_masked() {
 #[test]
 fn a_stream_cut_off_keeps_what_arrived_and_is_marked_incomplete() {
     let clock = Rc::new(TestClock::default());
-    let first_events: String = streamed_reply().split("\n\n").take(4).map(|e| format!("{e}\n\n")).collect();
-    let script = Script::new(vec![Reply::pieces(200, vec![Piece::Bytes(first_events.into_bytes()), Piece::Break])]);
+    let script = Script::new(vec![Reply::pieces(200, vec![Piece::Bytes(first_events(4)), Piece::Break])]);
     let (reply, log) = complete(&openai(Connection::default(), &script, &clock));
     let reply = reply.unwrap();
     assert!(reply.incomplete);
@@ -521,8 +529,7 @@ fn a_stream_cut_off_keeps_what_arrived_and_is_marked_incomplete() {
 fn stop_in_the_middle_of_a_stream_lets_the_response_go() {
     // As the run loop does: the call raced against the Stop button's token, which trips when
     // the first words are shown; the server then goes quiet and no timer would ever end it.
-    let first_events: String = streamed_reply().split("\n\n").take(3).map(|e| format!("{e}\n\n")).collect();
-    let script = Script::new(vec![Reply::pieces(200, vec![Piece::Bytes(first_events.into_bytes()), Piece::Stall])]);
+    let script = stalls_after(3);
     let clock = Rc::new(TestClock { never: true, ..TestClock::default() });
     let p = openai(Connection::default(), &script, &clock);
     let cancel = CancelToken::new();
@@ -540,8 +547,7 @@ fn stop_in_the_middle_of_a_stream_lets_the_response_go() {
 
 #[test]
 fn dropping_the_call_in_the_middle_of_a_stream_lets_the_response_go() {
-    let first_events: String = streamed_reply().split("\n\n").take(3).map(|e| format!("{e}\n\n")).collect();
-    let script = Script::new(vec![Reply::pieces(200, vec![Piece::Bytes(first_events.into_bytes()), Piece::Stall])]);
+    let script = stalls_after(3);
     let clock = Rc::new(TestClock { never: true, ..TestClock::default() });
     let p = openai(Connection::default(), &script, &clock);
     let log = RefCell::new(Vec::new());
