@@ -470,8 +470,7 @@ fn an_endless_error_body_is_read_only_up_to_its_limit() {
 #[test]
 fn a_redirect_is_refused_its_target_named_and_nothing_secret_follows() {
     let target = "https://elsewhere.example/v1/messages";
-    let mut connection = Connection::default();
-    connection.extra_headers = "X-Proxy-Token: tok-secret-777".into();
+    let connection = Connection { extra_headers: "X-Proxy-Token: tok-secret-777".into(), ..Connection::default() };
     // Its target readable, unreadable, and a probe that never answers (the silence limit ends it).
     for (to, probe_hangs) in [(Some(target.to_string()), false), (None, false), (None, true)] {
         let replies = RefCell::new(vec![Reply::redirect()].into());
@@ -499,8 +498,7 @@ fn a_redirect_is_refused_its_target_named_and_nothing_secret_follows() {
 #[test]
 fn a_key_echoed_in_an_error_is_masked() {
     let clock = Rc::new(TestClock::default());
-    let mut connection = Connection::default();
-    connection.extra_headers = "X-Proxy-Token: tok-secret-777".into();
+    let connection = Connection { extra_headers: "X-Proxy-Token: tok-secret-777".into(), ..Connection::default() };
     for preset in [Preset::OpenAi, Preset::Anthropic] {
         let body = format!(r#"{{"error":{{"type":"authentication_error","message":"Invalid key {KEY} (sent with tok-secret-777; workspace ws-other-9999)"}}}}"#);
         let script = Script::new(vec![Reply::whole(401, &body)]);
