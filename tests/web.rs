@@ -6,8 +6,9 @@
 use std::cell::RefCell;
 
 use thoughtline::agent::{ChatModel, ChatRequest, ChatResponse, LlmErrorKind, Message, Progress};
-use thoughtline::net::browser as http;
 use std::rc::Rc;
+use thoughtline::net::browser::BrowserFetch;
+use thoughtline::net::{Fetch, FetchFailed, HttpRequest, Redirects};
 
 use thoughtline::browser::BrowserClock;
 use thoughtline::llm::{Connection, Preset, Provider, ProviderConfig};
@@ -76,31 +77,40 @@ async fn chats_are_saved_listed_and_deleted_in_indexed_db() {
     }
 }
 
+/// POSTs `body` through the seam and reads the whole answer: (status, body).
+async fn post(url: &str, body: &str) -> Result<(u16, String), FetchFailed> {
+    let mut response = BrowserFetch.open(HttpRequest { method: "POST", url, headers: &[], body: Some(body), redirects: Redirects::Follow }).await?;
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        bytes.extend(chunk);
+    }
+    Ok((response.status(), String::from_utf8(bytes).unwrap()))
+}
+
 #[wasm_bindgen_test]
-async fn fetch_reads_status_body_and_headers() {
+async fn get_reads_status_body_and_headers() {
     let url = format!("{}/s/web/echo/201", server());
-    let resp = http::post(&url, &[("Authorization", "Bearer abc".into())], "{\"x\":1}").await.unwrap();
+    let resp = BrowserFetch.get(&url, &[("Authorization".into(), "Bearer abc".into())]).await.unwrap();
     assert_eq!(resp.status, 201);
     assert_eq!(resp.retry_after.as_deref(), Some("7"));
     let echoed: serde_json::Value = serde_json::from_str(&resp.body).unwrap();
-    assert_eq!(echoed["auth"], "Bearer abc");
-    assert_eq!(echoed["body"], "{\"x\":1}");
+    assert_eq!((echoed["method"].as_str(), echoed["auth"].as_str()), (Some("GET"), Some("Bearer abc")));
 }
 
 #[wasm_bindgen_test]
 async fn open_sends_any_request_and_reads_exposed_headers_and_the_body_in_chunks() {
-    use thoughtline::net::{Fetch, HttpRequest};
     let url = format!("{}/s/web/echo/202", server());
     let headers = vec![("Authorization".to_string(), "Bearer xyz".to_string())];
-    let mut response = http::BrowserFetch.open(HttpRequest { method: "POST", url: &url, headers: &headers, body: Some("{}") }).await.unwrap();
+    let mut response = BrowserFetch.open(HttpRequest { method: "POST", url: &url, headers: &headers, body: Some("{\"x\":1}"), redirects: Redirects::Follow }).await.unwrap();
     assert_eq!(response.status(), 202);
+    assert!(!response.is_redirect());
     assert_eq!(response.header("Retry-After").as_deref(), Some("7"), "exposed by the server's CORS headers");
     let mut body = Vec::new();
     while let Some(chunk) = response.chunk().await.unwrap() {
         body.extend(chunk);
     }
     let echoed: serde_json::Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!((echoed["method"].as_str(), echoed["auth"].as_str()), (Some("POST"), Some("Bearer xyz")));
+    assert_eq!((echoed["method"].as_str(), echoed["auth"].as_str(), echoed["body"].as_str()), (Some("POST"), Some("Bearer xyz"), Some("{\"x\":1}")));
 }
 
 /// Only the "down" half: this runner's page is cross-origin isolated (COEP require-corp), which
@@ -108,25 +118,24 @@ async fn open_sends_any_request_and_reads_exposed_headers_and_the_body_in_chunks
 /// without CORS is found reachable, from the real page.
 #[wasm_bindgen_test]
 async fn reachable_says_no_when_nothing_answers() {
-    use thoughtline::net::Fetch;
-    assert_eq!(http::BrowserFetch.reachable("http://127.0.0.1:9/mcp").await, Some(false));
+    assert_eq!(BrowserFetch.reachable("http://127.0.0.1:9/mcp").await, Some(false));
 }
 
 #[wasm_bindgen_test]
 async fn fetch_to_a_closed_port_fails_without_panicking() {
-    assert!(http::post("http://127.0.0.1:9/v1/chat/completions", &[], "{}").await.is_err());
+    assert!(post("http://127.0.0.1:9/v1/chat/completions", "{}").await.is_err());
 }
 
 #[wasm_bindgen_test]
 async fn a_response_without_cors_headers_is_a_fetch_failure() {
     let url = format!("{}/nocors/s/web/echo/200", server());
-    assert!(http::post(&url, &[], "{}").await.is_err());
+    assert!(post(&url, "{}").await.is_err());
 }
 
 async fn script(scope: &str, replies: serde_json::Value) {
     let url = format!("{}/s/{scope}/__script", server());
-    let resp = http::post(&url, &[], &serde_json::json!({ "replies": replies }).to_string()).await.unwrap();
-    assert_eq!(resp.status, 204);
+    let (status, _) = post(&url, &serde_json::json!({ "replies": replies }).to_string()).await.unwrap();
+    assert_eq!(status, 204);
 }
 
 fn client(scope: &str, preset: Preset, cors: bool) -> Provider {
@@ -141,7 +150,7 @@ fn connect(scope: &str, preset: Preset, cors: bool, connection: Connection) -> P
         _ => format!("{}{prefix}/s/{scope}/v1", server()),
     };
     let config = ProviderConfig { preset, base_url, model: "m".into(), api_key: "sk-web-secret".into() };
-    Provider::new(config, connection, Rc::new(BrowserClock))
+    Provider::new(config, connection, Rc::new(BrowserFetch), Rc::new(BrowserClock))
 }
 
 fn streaming(scope: &str, preset: Preset) -> Provider {
@@ -163,7 +172,7 @@ async fn complete(p: &Provider) -> (Result<ChatResponse, thoughtline::agent::Llm
 }
 
 async fn recorded(scope: &str) -> Vec<serde_json::Value> {
-    let resp = http::send("GET", &format!("{}/s/{scope}/__requests", server()), &[], None).await.unwrap();
+    let resp = BrowserFetch.get(&format!("{}/s/{scope}/__requests", server()), &[]).await.unwrap();
     serde_json::from_str(&resp.body).unwrap()
 }
 
@@ -396,7 +405,7 @@ async fn a_redirect_is_not_followed_and_its_target_is_named() {
     let err = client("redir", Preset::Anthropic, true).complete(&request(), &|_| {}).await.unwrap_err();
     assert_eq!(err.kind, LlmErrorKind::Redirected { to: Some(target.clone()) });
     assert!(err.message.contains(&format!("redirect to {target}")), "{}", err.message);
-    let resp = http::send("GET", &format!("{}/s/redir/__seen", server()), &[], None).await.unwrap();
+    let resp = BrowserFetch.get(&format!("{}/s/redir/__seen", server()), &[]).await.unwrap();
     let seen: Vec<serde_json::Value> = serde_json::from_str(&resp.body).unwrap();
     for r in seen.iter().filter(|r| r["path"].as_str().unwrap_or("").contains("/elsewhere/")) {
         assert_eq!(r["method"], "GET", "only the bare probe reached the target");
@@ -428,7 +437,6 @@ mod tools {
     use super::*;
     use serde_json::json;
     use thoughtline::agent::Tool;
-    use thoughtline::net::browser::BrowserFetch;
     use thoughtline::tools::{build_tools, ToolSettings};
 
     fn tool(settings: &ToolSettings, name: &str) -> Box<dyn Tool> {

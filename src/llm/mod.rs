@@ -10,6 +10,7 @@ pub mod presets;
 pub mod retry;
 pub mod sse;
 pub mod stream;
+pub mod tool_calls;
 
 pub use client::{Connection, Provider};
 pub use presets::{Api, Preset, ProviderConfig};

@@ -13,6 +13,7 @@ use crate::agent::model::ToolCall;
 use crate::agent::{ChatResponse, LlmError, LlmErrorKind, Usage};
 
 use super::sse::SseEvent;
+use super::tool_calls::StreamedCalls;
 
 /// What one event meant for the person watching.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,14 +31,6 @@ pub enum StreamStep {
     Nothing,
 }
 
-#[derive(Debug, Default)]
-struct ToolCallParts {
-    index: u64,
-    id: String,
-    name: String,
-    arguments: String,
-}
-
 /// Accumulates one streamed reply. Feed every event to `on_event`, then call `finish`.
 #[derive(Debug, Default)]
 pub struct ChatStream {
@@ -46,7 +39,7 @@ pub struct ChatStream {
     usage: Option<Usage>,
     finish_reason: Option<String>,
     saw_done: bool,
-    calls: Vec<ToolCallParts>,
+    calls: StreamedCalls,
     /// Chunks that carried answer or reasoning text: about one token each on servers that
     /// stream token by token, the estimate when the server reports no usage.
     pieces: u32,
@@ -134,23 +127,14 @@ impl ChatStream {
         // (older Ollama) is numbered by position in the array.
         let mut index = call.get("index").and_then(Value::as_u64).unwrap_or(position);
         let id = call["id"].as_str().unwrap_or("");
-        let mut slot = self.calls.iter().position(|c| c.index == index);
         // A different id under the same index is a new call, from a server that sends each
         // whole call in its own chunk without numbering them.
-        if let Some(i) = slot {
-            if !id.is_empty() && !self.calls[i].id.is_empty() && self.calls[i].id != id {
-                index = self.calls.iter().map(|c| c.index).max().unwrap_or(0).saturating_add(1);
-                slot = None;
+        if let Some(known) = self.calls.get_mut(index) {
+            if !id.is_empty() && !known.id.is_empty() && known.id != id {
+                index = self.calls.unused_index();
             }
         }
-        let slot = match slot {
-            Some(i) => i,
-            None => {
-                self.calls.push(ToolCallParts { index, ..Default::default() });
-                self.calls.len() - 1
-            }
-        };
-        let parts = &mut self.calls[slot];
+        let parts = self.calls.entry(index);
         if !id.is_empty() {
             parts.id = id.to_string();
         }
@@ -189,25 +173,16 @@ impl ChatStream {
         self.finish_reason.as_deref()
     }
 
-    /// `(id, name, arguments JSON text)` per tool call, in index order. A call the server sent
-    /// without an id gets `call_{index}`, so tool results can still be matched to it.
-    pub fn tool_calls(&self) -> Vec<(String, String, String)> {
-        let mut calls: Vec<&ToolCallParts> = self.calls.iter().collect();
-        calls.sort_by_key(|c| c.index);
-        calls
-            .into_iter()
-            .map(|c| {
-                let id = if c.id.is_empty() { format!("call_{}", c.index) } else { c.id.clone() };
-                (id, c.name.clone(), c.arguments.clone())
-            })
-            .collect()
+    /// The tool calls so far, in index order.
+    pub fn tool_calls(&self) -> Vec<ToolCall> {
+        self.calls.to_calls()
     }
 
     /// `saw_done`: the caller saw `[DONE]` (also remembered here if it passed through
     /// `on_event`). Without it or a finish reason, the stream was cut short.
     pub fn finish(self, saw_done: bool) -> ChatResponse {
         let complete = saw_done || self.saw_done || self.finish_reason.is_some();
-        let tool_calls = self.tool_calls().into_iter().map(|(id, name, arguments)| ToolCall { id, name, arguments }).collect();
+        let tool_calls = self.calls.to_calls();
         let usage = self.usage.or_else(|| {
             (self.pieces > 0).then_some(Usage { prompt_tokens: 0, completion_tokens: self.pieces, estimated: true })
         });

@@ -1,13 +1,12 @@
 //! `fetch` for the browser, with an `AbortController` tied to the future: dropping the future
 //! (Stop, a time limit) aborts the request, so nothing keeps running behind the person's back.
-//! Requests that carry secrets use `open_without_redirects`: a browser keeps custom headers
-//! (`x-api-key`, a proxy token) on a redirect, so such a request must never follow one.
+//! This is the only code that calls `fetch`: everything else goes through `net::Fetch`.
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Request, RequestInit, RequestMode, RequestRedirect, Response, ResponseType};
 
-use super::{Fetch, FetchFailed, HttpRequest, HttpResponse, Streaming};
+use super::{Fetch, FetchFailed, HttpRequest, HttpResponse, Redirects, Streaming};
 use crate::agent::LocalBoxFuture;
 
 struct AbortOnDrop {
@@ -30,39 +29,20 @@ fn js_message(value: &JsValue) -> String {
         .unwrap_or_else(|| format!("{value:?}"))
 }
 
-/// A response whose headers have arrived; the body is read with `text` or chunk by chunk.
-/// Dropping it before the body is finished aborts the request.
-pub struct Opened {
+/// A response whose headers have arrived; the body is read chunk by chunk. Dropping it before
+/// the body is finished aborts the request.
+struct Opened {
     response: Response,
     guard: AbortOnDrop,
     reader: Option<web_sys::ReadableStreamDefaultReader>,
 }
 
 impl Opened {
-    pub fn status(&self) -> u16 {
-        self.response.status()
-    }
-
-    pub fn retry_after(&self) -> Option<String> {
-        self.header("Retry-After")
-    }
-
-    /// A response header the page may read (CORS hides the rest unless the server exposes them).
-    pub fn header(&self, name: &str) -> Option<String> {
-        self.response.headers().get(name).ok().flatten()
-    }
-
-    /// A redirect answered to `open_without_redirects`. The browser hides its target; see
-    /// `redirect_target`.
-    pub fn is_redirect(&self) -> bool {
-        self.response.type_() == ResponseType::Opaqueredirect
-    }
-
     /// The whole body as text, refusing one larger than `limit` bytes (read chunk by chunk, so
     /// an endless body costs no more than the limit).
-    pub async fn text_limited(mut self, limit: usize) -> Result<String, FetchFailed> {
+    async fn text_limited(mut self, limit: usize) -> Result<String, FetchFailed> {
         let mut bytes = Vec::new();
-        while let Some(chunk) = self.chunk().await? {
+        while let Some(chunk) = self.next_chunk().await? {
             bytes.extend_from_slice(&chunk);
             if bytes.len() > limit {
                 return Err(FetchFailed(format!("the answer is larger than {} KB, the limit for one reply, so it was not read", limit / 1024)));
@@ -71,8 +51,7 @@ impl Opened {
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    /// The next chunk of the body, or `None` at its end.
-    pub async fn chunk(&mut self) -> Result<Option<Vec<u8>>, FetchFailed> {
+    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, FetchFailed> {
         if self.reader.is_none() {
             let body = self.response.body().ok_or_else(|| FetchFailed("the response has no body".into()))?;
             self.reader = Some(body.get_reader().unchecked_into());
@@ -89,32 +68,17 @@ impl Opened {
     }
 }
 
-/// Starts a request and waits for the response headers; redirects are followed.
-pub async fn open(method: &str, url: &str, headers: &[(&str, String)], body: Option<&str>) -> Result<Opened, FetchFailed> {
-    start(method, url, headers, body, RequestRedirect::Follow).await
-}
-
-/// Starts a request that carries secrets: a redirect is not followed but answered as a
-/// response for which `Opened::is_redirect` is true.
-pub async fn open_without_redirects(method: &str, url: &str, headers: &[(&str, String)], body: Option<&str>) -> Result<Opened, FetchFailed> {
-    start(method, url, headers, body, RequestRedirect::Manual).await
-}
-
-/// Where `url` redirects to, found with a bare GET (no headers, no body, so nothing secret
-/// goes along) that follows it; `None` when the target cannot be read (e.g. it sends no CORS
-/// headers) or there was no redirect.
-pub async fn redirect_target(url: &str) -> Option<String> {
-    let opened = open("GET", url, &[], None).await.ok()?;
-    // Dropping `opened` aborts the body, which is not needed.
-    opened.response.redirected().then(|| opened.response.url())
-}
-
-async fn start(method: &str, url: &str, headers: &[(&str, String)], body: Option<&str>, redirect: RequestRedirect) -> Result<Opened, FetchFailed> {
+/// Starts a request and waits for the response headers.
+async fn start(method: &str, url: &str, headers: &[(String, String)], body: Option<&str>, redirects: Redirects) -> Result<Opened, FetchFailed> {
     let controller = AbortController::new().map_err(|e| FetchFailed(js_message(&e)))?;
     let guard = AbortOnDrop { controller, finished: false };
     let init = RequestInit::new();
     init.set_method(method);
-    init.set_redirect(redirect);
+    init.set_redirect(match redirects {
+        Redirects::Follow => RequestRedirect::Follow,
+        // The redirect comes back as an opaque response, which `is_redirect` recognises.
+        Redirects::Refuse => RequestRedirect::Manual,
+    });
     init.set_signal(Some(&guard.controller.signal()));
     if let Some(body) = body {
         init.set_body(&JsValue::from_str(body));
@@ -131,49 +95,50 @@ async fn start(method: &str, url: &str, headers: &[(&str, String)], body: Option
     Ok(Opened { response, guard, reader: None })
 }
 
-/// The most `send` reads of one answer: far more than any tool's service sends (a Wikipedia
+/// The most `get` reads of one answer: far more than any tool's service sends (a Wikipedia
 /// extract, an arXiv feed), far less than would strain the page.
-pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
-
-pub async fn send(method: &str, url: &str, headers: &[(&str, String)], body: Option<&str>) -> Result<HttpResponse, FetchFailed> {
-    let opened = open(method, url, headers, body).await?;
-    let status = opened.status();
-    let retry_after = opened.retry_after();
-    Ok(HttpResponse { status, retry_after, body: opened.text_limited(BODY_LIMIT).await? })
-}
-
-pub async fn post(url: &str, headers: &[(&str, String)], body: &str) -> Result<HttpResponse, FetchFailed> {
-    send("POST", url, headers, Some(body)).await
-}
+const BODY_LIMIT: usize = 4 * 1024 * 1024;
 
 impl Streaming for Opened {
     fn status(&self) -> u16 {
-        Opened::status(self)
+        self.response.status()
     }
     fn header(&self, name: &str) -> Option<String> {
-        Opened::header(self, name)
+        self.response.headers().get(name).ok().flatten()
     }
     fn chunk(&mut self) -> LocalBoxFuture<'_, Result<Option<Vec<u8>>, FetchFailed>> {
-        Box::pin(Opened::chunk(self))
+        Box::pin(self.next_chunk())
+    }
+    fn is_redirect(&self) -> bool {
+        self.response.type_() == ResponseType::Opaqueredirect
     }
 }
 
-/// The browser's `fetch`, for tools.
+/// The browser's `fetch`, for the model client, the tools and MCP.
 pub struct BrowserFetch;
 
 impl Fetch for BrowserFetch {
     fn get<'a>(&'a self, url: &'a str, headers: &'a [(String, String)]) -> LocalBoxFuture<'a, Result<HttpResponse, FetchFailed>> {
         Box::pin(async move {
-            let headers: Vec<(&str, String)> = headers.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-            send("GET", url, &headers, None).await
+            let opened = start("GET", url, headers, None, Redirects::Follow).await?;
+            let status = opened.status();
+            let retry_after = opened.header("Retry-After");
+            Ok(HttpResponse { status, retry_after, body: opened.text_limited(BODY_LIMIT).await? })
         })
     }
 
     fn open<'a>(&'a self, request: HttpRequest<'a>) -> LocalBoxFuture<'a, Result<Box<dyn Streaming>, FetchFailed>> {
         Box::pin(async move {
-            let headers: Vec<(&str, String)> = request.headers.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-            let opened = open(request.method, request.url, &headers, request.body).await?;
+            let opened = start(request.method, request.url, request.headers, request.body, request.redirects).await?;
             Ok(Box::new(opened) as Box<dyn Streaming>)
+        })
+    }
+
+    fn redirect_target<'a>(&'a self, url: &'a str) -> LocalBoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let opened = start("GET", url, &[], None, Redirects::Follow).await.ok()?;
+            // Dropping `opened` aborts the body, which is not needed.
+            opened.response.redirected().then(|| opened.response.url())
         })
     }
 

@@ -1,6 +1,7 @@
-//! The HTTP seam: the response type every client reads and the `Fetch` trait tools are written
-//! against, so their request/response logic runs natively in tests with a fake `Fetch` and in
-//! the page with the browser's `fetch` (`browser.rs`).
+//! The HTTP seam: the `Fetch` trait the model client (`llm::Provider`), the tools and MCP are
+//! written against, so their request/response logic (retries, time limits, size limits,
+//! redirects) runs natively in tests with a fake `Fetch` and in the page with the browser's
+//! `fetch` (`browser.rs`, the one implementation and the only code that calls `fetch`).
 
 use crate::agent::LocalBoxFuture;
 
@@ -18,13 +19,24 @@ pub struct HttpResponse {
 #[derive(Debug, Clone)]
 pub struct FetchFailed(pub String);
 
-/// A request with any method, headers and body (MCP's JSON-RPC over POST, its event stream
-/// over GET).
+/// A request with any method, headers and body (a model call, MCP's JSON-RPC over POST, its
+/// event stream over GET).
 pub struct HttpRequest<'a> {
     pub method: &'a str,
     pub url: &'a str,
     pub headers: &'a [(String, String)],
     pub body: Option<&'a str>,
+    pub redirects: Redirects,
+}
+
+/// What a request does when the server answers with a redirect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redirects {
+    Follow,
+    /// Answer the redirect itself (`Streaming::is_redirect`): a browser keeps custom headers
+    /// (`x-api-key`, extra headers) on a redirect, so a request carrying a key must not follow
+    /// one. Where it points is asked separately (`Fetch::redirect_target`).
+    Refuse,
 }
 
 /// A response whose status and headers have arrived; its body is read chunk by chunk.
@@ -35,6 +47,11 @@ pub trait Streaming {
     fn header(&self, name: &str) -> Option<String>;
     /// The next piece of the body, or `None` at its end.
     fn chunk(&mut self) -> LocalBoxFuture<'_, Result<Option<Vec<u8>>, FetchFailed>>;
+    /// The server redirected a request sent with `Redirects::Refuse`; status and body are
+    /// then meaningless (a browser hides them).
+    fn is_redirect(&self) -> bool {
+        false
+    }
 }
 
 /// Makes HTTP requests. Dropping a returned future must abandon its request.
@@ -47,4 +64,13 @@ pub trait Fetch {
     fn reachable<'a>(&'a self, _url: &'a str) -> LocalBoxFuture<'a, Option<bool>> {
         Box::pin(async { None })
     }
+    /// Where `url` redirects to, found with a bare GET (no headers, no body, so nothing secret
+    /// goes along) that follows it; `None` when there is no redirect or its target cannot be
+    /// read (in a browser: the target sends no CORS headers).
+    fn redirect_target<'a>(&'a self, _url: &'a str) -> LocalBoxFuture<'a, Option<String>> {
+        Box::pin(async { None })
+    }
 }
+
+#[cfg(test)]
+mod tests;

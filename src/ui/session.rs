@@ -223,7 +223,7 @@ pub(super) async fn run_with(
     use crate::browser::BrowserClock;
     use crate::llm::Provider;
     use crate::net::browser::BrowserFetch;
-    let model = Provider::new(settings.provider.clone(), settings.connection.clone(), Rc::new(BrowserClock)).masking(&observer.secrets);
+    let model = Provider::new(settings.provider.clone(), settings.connection.clone(), Rc::new(BrowserFetch), Rc::new(BrowserClock)).masking(&observer.secrets);
     let mut owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
     owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &super::mcp_settings::hub()));
     let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();

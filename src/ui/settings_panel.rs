@@ -170,7 +170,7 @@ fn run_connection_test(settings: Settings, status: RwSignal<Option<(bool, String
     leptos::task::spawn_local(async move {
         let clock = crate::browser::BrowserClock;
         let secrets = crate::secrets::collect(&settings);
-        let provider = crate::llm::Provider::new(settings.provider.clone(), settings.connection.clone(), std::rc::Rc::new(clock)).masking(&secrets);
+        let provider = crate::llm::Provider::new(settings.provider.clone(), settings.connection.clone(), std::rc::Rc::new(crate::net::browser::BrowserFetch), std::rc::Rc::new(clock)).masking(&secrets);
         let request = ChatRequest::new(vec![Message::user("Reply with the single word OK.")], 0.0, Some(16));
         let started = js_sys::Date::now();
         let outcome = provider.complete(&request, &|_| {}).await;

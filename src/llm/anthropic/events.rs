@@ -1,16 +1,7 @@
 //! The streamed reply: typed events accumulated into text, tool calls and usage.
 
 use super::*;
-
-#[derive(Debug, Default)]
-pub(super) struct ToolUse {
-    pub(super) index: u64,
-    pub(super) id: String,
-    pub(super) name: String,
-    /// `input` from `content_block_start`: normally `{}`, with the real input streamed after.
-    pub(super) start_input: String,
-    pub(super) partial_json: String,
-}
+use crate::llm::tool_calls::{PartialCall, StreamedCalls};
 
 /// Accumulates one streamed Messages reply. Feed every SSE event to `on_event`, then `finish`.
 #[derive(Debug, Default)]
@@ -21,7 +12,7 @@ pub struct AnthropicStream {
     pub(super) output_tokens: Option<u32>,
     pub(super) stop_reason: Option<String>,
     pub(super) saw_stop: bool,
-    pub(super) tools: Vec<ToolUse>,
+    pub(super) tools: StreamedCalls,
 }
 
 impl AnthropicStream {
@@ -61,12 +52,14 @@ impl AnthropicStream {
                     "tool_use" => {
                         let name = block["name"].as_str().unwrap_or("").to_string();
                         let shown = format!("\n→ {name} ");
-                        self.tools.push(ToolUse {
+                        // `input` here is normally `{}`, with the real input streamed after.
+                        let start_input = block.get("input").filter(|i| !i.is_null()).map(Value::to_string).unwrap_or_default();
+                        self.tools.push(PartialCall {
                             index,
                             id: block["id"].as_str().unwrap_or("").to_string(),
                             name,
-                            start_input: block.get("input").filter(|i| !i.is_null()).map(Value::to_string).unwrap_or_default(),
-                            partial_json: String::new(),
+                            arguments: String::new(),
+                            arguments_if_none: if start_input.is_empty() { "{}".to_string() } else { start_input },
                         });
                         StreamStep::ToolCall(shown)
                     }
@@ -82,9 +75,9 @@ impl AnthropicStream {
                     "thinking_delta" => self.add_reasoning(delta["thinking"].as_str().unwrap_or("")),
                     "input_json_delta" => {
                         let piece = delta["partial_json"].as_str().unwrap_or("");
-                        match self.tools.iter_mut().find(|t| t.index == index) {
+                        match self.tools.get_mut(index) {
                             Some(tool) => {
-                                tool.partial_json.push_str(piece);
+                                tool.arguments.push_str(piece);
                                 StreamStep::ToolCall(piece.to_string())
                             }
                             None => StreamStep::Nothing,
@@ -153,23 +146,9 @@ impl AnthropicStream {
         self.stop_reason.as_deref()
     }
 
-    /// `(id, name, input JSON text)` per `tool_use` block, in block order.
-    pub fn tool_calls(&self) -> Vec<(String, String, String)> {
-        let mut tools: Vec<&ToolUse> = self.tools.iter().collect();
-        tools.sort_by_key(|t| t.index);
-        tools
-            .into_iter()
-            .map(|t| {
-                let input = if !t.partial_json.trim().is_empty() {
-                    t.partial_json.clone()
-                } else if !t.start_input.is_empty() {
-                    t.start_input.clone()
-                } else {
-                    "{}".to_string()
-                };
-                (t.id.clone(), t.name.clone(), input)
-            })
-            .collect()
+    /// The tool calls so far, one per `tool_use` block, in block order.
+    pub fn tool_calls(&self) -> Vec<ToolCall> {
+        self.tools.to_calls()
     }
 
     /// `saw_stop`: the caller saw `message_stop` (also remembered here). Without it or a stop
@@ -181,7 +160,7 @@ impl AnthropicStream {
             None
         };
         let complete = saw_stop || self.saw_stop || self.stop_reason.is_some();
-        let tool_calls = self.tool_calls().into_iter().map(|(id, name, arguments)| ToolCall { id, name, arguments }).collect();
+        let tool_calls = self.tools.to_calls();
         ChatResponse { text: self.text, usage, incomplete: !complete, tool_calls }
     }
 }

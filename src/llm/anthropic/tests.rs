@@ -206,7 +206,7 @@ fn tool_use_stream() {
     // The server tool (`srvtoolu_…`) ran at Anthropic; only the client tool is ours to run.
     assert_eq!(
         s.tool_calls(),
-        vec![("toolu_01EFn5wTNBYA8Reni8rbmnHT".to_string(), "get_exchange_rate".to_string(), r#"{"from_currency": "USD", "to_currency": "EUR"}"#.to_string())]
+        vec![call("toolu_01EFn5wTNBYA8Reni8rbmnHT", "get_exchange_rate", r#"{"from_currency": "USD", "to_currency": "EUR"}"#)]
     );
     let r = s.finish(saw_stop);
     assert_eq!(r.text, "Let me search for a tool that can provide current exchange rate information.I found the right tool! Let me fetch the current USD to EUR exchange rate for you.");
@@ -235,7 +235,7 @@ fn tool_use_without_deltas_keeps_its_start_input() {
     let mut s = AnthropicStream::new();
     s.on_event(&ev("content_block_start", r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"a","name":"n","input":{"q":1}}}"#)).unwrap();
     s.on_event(&ev("content_block_start", r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"b","name":"m"}}"#)).unwrap();
-    assert_eq!(s.tool_calls(), vec![("b".into(), "m".into(), "{}".into()), ("a".into(), "n".into(), r#"{"q":1}"#.into())]);
+    assert_eq!(s.tool_calls(), vec![call("b", "m", "{}"), call("a", "n", r#"{"q":1}"#)]);
 }
 
 #[test]
@@ -322,4 +322,8 @@ fn odd_error_bodies() {
     assert!(!e.message.contains("abcdefghij"), "{}", e.message);
     let _ = read_error(0, "");
     let _ = read_error(u16::MAX, "{\"error\":[]}");
+}
+
+fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
+    ToolCall { id: id.into(), name: name.into(), arguments: arguments.into() }
 }

@@ -3,11 +3,24 @@
 
 use super::*;
 use crate::agent::time::SystemClock;
-use crate::agent::Message;
+use crate::agent::{LocalBoxFuture, Message};
+use crate::net::{FetchFailed, HttpRequest, HttpResponse, Streaming};
+
+/// These tests only build requests and messages; nothing is sent.
+struct NoNetwork;
+
+impl Fetch for NoNetwork {
+    fn get<'a>(&'a self, url: &'a str, _headers: &'a [(String, String)]) -> LocalBoxFuture<'a, Result<HttpResponse, FetchFailed>> {
+        Box::pin(async move { Err(FetchFailed(format!("no network in these tests: {url}"))) })
+    }
+    fn open<'a>(&'a self, request: HttpRequest<'a>) -> LocalBoxFuture<'a, Result<Box<dyn Streaming>, FetchFailed>> {
+        Box::pin(async move { Err(FetchFailed(format!("no network in these tests: {}", request.url))) })
+    }
+}
 
 fn provider(preset: Preset, key: &str) -> Provider {
     let config = ProviderConfig { preset, base_url: preset.base_url().into(), model: "m".into(), api_key: key.into() };
-    Provider::new(config, Connection::default(), Rc::new(SystemClock::default()))
+    Provider::new(config, Connection::default(), Rc::new(NoNetwork), Rc::new(SystemClock::default()))
 }
 
 fn request() -> ChatRequest {

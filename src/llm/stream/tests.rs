@@ -57,7 +57,7 @@ fn openai_tool_call_stream() {
     assert_eq!(run.stream.finish_reason(), Some("tool_calls"));
     assert_eq!(
         run.stream.tool_calls(),
-        vec![("call_ZR5UUuTt3pf61kjwAJIYdVMj".to_string(), "get_capital".to_string(), r#"{"country":"UK"}"#.to_string())]
+        vec![call("call_ZR5UUuTt3pf61kjwAJIYdVMj", "get_capital", r#"{"country":"UK"}"#)]
     );
     // The call is shown live as it streams: its name, then the argument fragments.
     let live: String = run.steps.iter().filter_map(|s| if let StreamStep::ToolCall(t) = s { Some(t.as_str()) } else { None }).collect();
@@ -158,7 +158,7 @@ fn tool_calls_by_index_and_whole() {
     ];
     let run = run_events(&events).unwrap();
     let calls = run.stream.tool_calls();
-    assert_eq!(calls, vec![("call_0".into(), "first".into(), "{}".into()), ("b".into(), "second".into(), "{\"x\":1}".into())]);
+    assert_eq!(calls, vec![call("call_0", "first", "{}"), call("b", "second", "{\"x\":1}")]);
 
     // Whole calls without `index`, one per chunk or several in one; arguments as an object.
     let events = [
@@ -170,9 +170,9 @@ fn tool_calls_by_index_and_whole() {
     assert_eq!(
         calls,
         vec![
-            ("c".into(), "third".into(), "{\"q\":\"rust\"}".into()),
-            ("d".into(), "fourth".into(), "{}".into()),
-            ("e".into(), "fifth".into(), "[]".into()),
+            call("c", "third", "{\"q\":\"rust\"}"),
+            call("d", "fourth", "{}"),
+            call("e", "fifth", "[]"),
         ]
     );
 }
@@ -263,4 +263,8 @@ fn keys_are_masked_in_quoted_messages() {
     assert!(!said(&long).contains("sk-abcdefgh"), "{}", said(&long));
     assert_eq!(said(""), "");
     assert_eq!(clip("héllo", 2), "hé");
+}
+
+fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
+    ToolCall { id: id.into(), name: name.into(), arguments: arguments.into() }
 }

@@ -21,7 +21,7 @@ use super::jsonrpc::{self, Incoming, RpcError};
 use super::schema::DESCRIPTION_LIMIT;
 use super::settings::{McpServer, McpToolInfo};
 use crate::llm::sse::SseDecoder;
-use crate::net::{Fetch, FetchFailed, HttpRequest, Streaming};
+use crate::net::{Fetch, FetchFailed, HttpRequest, Redirects, Streaming};
 
 /// The protocol version this client asks for: `LATEST_PROTOCOL_VERSION` of
 /// `@modelcontextprotocol/sdk` 1.32.
@@ -260,7 +260,7 @@ impl McpClient {
         }
         let headers = self.headers("text/event-stream");
         let sent_session = self.session_id().is_some();
-        let request = HttpRequest { method: "GET", url: &self.url, headers: &headers, body: None };
+        let request = HttpRequest { method: "GET", url: &self.url, headers: &headers, body: None, redirects: Redirects::Follow };
         let mut stream = match self.fetch.open(request).await {
             Ok(stream) => stream,
             Err(e) => return ListenEnd::Failed(self.unreachable(&e, true).await),
@@ -322,7 +322,7 @@ impl McpClient {
         let mut headers = self.headers("application/json, text/event-stream");
         headers.push(("Content-Type".into(), "application/json".into()));
         let sent_session = self.session_id().is_some();
-        let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body) };
+        let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body), redirects: Redirects::Follow };
         let mut response = match self.fetch.open(request).await {
             Ok(response) => response,
             Err(e) => return Err(self.unreachable(&e, sent_session).await.into()),
@@ -443,7 +443,7 @@ impl McpClient {
     async fn deliver(&self, body: &str) {
         let mut headers = self.headers("application/json, text/event-stream");
         headers.push(("Content-Type".into(), "application/json".into()));
-        let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body) };
+        let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body), redirects: Redirects::Follow };
         let _ = self.fetch.open(request).await;
     }
 

@@ -1,0 +1,59 @@
+//! The seam holds: only `browser.rs` calls the browser's network APIs, and the agent, the
+//! model client, the tools and MCP name no browser API and no `cfg(target_arch)`, so all their
+//! HTTP goes through `Fetch` and all of it runs in native tests. Read from the source text, as
+//! a lint would.
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("a readable directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Every `.rs` file under `src/<dir>` but this one, with its path from `src/` and its text.
+fn sources(dir: &str) -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src.join(dir), &mut files);
+    assert!(!files.is_empty(), "no sources under src/{dir}");
+    files
+        .into_iter()
+        .map(|path| {
+            let name = path.strip_prefix(&src).expect("under src").to_string_lossy().replace('\\', "/");
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {name}: {e}"));
+            (name, text)
+        })
+        .filter(|(name, _)| name != "net/tests.rs")
+        .collect()
+}
+
+#[test]
+fn only_the_browser_fetch_reaches_the_network() {
+    const NETWORK_APIS: [&str; 6] = ["fetch_with_", "RequestInit", "XmlHttpRequest", "WebSocket::new", "EventSource::new", "send_beacon"];
+    for (name, text) in sources("") {
+        for api in NETWORK_APIS {
+            assert!(name == "net/browser.rs" || !text.contains(api), "{name} uses {api}: go through net::Fetch instead");
+        }
+    }
+}
+
+#[test]
+fn the_agent_the_model_client_and_the_tools_know_no_browser() {
+    const BROWSER: [&str; 6] = ["web_sys::", "js_sys::", "wasm_bindgen", "leptos::", "net::browser", "target_arch"];
+    for dir in ["agent", "llm", "tools"] {
+        for (name, text) in sources(dir) {
+            for word in BROWSER {
+                // The native clock (`SystemClock`) is the one piece of `agent/` that differs by target.
+                let allowed = name == "agent/time.rs" && word == "target_arch";
+                assert!(allowed || !text.contains(word), "{name} names {word}");
+            }
+        }
+    }
+}
