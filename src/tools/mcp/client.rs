@@ -260,11 +260,14 @@ impl McpClient {
         }
         let headers = self.headers("text/event-stream");
         let sent_session = self.session_id().is_some();
-        let request = HttpRequest { method: "GET", url: &self.url, headers: &headers, body: None, redirects: Redirects::Follow };
+        let request = HttpRequest { method: "GET", url: &self.url, headers: &headers, body: None, redirects: self.redirects() };
         let mut stream = match self.fetch.open(request).await {
             Ok(stream) => stream,
             Err(e) => return ListenEnd::Failed(self.unreachable(&e, true).await),
         };
+        if stream.is_redirect() {
+            return ListenEnd::Failed(self.redirected().await);
+        }
         match stream.status() {
             405 => return ListenEnd::Unsupported,
             404 if sent_session => {
@@ -303,6 +306,16 @@ impl McpClient {
         self.session.borrow().as_ref().and_then(|s| s.id.clone())
     }
 
+    /// A request carrying the server's token answers a redirect instead of following it: a
+    /// browser keeps a custom header (`X-API-Key`) on a redirect, wherever it points.
+    fn redirects(&self) -> Redirects {
+        if self.auth.is_some() {
+            Redirects::Refuse
+        } else {
+            Redirects::Follow
+        }
+    }
+
     fn headers(&self, accept: &str) -> Vec<(String, String)> {
         let mut headers = vec![("Accept".to_string(), accept.to_string())];
         if let Some(session) = self.session.borrow().as_ref() {
@@ -322,11 +335,14 @@ impl McpClient {
         let mut headers = self.headers("application/json, text/event-stream");
         headers.push(("Content-Type".into(), "application/json".into()));
         let sent_session = self.session_id().is_some();
-        let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body), redirects: Redirects::Follow };
+        let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body), redirects: self.redirects() };
         let mut response = match self.fetch.open(request).await {
             Ok(response) => response,
             Err(e) => return Err(self.unreachable(&e, sent_session).await.into()),
         };
+        if response.is_redirect() {
+            return Err(self.redirected().await.into());
+        }
         let status = response.status();
         if status == 404 && sent_session {
             return Err(Failure::Expired);
@@ -443,7 +459,7 @@ impl McpClient {
     async fn deliver(&self, body: &str) {
         let mut headers = self.headers("application/json, text/event-stream");
         headers.push(("Content-Type".into(), "application/json".into()));
-        let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body), redirects: Redirects::Follow };
+        let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body), redirects: self.redirects() };
         let _ = self.fetch.open(request).await;
     }
 
@@ -542,6 +558,22 @@ impl McpClient {
         McpError::new(
             McpErrorKind::Lost,
             format!("The connection to the MCP server {} broke before its answer arrived ({}). Check that the server is still running.", self.label, jsonrpc::bounded(&failure.0)),
+        )
+    }
+
+    /// The server answered a request carrying its token with a redirect, which was not
+    /// followed; where it points is asked with a bare GET, so the token goes nowhere else.
+    async fn redirected(&self) -> McpError {
+        let target = match self.fetch.redirect_target(&self.url).await {
+            Some(url) => format!("to {}", jsonrpc::bounded(&self.scrub(&url))),
+            None => "elsewhere (the browser does not reveal where)".to_string(),
+        };
+        McpError::new(
+            McpErrorKind::Refused,
+            format!(
+                "The MCP server {} answered with a redirect {target}. Thoughtline does not follow redirects with the server's token attached, so nothing was sent there. If that address is the server's, put it in Settings → Tools → MCP servers.",
+                self.label
+            ),
         )
     }
 

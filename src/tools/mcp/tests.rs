@@ -16,7 +16,7 @@ use super::settings::{display_url, merge_tools, McpServer, McpSettings, McpToolI
 use super::tool::arguments;
 use super::{build_tools, result, McpHub, RESERVED_NAMES};
 use crate::agent::LocalBoxFuture;
-use crate::net::{Fetch, FetchFailed, HttpRequest, HttpResponse, Streaming};
+use crate::net::{Fetch, FetchFailed, HttpRequest, HttpResponse, Redirects, Streaming};
 
 // ---- a scripted server -------------------------------------------------------------------
 
@@ -28,11 +28,13 @@ struct Reply {
     chunks: Vec<Result<String, String>>,
     /// `open` itself fails (no response at all).
     fails: bool,
+    /// A redirect answered to a request that refuses redirects.
+    redirect: bool,
 }
 
 impl Reply {
     fn json(body: Value) -> Self {
-        Reply { status: 200, headers: vec![("Content-Type".into(), "application/json".into())], chunks: vec![Ok(body.to_string())], fails: false }
+        Reply { status: 200, headers: vec![("Content-Type".into(), "application/json".into())], chunks: vec![Ok(body.to_string())], fails: false, redirect: false }
     }
     /// An SSE answer, cut into 7-byte pieces so events straddle chunks.
     fn sse(messages: &[Value]) -> Self {
@@ -41,16 +43,16 @@ impl Reply {
             text.push_str(&format!("event: message\ndata: {m}\n\n"));
         }
         let chunks = text.as_bytes().chunks(7).map(|c| Ok(String::from_utf8_lossy(c).into_owned())).collect();
-        Reply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], chunks, fails: false }
+        Reply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], chunks, fails: false, redirect: false }
     }
     fn status(status: u16, content_type: &str, body: &str) -> Self {
-        Reply { status, headers: vec![("Content-Type".into(), content_type.into())], chunks: vec![Ok(body.into())], fails: false }
+        Reply { status, headers: vec![("Content-Type".into(), content_type.into())], chunks: vec![Ok(body.into())], fails: false, redirect: false }
     }
     fn accepted() -> Self {
-        Reply { status: 202, headers: Vec::new(), chunks: Vec::new(), fails: false }
+        Reply { status: 202, headers: Vec::new(), chunks: Vec::new(), fails: false, redirect: false }
     }
     fn no_response() -> Self {
-        Reply { status: 0, headers: Vec::new(), chunks: Vec::new(), fails: true }
+        Reply { status: 0, headers: Vec::new(), chunks: Vec::new(), fails: true, redirect: false }
     }
     fn session(mut self, id: &str) -> Self {
         self.headers.push(("mcp-session-id".into(), id.into()));
@@ -61,6 +63,7 @@ impl Reply {
 #[derive(Debug, Clone)]
 struct Seen {
     method: String,
+    redirects: Redirects,
     headers: Vec<(String, String)>,
     body: Value,
 }
@@ -76,6 +79,8 @@ impl Seen {
 
 #[derive(Default)]
 struct Server {
+    /// Where a redirect points, as `redirect_target` finds it.
+    redirect_to: Option<String>,
     replies: RefCell<VecDeque<Reply>>,
     seen: RefCell<Vec<Seen>>,
     reachable: Option<bool>,
@@ -99,6 +104,9 @@ impl Streaming for Stream {
     fn status(&self) -> u16 {
         self.reply.status
     }
+    fn is_redirect(&self) -> bool {
+        self.reply.redirect
+    }
     fn header(&self, name: &str) -> Option<String> {
         self.reply.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone())
     }
@@ -121,7 +129,7 @@ impl Fetch for Server {
     }
     fn open<'a>(&'a self, request: HttpRequest<'a>) -> LocalBoxFuture<'a, Result<Box<dyn Streaming>, FetchFailed>> {
         let body = request.body.map(|b| serde_json::from_str(b).expect("the client sends JSON")).unwrap_or(Value::Null);
-        self.seen.borrow_mut().push(Seen { method: request.method.into(), headers: request.headers.to_vec(), body });
+        self.seen.borrow_mut().push(Seen { method: request.method.into(), redirects: request.redirects, headers: request.headers.to_vec(), body });
         let reply = self.replies.borrow_mut().pop_front().unwrap_or_else(|| Reply::status(500, "text/plain", "the script ran out"));
         Box::pin(async move {
             if reply.fails {
@@ -133,6 +141,10 @@ impl Fetch for Server {
     fn reachable<'a>(&'a self, _url: &'a str) -> LocalBoxFuture<'a, Option<bool>> {
         let answer = self.reachable;
         Box::pin(async move { answer })
+    }
+    fn redirect_target<'a>(&'a self, _url: &'a str) -> LocalBoxFuture<'a, Option<String>> {
+        let to = self.redirect_to.clone();
+        Box::pin(async move { to })
     }
 }
 
@@ -691,4 +703,22 @@ fn a_react_run_lists_the_tool_with_its_input_calls_the_server_and_traces_where()
     assert_eq!(specs[0].parameters["required"], json!(["a", "b"]));
     let step = crate::agent::prompt::step_schema(&crate::agent::prompt::tool_names(&tools, &settings));
     assert!(step.schema["properties"]["action"]["enum"].as_array().unwrap().contains(&json!("get-sum")));
+}
+
+#[test]
+fn a_server_with_a_token_is_never_followed_through_a_redirect() {
+    let redirect = Reply { status: 0, headers: Vec::new(), chunks: Vec::new(), fails: false, redirect: true };
+    let server = Rc::new(Server { replies: RefCell::new(vec![redirect].into()), redirect_to: Some("https://elsewhere.example/mcp".into()), ..Default::default() });
+    let mcp = client(&server, "tok-12345");
+    let err = run(mcp.list_tools()).unwrap_err();
+    assert_eq!(err.kind, McpErrorKind::Refused);
+    assert!(err.message.contains("redirect to https://elsewhere.example/mcp") && err.message.contains("nothing was sent there"), "{}", err.message);
+    assert!(!err.message.contains("tok-12345"));
+    let seen = server.seen();
+    assert_eq!(seen.len(), 1, "nothing is sent after the redirect");
+    assert_eq!(seen[0].redirects, Redirects::Refuse);
+    // Without a token there is nothing to leak, and a moved server is simply followed.
+    let open = Server::new(handshake());
+    let _ = run(client(&open, "").list_tools());
+    assert!(open.seen().iter().all(|s| s.redirects == Redirects::Follow));
 }
