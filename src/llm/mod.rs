@@ -8,7 +8,6 @@ pub mod client;
 pub mod openai;
 pub mod presets;
 pub mod retry;
-pub mod sse;
 pub mod stream;
 pub mod tool_calls;
 

@@ -2,7 +2,7 @@
 //! visible text, reasoning text, token usage, finish reason and tool-call fragments. It owns the
 //! tolerance for how OpenAI, Ollama, llama.cpp, DashScope and friends each bend the chunk format
 //! (see ../shared/fixtures/README.md). It does no I/O: the caller decodes bytes with
-//! `sse::SseDecoder` and hands each event here.
+//! `net::sse::SseDecoder` and hands each event here.
 //!
 //! `StreamStep` is also what `anthropic::AnthropicStream` yields, so the fetch loop that shows
 //! text as it arrives is the same for every provider.
@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::agent::model::ToolCall;
 use crate::agent::{ChatResponse, LlmError, LlmErrorKind, Usage};
 
-use super::sse::SseEvent;
+use crate::net::sse::SseEvent;
 use super::tool_calls::StreamedCalls;
 
 /// What one event meant for the person watching.

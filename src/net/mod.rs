@@ -2,11 +2,13 @@
 //! written against, so their request/response logic (retries, time limits, size limits,
 //! redirects) runs natively in tests with a fake `Fetch` and in the page with the browser's
 //! `fetch` (`browser.rs`, the one implementation and the only code that calls `fetch`).
+//! `sse.rs` decodes a `text/event-stream` body, for streamed model replies and MCP alike.
 
 use crate::agent::LocalBoxFuture;
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
+pub mod sse;
 
 pub struct HttpResponse {
     pub status: u16,

@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use crate::agent::model::ToolCall;
 use crate::agent::{ChatRequest, ChatResponse, LlmError, LlmErrorKind, Role, Usage};
 
-use super::sse::SseEvent;
+use crate::net::sse::SseEvent;
 use super::stream::{count, said, StreamStep};
 
 pub const API_VERSION: &str = "2023-06-01";

@@ -3,7 +3,7 @@
 use super::*;
 use crate::test_support::fixture;
 use crate::agent::Message;
-use crate::llm::sse::SseDecoder;
+use crate::net::sse::SseDecoder;
 
 
 fn request(messages: Vec<Message>) -> ChatRequest {

@@ -8,7 +8,7 @@ use crate::agent::time::{race, Either};
 use crate::agent::{ChatModel, ChatResponse, LocalBoxFuture, Progress};
 use crate::llm::anthropic::AnthropicStream;
 use crate::llm::retry::{is_rejection_of_stream, RetryPolicy};
-use crate::llm::sse::{SseDecoder, SseEvent};
+use crate::net::sse::{SseDecoder, SseEvent};
 use crate::llm::stream::{ChatStream, StreamStep};
 use crate::net::{HttpRequest, Redirects, Streaming};
 

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::test_support::fixture;
-use crate::llm::sse::SseDecoder;
+use crate::net::sse::SseDecoder;
 
 
 struct Run {

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use super::jsonrpc::{self, Incoming, RpcError};
 use super::schema::DESCRIPTION_LIMIT;
 use super::settings::{McpServer, McpToolInfo};
-use crate::llm::sse::SseDecoder;
+use crate::net::sse::SseDecoder;
 use crate::net::{Fetch, FetchFailed, HttpRequest, Redirects, Streaming};
 
 /// The protocol version this client asks for: `LATEST_PROTOCOL_VERSION` of

@@ -1,6 +1,6 @@
 //! An incremental Server-Sent Events (`text/event-stream`) decoder. It owns only the framing:
 //! bytes in, `SseEvent`s out, following the WHATWG "interpreting an event stream" rules, so the
-//! provider readers (`stream.rs`, `anthropic/`) never see line endings or chunk boundaries.
+//! readers (`llm/stream.rs`, `llm/anthropic/`, the MCP client) never see line endings or chunk boundaries.
 //! It does no I/O: the fetch loop feeds it whatever chunks the body reader yields.
 //!
 //! Hand-written rather than a crate: `sse-codec` wants `futures_codec`/`bytes`/`futures-io`,
