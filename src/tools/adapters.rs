@@ -7,13 +7,12 @@ use super::*;
 
 impl From<ServiceError> for ToolError {
     fn from(e: ServiceError) -> Self {
-        let transient = matches!(e.kind, ServiceErrorKind::RateLimited { .. } | ServiceErrorKind::Http { status: 500..=599 });
-        ToolError { message: e.message, transient }
+        ToolError::new(e.message)
     }
 }
 
 pub(super) fn unreachable_error(service: &str, failure: &FetchFailed) -> ToolError {
-    ToolError::transient(format!(
+    ToolError::new(format!(
         "Could not reach {service} from the browser ({}). Check the network connection; if it persists, the service may be blocking browser requests (CORS).",
         failure.0
     ))
@@ -92,7 +91,7 @@ impl Arxiv {
         let key = Some(s.openalex_key.trim()).filter(|k| !k.is_empty());
         let req = openalex::search_url(&s.openalex_url, query, s.max_results, key)?;
         let resp = self.fetch.get(&req.url, &req.headers).await.map_err(|e| {
-            ToolError::transient(format!(
+            ToolError::new(format!(
                 "{why} The fallback, OpenAlex, could not be reached either ({}). Set a CORS proxy in Settings to reach arXiv.",
                 e.0
             ))
