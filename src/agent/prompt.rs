@@ -116,9 +116,8 @@ pub struct PromptInput<'a> {
 }
 
 impl PromptInput<'_> {
-    /// Structured output applies to the ReAct strategy only.
     pub fn structured(&self) -> bool {
-        self.strategy == Strategy::React && self.settings.structured_output
+        self.settings.structured_output_for(self.strategy)
     }
 }
 

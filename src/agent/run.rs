@@ -319,7 +319,7 @@ impl<'a, 'r> Run<'a, 'r> {
         let started = self.rec.now();
         let understood = match strategy {
             Strategy::PlanReact => self.read_plan(step, started, &response.text),
-            _ if self.input.settings.structured_output => self.read_structured(&response.text).map(Some),
+            _ if self.input.settings.structured_output_for(strategy) => self.read_structured(&response.text).map(Some),
             _ => self.read_react(&response.text).map(Some),
         };
         let understood = match understood {
@@ -528,7 +528,9 @@ impl<'a, 'r> Run<'a, 'r> {
             let begun = to_micros((rec.now() - latency).max(0.0));
             let purpose = LlmPurpose::Tool { tool: tool.name().to_string() };
             rec.record(step, begun, EventKind::LlmRequest { purpose, request: RequestRecord::whole(request) });
-            rec.record(step, begun, response_event(result, latency));
+            // The tool reads its reply whole; the trace records it cut like every other.
+            let (cut, discarded) = cut_reply(result.clone());
+            rec.record(step, begun, response_event(&cut, discarded, latency));
         };
         let now_ms = || rec.now();
         let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms };
@@ -607,19 +609,30 @@ fn to_micros(ms: f64) -> f64 {
     (ms * 1000.0).round() / 1000.0
 }
 
-fn response_event(result: &Result<ChatResponse, LlmError>, latency_ms: f64) -> EventKind {
+/// The reply with its text cut at any "Observation:" the model invented, and the text cut off.
+fn cut_reply(result: Result<ChatResponse, LlmError>) -> (Result<ChatResponse, LlmError>, Option<String>) {
     match result {
-        Ok(resp) => {
+        Ok(mut resp) => {
             let (kept, discarded) = cut_at_observation(&resp.text);
-            EventKind::LlmResponse {
-                text: kept.to_string(),
-                discarded: discarded.map(str::to_string),
-                usage: resp.usage,
-                latency_ms,
-                incomplete: resp.incomplete,
-                tool_calls: resp.tool_calls.clone(),
-            }
+            let (kept, discarded) = (kept.len(), discarded.map(str::to_string));
+            resp.text.truncate(kept);
+            (Ok(resp), discarded)
         }
+        Err(e) => (Err(e), None),
+    }
+}
+
+/// The event recording a reply already cut by `cut_reply`.
+fn response_event(result: &Result<ChatResponse, LlmError>, discarded: Option<String>, latency_ms: f64) -> EventKind {
+    match result {
+        Ok(resp) => EventKind::LlmResponse {
+            text: resp.text.clone(),
+            discarded,
+            usage: resp.usage,
+            latency_ms,
+            incomplete: resp.incomplete,
+            tool_calls: resp.tool_calls.clone(),
+        },
         Err(error) => EventKind::LlmFailed { error: error.clone() },
     }
 }
@@ -658,12 +671,9 @@ async fn call_model(
                     Ok(resp)
                 }
             });
-            rec.record(step, started, response_event(&result, latency));
-            Guarded::Done(result.map(|mut resp| {
-                let kept = cut_at_observation(&resp.text).0.len();
-                resp.text.truncate(kept);
-                resp
-            }))
+            let (result, discarded) = cut_reply(result);
+            rec.record(step, started, response_event(&result, discarded, latency));
+            Guarded::Done(result)
         }
         Guarded::Cancelled => Guarded::Cancelled,
         Guarded::OutOfTime => Guarded::OutOfTime,

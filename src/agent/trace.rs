@@ -474,59 +474,96 @@ impl Trace {
     }
 
 
-    /// The trace as Markdown, for pasting into an issue or a chat.
+    /// The trace as Markdown, for pasting into an issue or a chat: each event as the trace
+    /// view shows it (`EventKind::describe`), its detail fenced.
     pub fn to_markdown(&self) -> String {
         use std::fmt::Write;
         let mut out = String::new();
         for e in &self.events {
-            let head = format!("**{}** · step {} · {:.0} ms", e.kind.label(), e.step, e.ended_ms - e.started_ms);
-            let body = match &e.kind {
-                EventKind::RunStarted { question, tools, .. } => {
-                    format!("{question}\n\nTools: {}", tools.join(", "))
-                }
-                EventKind::LlmRequest { request, .. } => format!("{} messages sent", request.message_count()),
-                EventKind::LlmResponse { text, .. } => fenced(text),
-                EventKind::LlmFailed { error } => error.message.clone(),
-                EventKind::LlmRetry { attempt, wait_ms, reason } => {
-                    format!("attempt {attempt} failed ({reason}); retrying in {:.1} s", wait_ms / 1000.0)
-                }
-                EventKind::Parsed { decision: Decision::Action { tool, input }, notes, .. } => {
-                    with_notes(format!("`{tool}` ← `{}`", compact(input)), notes)
-                }
-                EventKind::Parsed { decision: Decision::Final { .. }, notes, .. } => {
-                    with_notes("final answer".into(), notes)
-                }
-                EventKind::ParseFailed { message, .. } => message.clone(),
-                EventKind::ToolCall { tool, input, via } => match via {
-                    Some(via) => format!("`{tool}` ← `{}` (via {via})", compact(input)),
-                    None => format!("`{tool}` ← `{}`", compact(input)),
-                },
-                EventKind::ToolResult { observation, .. } => fenced(observation),
-                EventKind::ToolFailed { tool, message, .. } => format!("`{tool}`: {message}"),
-                EventKind::UnknownTool { requested, valid } => {
-                    format!("`{requested}` is not one of: {}", valid.join(", "))
-                }
-                EventKind::RepeatedAction { tool, times, .. } => format!("`{tool}` asked {times} times in a row"),
-                EventKind::FinalAnswer { answer, .. } => answer.clone(),
-                EventKind::RunStopped { message, .. } => message.clone(),
-                EventKind::PersonReplied { reply, .. } => reply.clone(),
-                EventKind::Plan { items, version, .. } => {
-                    let mut list = format!("version {version}\n");
-                    for (i, item) in items.iter().enumerate() {
-                        let _ = writeln!(list, "{}. {item}", i + 1);
-                    }
-                    list
-                }
-                EventKind::Clarify { question } => question.clone(),
-                EventKind::StrategyFallback { reason, .. } => reason.clone(),
-            };
-            let _ = write!(out, "{head}\n\n{body}\n\n");
+            let (summary, detail) = e.kind.describe();
+            let _ = write!(out, "**{}** · step {} · {:.0} ms\n\n{summary}\n\n", e.kind.label(), e.step, e.ended_ms - e.started_ms);
+            if let Some(detail) = detail.filter(|d| !d.trim().is_empty()) {
+                let _ = write!(out, "{}\n\n", fenced(&detail));
+            }
         }
         out
     }
 }
 
-fn compact(v: &Value) -> String {
+impl EventKind {
+    /// What the event says, in words: a one-line summary and, where there is more, the full
+    /// detail. The trace view and the Markdown export both show this, so an event reads the
+    /// same in both.
+    pub fn describe(&self) -> (String, Option<String>) {
+        match self {
+            EventKind::RunStarted { question, tools, .. } => {
+                (question.clone(), Some(format!("Tools: {}", if tools.is_empty() { "none".into() } else { tools.join(", ") })))
+            }
+            EventKind::LlmRequest { request, .. } => (format!("{} messages sent to the model", request.message_count()), None),
+            EventKind::LlmResponse { text, discarded, usage, tool_calls, .. } => {
+                let tokens = usage
+                    .map(|u| format!(" · {}{} + {} tokens{}", if u.estimated { "≈ " } else { "" }, u.prompt_tokens, u.completion_tokens, if u.estimated { " (estimated: the server reported none)" } else { "" }))
+                    .unwrap_or_default();
+                let mut detail = text.clone();
+                for call in tool_calls {
+                    detail.push_str(&format!("\n[tool call {}] {}({})", call.id, call.name, call.arguments));
+                }
+                if !tool_calls.is_empty() {
+                    let calls = if tool_calls.len() == 1 { "1 tool call".to_string() } else { format!("{} tool calls", tool_calls.len()) };
+                    return (format!("{calls} · {} characters{tokens}", text.chars().count()), Some(detail));
+                }
+                if let Some(d) = discarded {
+                    detail.push_str("\n\n[discarded: the model wrote its own Observation]\n");
+                    detail.push_str(d);
+                }
+                (format!("{} characters{tokens}", text.chars().count()), Some(detail))
+            }
+            EventKind::LlmFailed { error } => (error.message.clone(), None),
+            EventKind::LlmRetry { attempt, wait_ms, reason } => {
+                (format!("Attempt {attempt} failed ({reason}); trying again in {:.1} s", wait_ms / 1000.0), None)
+            }
+            EventKind::Parsed { thought, decision, notes } => {
+                let head = match decision {
+                    Decision::Action { tool, input } => format!("{tool} ← {}", value_as_text(input)),
+                    Decision::Final { .. } => "Ready to answer".to_string(),
+                };
+                let mut detail = thought.clone().map(|t| format!("Thought: {t}")).unwrap_or_default();
+                for n in notes {
+                    detail.push_str(&format!("\nNote: {n}"));
+                }
+                (head, (!detail.trim().is_empty()).then_some(detail))
+            }
+            EventKind::ParseFailed { message, excerpt, fed_back, .. } => (
+                message.clone(),
+                Some(format!("{}\n\nReply excerpt:\n{excerpt}", if *fed_back { "Sent back to the model so it can fix its format." } else { "Not sent back: the run ends." })),
+            ),
+            EventKind::ToolCall { tool, input, via } => match via {
+                Some(via) => (format!("{tool} ← {} · via {via}", value_as_text(input)), Some(format!("Sent to the MCP server at {via}"))),
+                None => (format!("{tool} ← {}", value_as_text(input)), None),
+            },
+            EventKind::ToolResult { tool, observation } => {
+                (format!("{tool}: {} characters", observation.chars().count()), Some(observation.clone()))
+            }
+            EventKind::ToolFailed { tool, message, .. } => (format!("{tool}: {message}"), None),
+            EventKind::UnknownTool { requested, valid } => {
+                (format!("\"{requested}\" is not a tool. Valid: {}", valid.join(", ")), None)
+            }
+            EventKind::RepeatedAction { tool, times, .. } => (format!("{tool} asked with the same input {times} times in a row"), None),
+            EventKind::FinalAnswer { answer, .. } => (answer.clone(), None),
+            EventKind::RunStopped { message, .. } => (message.clone(), None),
+            EventKind::PersonReplied { reply } => (reply.clone(), None),
+            EventKind::Plan { items, version, .. } => {
+                let list = items.iter().enumerate().map(|(i, item)| format!("{}. {item}", i + 1)).collect::<Vec<_>>().join("\n");
+                (format!("{} steps (version {version})", items.len()), Some(list))
+            }
+            EventKind::Clarify { question } => (question.clone(), Some("Reply in the chat: the agent continues this run with your answer.".into())),
+            EventKind::StrategyFallback { from, to, reason } => (format!("{} → {}", from.label(), to.label()), Some(reason.clone())),
+        }
+    }
+}
+
+/// A tool input as text: a string as it is, any other value as compact JSON.
+pub fn value_as_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -538,14 +575,6 @@ fn fenced(text: &str) -> String {
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     format!("{fence}text\n{text}\n{fence}")
-}
-
-fn with_notes(line: String, notes: &[String]) -> String {
-    if notes.is_empty() {
-        line
-    } else {
-        format!("{line}\n\n_Notes: {}_", notes.join("; "))
-    }
 }
 
 #[cfg(test)]

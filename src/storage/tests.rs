@@ -312,3 +312,15 @@ fn mcp_secrets_are_stored_only_when_remembered_never_exported_and_masked() {
     let masked = crate::secrets::mask("server said tok-memory-2 and tok-kept-1", &crate::secrets::collect(&s));
     assert!(!masked.contains("tok-"), "{masked}");
 }
+
+#[test]
+fn structured_output_is_asked_for_only_where_the_api_takes_a_schema() {
+    let mut s = Settings::default();
+    assert!(!s.structured_output(), "off by default");
+    s.agent.structured_output = true;
+    assert!(s.structured_output(), "OpenAI takes a JSON schema");
+    s.provider.preset = crate::llm::Preset::Anthropic;
+    assert!(!s.structured_output(), "Anthropic's Messages API has no response_format");
+    assert!(s.agent.structured_output_for(crate::agent::Strategy::React));
+    assert!(!s.agent.structured_output_for(crate::agent::Strategy::PlanReact));
+}

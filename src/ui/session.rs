@@ -229,7 +229,7 @@ pub(super) async fn run_with(
     let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
     let mut agent = settings.agent.clone();
     // Settings say so beside the box; a request the API cannot take is never sent.
-    agent.structured_output &= settings.provider.preset.supports_json_schema();
+    agent.structured_output = settings.structured_output();
     let input = RunInput {
         question,
         history,
