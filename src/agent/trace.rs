@@ -84,8 +84,10 @@ pub enum StopReason {
     ToolFailed { tool: String },
     /// The reply could not be parsed and the settings say parse errors end the run.
     ParseFailed,
-    /// The agent asked the person a question; their reply continues the run.
-    NeedsInput,
+    /// The agent asked the person a question (`EventKind::AskedPerson`); their answer
+    /// continues the run.
+    #[serde(rename = "needs_input", alias = "asked_person")]
+    AskedPerson,
 }
 
 impl StopReason {
@@ -106,12 +108,16 @@ impl StopReason {
             StopReason::ToolFailed { tool } => format!(
                 "Stopped because the tool \"{tool}\" failed. Turn on \"Show tool errors to the model\" in Settings to let the agent try another way."
             ),
-            StopReason::NeedsInput => "Waiting for your answer: reply in the chat and the agent continues from here.".into(),
+            StopReason::AskedPerson => "Waiting for your answer: reply in the chat and the agent continues from here.".into(),
             StopReason::ParseFailed => "Stopped because the model's reply did not follow the format. Turn on \"Send format errors back to the model\" in Settings to let it correct itself.".into(),
         }
     }
 }
 
+/// The JSON tags are the stored and exported format, read back by every release. Variants
+/// renamed since keep their first tag (`rename`), so a tab still running the release before
+/// reads what this one writes, and already read their new tag (`alias`), so a later release
+/// can switch to writing it without making older files or tabs fail.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
@@ -129,8 +135,10 @@ pub enum EventKind {
         continues: bool,
     },
     /// The person answered the agent's question; the run goes on from where it asked.
-    PersonReplied {
-        reply: String,
+    #[serde(rename = "person_replied", alias = "person_answered")]
+    PersonAnswered {
+        #[serde(rename = "reply", alias = "answer")]
+        answer: String,
     },
     /// A request to the model: what it adds to the run's previous one (`request_at` rebuilds
     /// it as the provider received it).
@@ -163,8 +171,10 @@ pub enum EventKind {
         wait_ms: f64,
         reason: String,
     },
-    /// The reply was understood; `notes` say what had to be repaired or was ambiguous.
-    Parsed {
+    /// The reply was understood as a decision (act or answer); `notes` say what had to be
+    /// repaired or was ambiguous.
+    #[serde(rename = "parsed", alias = "decided")]
+    Decided {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         thought: Option<String>,
         decision: Decision,
@@ -182,8 +192,10 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         observation: Option<String>,
     },
-    /// The agent asks the person something instead of guessing; the run waits for the reply.
-    Clarify {
+    /// The agent asks the person something instead of guessing (its `ask_person` tool); the
+    /// run stops with `StopReason::AskedPerson` and waits for their answer.
+    #[serde(rename = "clarify", alias = "asked_person")]
+    AskedPerson {
         question: String,
     },
     /// The chosen strategy could not be used (e.g. the model does not support native tools),
@@ -271,9 +283,9 @@ impl EventKind {
     pub fn tone(&self) -> Tone {
         match self {
             EventKind::RunStarted { .. }
-            | EventKind::PersonReplied { .. }
+            | EventKind::PersonAnswered { .. }
             | EventKind::Plan { .. }
-            | EventKind::Clarify { .. } => Tone::Neutral,
+            | EventKind::AskedPerson { .. } => Tone::Neutral,
             EventKind::LlmRequest { .. } | EventKind::ToolCall { .. } => Tone::Pending,
             EventKind::LlmResponse { incomplete, .. } => {
                 if *incomplete {
@@ -282,7 +294,7 @@ impl EventKind {
                     Tone::Success
                 }
             }
-            EventKind::Parsed { .. } | EventKind::ToolResult { .. } | EventKind::FinalAnswer { .. } => Tone::Success,
+            EventKind::Decided { .. } | EventKind::ToolResult { .. } | EventKind::FinalAnswer { .. } => Tone::Success,
             EventKind::LlmFailed { .. }
             | EventKind::ParseFailed { .. }
             | EventKind::ToolFailed { .. }
@@ -292,13 +304,14 @@ impl EventKind {
             | EventKind::StrategyFallback { .. } => Tone::Error,
             EventKind::RunStopped { reason, .. } => match reason {
                 StopReason::Answered => Tone::Success,
-                StopReason::Cancelled | StopReason::NeedsInput => Tone::Neutral,
+                StopReason::Cancelled | StopReason::AskedPerson => Tone::Neutral,
                 _ => Tone::Error,
             },
         }
     }
 
-    /// The event's type as a stable snake_case name (its JSON tag, the UI's `data-kind`).
+    /// The event's type as a stable snake_case name: its JSON tag (see `EventKind`), the UI's
+    /// `data-kind`.
     pub fn name(&self) -> &'static str {
         match self {
             EventKind::RunStarted { .. } => "run_started",
@@ -306,7 +319,7 @@ impl EventKind {
             EventKind::LlmResponse { .. } => "llm_response",
             EventKind::LlmFailed { .. } => "llm_failed",
             EventKind::LlmRetry { .. } => "llm_retry",
-            EventKind::Parsed { .. } => "parsed",
+            EventKind::Decided { .. } => "parsed",
             EventKind::ParseFailed { .. } => "parse_failed",
             EventKind::ToolCall { .. } => "tool_call",
             EventKind::ToolResult { .. } => "tool_result",
@@ -315,9 +328,9 @@ impl EventKind {
             EventKind::RepeatedAction { .. } => "repeated_action",
             EventKind::FinalAnswer { .. } => "final_answer",
             EventKind::RunStopped { .. } => "run_stopped",
-            EventKind::PersonReplied { .. } => "person_replied",
+            EventKind::PersonAnswered { .. } => "person_replied",
             EventKind::Plan { .. } => "plan",
-            EventKind::Clarify { .. } => "clarify",
+            EventKind::AskedPerson { .. } => "clarify",
             EventKind::StrategyFallback { .. } => "strategy_fallback",
         }
     }
@@ -326,12 +339,11 @@ impl EventKind {
     pub fn label(&self) -> &'static str {
         match self {
             EventKind::RunStarted { .. } => "Question",
-            EventKind::LlmRequest { .. } => "Thinking",
+            EventKind::LlmRequest { .. } => "Model request",
             EventKind::LlmResponse { .. } => "Model reply",
             EventKind::LlmFailed { .. } => "Model error",
             EventKind::LlmRetry { .. } => "Retrying",
-            EventKind::Parsed { decision: Decision::Action { .. }, .. } => "Action",
-            EventKind::Parsed { decision: Decision::Final { .. }, .. } => "Decision",
+            EventKind::Decided { .. } => "Decision",
             EventKind::ParseFailed { .. } => "Format error",
             EventKind::ToolCall { .. } => "Tool call",
             EventKind::ToolResult { .. } => "Observation",
@@ -341,10 +353,10 @@ impl EventKind {
             EventKind::FinalAnswer { source: AnswerSource::Direct, .. } => "Direct answer",
             EventKind::FinalAnswer { .. } => "Final Answer",
             EventKind::RunStopped { .. } => "Stopped",
-            EventKind::PersonReplied { .. } => "Your reply",
+            EventKind::PersonAnswered { .. } => "Your answer",
             EventKind::Plan { replan: false, .. } => "Plan",
             EventKind::Plan { replan: true, .. } => "Revised plan",
-            EventKind::Clarify { .. } => "Question for you",
+            EventKind::AskedPerson { .. } => "Question for you",
             EventKind::StrategyFallback { .. } => "Strategy fallback",
         }
     }
@@ -431,13 +443,13 @@ pub fn stop_reason(events: &[Event]) -> Option<&StopReason> {
     })
 }
 
-/// The question the agent asked the person, when the run ended waiting for a reply.
-pub fn pending_question(events: &[Event]) -> Option<&str> {
-    if stop_reason(events) != Some(&StopReason::NeedsInput) {
+/// The question the agent asked the person, when the run ended waiting for their answer.
+pub fn open_question(events: &[Event]) -> Option<&str> {
+    if stop_reason(events) != Some(&StopReason::AskedPerson) {
         return None;
     }
     events.iter().rev().find_map(|e| match &e.kind {
-        EventKind::Clarify { question } => Some(question.as_str()),
+        EventKind::AskedPerson { question } => Some(question.as_str()),
         _ => None,
     })
 }
@@ -460,9 +472,9 @@ impl Trace {
         final_answer(&self.events)
     }
 
-    /// The question the agent asked the person, when the run ended waiting for a reply.
-    pub fn pending_question(&self) -> Option<&str> {
-        pending_question(&self.events)
+    /// The question the agent asked the person, when the run ended waiting for their answer.
+    pub fn open_question(&self) -> Option<&str> {
+        open_question(&self.events)
     }
 
     pub fn stop_reason(&self) -> Option<&StopReason> {
@@ -522,7 +534,7 @@ impl EventKind {
             EventKind::LlmRetry { attempt, wait_ms, reason } => {
                 (format!("Attempt {attempt} failed ({reason}); trying again in {:.1} s", wait_ms / 1000.0), None)
             }
-            EventKind::Parsed { thought, decision, notes } => {
+            EventKind::Decided { thought, decision, notes } => {
                 let head = match decision {
                     Decision::Action { tool, input } => format!("{tool} ← {}", value_as_text(input)),
                     Decision::Final { .. } => "Ready to answer".to_string(),
@@ -551,12 +563,12 @@ impl EventKind {
             EventKind::RepeatedAction { tool, times, .. } => (format!("{tool} asked with the same input {times} times in a row"), None),
             EventKind::FinalAnswer { answer, .. } => (answer.clone(), None),
             EventKind::RunStopped { message, .. } => (message.clone(), None),
-            EventKind::PersonReplied { reply } => (reply.clone(), None),
+            EventKind::PersonAnswered { answer } => (answer.clone(), None),
             EventKind::Plan { items, version, .. } => {
                 let list = items.iter().enumerate().map(|(i, item)| format!("{}. {item}", i + 1)).collect::<Vec<_>>().join("\n");
                 (format!("{} steps (version {version})", items.len()), Some(list))
             }
-            EventKind::Clarify { question } => (question.clone(), Some("Reply in the chat: the agent continues this run with your answer.".into())),
+            EventKind::AskedPerson { question } => (question.clone(), Some("Reply in the chat: the agent continues this run with your answer.".into())),
             EventKind::StrategyFallback { from, to, reason } => (format!("{} → {}", from.label(), to.label()), Some(reason.clone())),
         }
     }

@@ -4,7 +4,7 @@
 use super::*;
 use crate::agent::model::{ChatModel, ChatRequest, ChatResponse, Progress};
 use crate::agent::time::SystemClock;
-use crate::agent::{run_agent, AgentSettings, CancelToken, LocalBoxFuture, Resume, RunInput};
+use crate::agent::{run_agent, AgentSettings, CancelToken, LocalBoxFuture, AnsweredQuestion, RunInput};
 
 /// A trace as a crafted file would hold it: two replies each claiming the largest counts.
 fn crafted() -> Trace {
@@ -54,7 +54,7 @@ fn continuing_a_crafted_import_counts_on_without_overflow() {
         settings: &settings,
         clock: &clock,
         cancel: &cancel,
-        resume: Some(Resume { earlier: &earlier, reply: "the second" }),
+        answered: Some(AnsweredQuestion { earlier: &earlier, answer: "the second" }),
     };
     let trace = pollster::block_on(run_agent(input, &()));
     assert_eq!(trace.final_answer(), Some("the second one"));
