@@ -61,7 +61,7 @@ pub struct AgentSettings {
     /// Give the agent its `ask_person` tool: it may end a run with a question back to the
     /// person when the request is ambiguous or a tool needs something the question does not
     /// give. Stored under its first name (see `EventKind` on renamed tags).
-    #[serde(rename = "ask_clarifying", alias = "ask_person")]
+    #[serde(rename = "ask_clarifying")]
     pub ask_person: bool,
     /// When no tool fits, answer from the model's own knowledge (shown as a direct answer);
     /// when off, the model is told to say that the tools cannot answer.

@@ -86,7 +86,7 @@ pub enum StopReason {
     ParseFailed,
     /// The agent asked the person a question (`EventKind::AskedPerson`); their answer
     /// continues the run.
-    #[serde(rename = "needs_input", alias = "asked_person")]
+    #[serde(rename = "needs_input")]
     AskedPerson,
 }
 
@@ -116,8 +116,8 @@ impl StopReason {
 
 /// The JSON tags are the stored and exported format, read back by every release. Variants
 /// renamed since keep their first tag (`rename`), so a tab still running the release before
-/// reads what this one writes, and already read their new tag (`alias`), so a later release
-/// can switch to writing it without making older files or tabs fail.
+/// reads what this one writes (it would drop events it cannot read, and could then save the
+/// chat without them); writing new tags would need a new stored version.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
@@ -135,9 +135,9 @@ pub enum EventKind {
         continues: bool,
     },
     /// The person answered the agent's question; the run goes on from where it asked.
-    #[serde(rename = "person_replied", alias = "person_answered")]
+    #[serde(rename = "person_replied")]
     PersonAnswered {
-        #[serde(rename = "reply", alias = "answer")]
+        #[serde(rename = "reply")]
         answer: String,
     },
     /// A request to the model: what it adds to the run's previous one (`request_at` rebuilds
@@ -173,7 +173,7 @@ pub enum EventKind {
     },
     /// The reply was understood as a decision (act or answer); `notes` say what had to be
     /// repaired or was ambiguous.
-    #[serde(rename = "parsed", alias = "decided")]
+    #[serde(rename = "parsed")]
     Decided {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         thought: Option<String>,
@@ -194,7 +194,7 @@ pub enum EventKind {
     },
     /// The agent asks the person something instead of guessing (its `ask_person` tool); the
     /// run stops with `StopReason::AskedPerson` and waits for their answer.
-    #[serde(rename = "clarify", alias = "asked_person")]
+    #[serde(rename = "clarify")]
     AskedPerson {
         question: String,
     },

@@ -19,7 +19,7 @@ pub enum StoredWho {
     /// The run ended without an answer; the text says why and what to do.
     Problem,
     /// The agent asked the person a question (stored under its first tag, see `EventKind`).
-    #[serde(rename = "clarify", alias = "asked_person")]
+    #[serde(rename = "clarify")]
     AskedPerson,
 }
 

@@ -107,7 +107,7 @@ test('Plan-ReAct: the plan is a checklist, a failed step brings a revised plan, 
   await context.close();
 });
 
-test('a clarifying question is its own bubble, and the reply continues the same run', async () => {
+test('a question to the person is its own bubble, and the answer continues the same run', async () => {
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   await script(env.server.origin, scope, [action('ask_person', 'Do you mean Python the language or the snake?')]);
   await ask(page, 'Tell me about Python');
