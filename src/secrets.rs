@@ -71,10 +71,6 @@ impl Secrets {
         Secrets { values: all }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
-    }
-
     /// These secrets and `other`'s.
     pub fn with(&self, other: &Secrets) -> Secrets {
         Secrets::new(self.values.iter().chain(&other.values))
