@@ -71,10 +71,6 @@ impl Secrets {
         Secrets { values: all }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
-    }
-
     /// These secrets and `other`'s.
     pub fn with(&self, other: &Secrets) -> Secrets {
         Secrets::new(self.values.iter().chain(&other.values))
@@ -204,7 +200,7 @@ pub fn mask_event(event: &mut Event, secrets: &Secrets) {
     let m = |s: &mut String| mask_field(s, secrets);
     match &mut event.kind {
         EventKind::RunStarted { question, .. } => m(question),
-        EventKind::PersonReplied { reply } => m(reply),
+        EventKind::PersonAnswered { answer } => m(answer),
         EventKind::LlmRequest { request, .. } => mask_request(request, secrets),
         EventKind::LlmResponse { text, discarded, tool_calls, .. } => {
             m(text);
@@ -213,7 +209,7 @@ pub fn mask_event(event: &mut Event, secrets: &Secrets) {
         }
         EventKind::LlmFailed { error } => m(&mut error.message),
         EventKind::LlmRetry { reason, .. } => m(reason),
-        EventKind::Parsed { thought, decision, notes } => {
+        EventKind::Decided { thought, decision, notes } => {
             thought.iter_mut().for_each(m);
             notes.iter_mut().for_each(m);
             match decision {
@@ -225,7 +221,7 @@ pub fn mask_event(event: &mut Event, secrets: &Secrets) {
             items.iter_mut().for_each(m);
             observation.iter_mut().for_each(m);
         }
-        EventKind::Clarify { question } => m(question),
+        EventKind::AskedPerson { question } => m(question),
         EventKind::StrategyFallback { reason, .. } => m(reason),
         EventKind::ParseFailed { message, excerpt, observation, .. } => {
             m(message);

@@ -379,7 +379,7 @@ async fn the_key_reaches_no_trace_event() {
     let settings = AgentSettings::default();
     let cancel = CancelToken::new();
     for _ in 0..2 {
-        let input = RunInput { question: "q", history: &[], model: &model, tools: &[], settings: &settings, clock: &BrowserClock, cancel: &cancel, resume: None };
+        let input = RunInput { question: "q", history: &[], model: &model, tools: &[], settings: &settings, clock: &BrowserClock, cancel: &cancel, answered: None };
         let trace = run_agent(input, &()).await;
         let json = serde_json::to_string(&trace).unwrap();
         assert!(!json.contains("sk-web-secret"), "{json}");

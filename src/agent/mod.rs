@@ -26,7 +26,7 @@ pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 pub use model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Message, Progress, Role, Usage};
 pub use prompt::Turn;
-pub use run::{run_agent, Resume, RunInput, RunObserver};
+pub use run::{run_agent, AnsweredQuestion, RunInput, RunObserver};
 pub use settings::{AgentSettings, EarlyStopping, Strategy};
 pub use time::{CancelToken, Clock};
 pub use tool::{Tool, ToolContext, ToolError};

@@ -30,7 +30,7 @@ pub const ASK_PERSON: &str = "ask_person";
 const ASK_PERSON_DESCRIPTION: &str = "ask the person a clarifying question and wait for their reply. Use it only when the question is ambiguous or a tool needs a detail the person did not give and you cannot reasonably guess it. The input is your question.";
 
 /// The built-in ReAct system prompt. `{tools}` becomes one line per tool, `{tool_names}` a comma
-/// list, `{extra_rules}` the rules that depend on the settings (direct answers, clarifying).
+/// list, `{extra_rules}` the rules that depend on the settings (direct answers, asking the person).
 pub const DEFAULT_SYSTEM_TEMPLATE: &str = r#"You are Thoughtline, an assistant that answers questions by thinking step by step and using tools when they help.
 
 You can use these tools:
@@ -116,9 +116,8 @@ pub struct PromptInput<'a> {
 }
 
 impl PromptInput<'_> {
-    /// Structured output applies to the ReAct strategy only.
     pub fn structured(&self) -> bool {
-        self.strategy == Strategy::React && self.settings.structured_output
+        self.settings.structured_output_for(self.strategy)
     }
 }
 
@@ -138,7 +137,7 @@ pub fn render_system(template: &str, tools: &[&dyn Tool], settings: &AgentSettin
             None => format!("- {}: {}", t.name(), t.description()),
         })
         .collect::<Vec<_>>();
-    if settings.ask_clarifying {
+    if settings.ask_person {
         list.push(format!("- {ASK_PERSON}: {ASK_PERSON_DESCRIPTION}"));
     }
     let list = if list.is_empty() { "(no tools are enabled: answer from your own knowledge)".to_string() } else { list.join("\n") };
@@ -155,7 +154,7 @@ fn extra_rules(settings: &AgentSettings) -> String {
     } else {
         "If no tool fits the question, do not answer from memory: say in your answer that the available tools cannot answer it."
     });
-    if settings.ask_clarifying {
+    if settings.ask_person {
         rules.push_str(" If the question is ambiguous, or a tool needs a detail the person did not give, use ask_person to ask them instead of guessing.");
     }
     rules
@@ -228,7 +227,7 @@ pub fn observation_for(kind: &EventKind, limit: usize) -> Option<Cow<'_, str>> {
             "You have asked \"{tool}\" for {} {times} times in a row; the result will not change. Use the observations you already have, try a different input, or give your Final Answer.",
             input
         )),
-        EventKind::PersonReplied { reply } => Some(format!("The person answered your question: {reply}")),
+        EventKind::PersonAnswered { answer } => Some(format!("The person answered your question: {answer}")),
         _ => None,
     };
     owned.map(Cow::Owned)
@@ -244,7 +243,7 @@ pub fn tool_specs(tools: &[&dyn Tool], settings: &AgentSettings) -> Vec<ToolSpec
             parameters: t.input_schema().unwrap_or_else(|| string_argument("input", "The input for the tool.")),
         })
         .collect();
-    if settings.ask_clarifying {
+    if settings.ask_person {
         specs.push(ToolSpec {
             name: ASK_PERSON.to_string(),
             description: ASK_PERSON_DESCRIPTION.to_string(),
@@ -282,11 +281,11 @@ pub fn step_schema(tool_names: &[&str]) -> JsonFormat {
     }
 }
 
-/// The tool names the model may use: the enabled tools, plus `ask_person` when clarifying
-/// questions are on.
+/// The tool names the model may use: the enabled tools, plus `ask_person` when the agent may
+/// ask the person (`AgentSettings::ask_person`).
 pub fn tool_names<'a>(tools: &[&'a dyn Tool], settings: &AgentSettings) -> Vec<&'a str> {
     let mut names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
-    if settings.ask_clarifying {
+    if settings.ask_person {
         names.push(ASK_PERSON);
     }
     names

@@ -41,14 +41,14 @@ pub struct RunInput<'a> {
     pub clock: &'a dyn Clock,
     pub cancel: &'a CancelToken,
     /// Set when this run continues one that ended with a question to the person.
-    pub resume: Option<Resume<'a>>,
+    pub answered: Option<AnsweredQuestion<'a>>,
 }
 
-/// The person's reply to the question an earlier run ended with. That run's events stay part
+/// The person's answer to the question an earlier run ended with. That run's events stay part
 /// of what the model sees; `RunInput::question` is still the original question.
-pub struct Resume<'a> {
+pub struct AnsweredQuestion<'a> {
     pub earlier: &'a [Event],
-    pub reply: &'a str,
+    pub answer: &'a str,
 }
 
 /// Appends events with timestamps and tells the observer. Interior mutability lets tool
@@ -188,7 +188,7 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
     // step limit applies to this run's own steps.
     // Bounded: the earlier events may come from an imported file claiming any step number, and
     // counting on from there must neither overflow nor pin the count so the limit never hits.
-    let first_step = input.resume.as_ref().map_or(0, |r| r.earlier.iter().map(|e| e.step).max().unwrap_or(0)).min(u32::MAX / 2);
+    let first_step = input.answered.as_ref().map_or(0, |r| r.earlier.iter().map(|e| e.step).max().unwrap_or(0)).min(u32::MAX / 2);
     let run = Run {
         rec,
         input: &input,
@@ -209,11 +209,11 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
             history_turns: input.history.len(),
             started_unix_ms: input.clock.unix_ms().round(),
             strategy: settings.strategy,
-            continues: input.resume.is_some(),
+            continues: input.answered.is_some(),
         },
     );
-    if let Some(resume) = &input.resume {
-        run.rec.record(first_step, 0.0, EventKind::PersonReplied { reply: resume.reply.to_string() });
+    if let Some(answered) = &input.answered {
+        run.rec.record(first_step, 0.0, EventKind::PersonAnswered { answer: answered.answer.to_string() });
     }
 
     let limit_hit = loop {
@@ -281,7 +281,7 @@ impl<'a, 'r> Run<'a, 'r> {
 
     /// Events of the run this one continues; empty for a new question.
     fn earlier(&self) -> &'r [Event] {
-        self.input.resume.as_ref().map_or(&[], |r| r.earlier)
+        self.input.answered.as_ref().map_or(&[], |r| r.earlier)
     }
 
     /// Events so far, in this run and the one it continues, that match `kind`.
@@ -319,7 +319,7 @@ impl<'a, 'r> Run<'a, 'r> {
         let started = self.rec.now();
         let understood = match strategy {
             Strategy::PlanReact => self.read_plan(step, started, &response.text),
-            _ if self.input.settings.structured_output => self.read_structured(&response.text).map(Some),
+            _ if self.input.settings.structured_output_for(strategy) => self.read_structured(&response.text).map(Some),
             _ => self.read_react(&response.text).map(Some),
         };
         let understood = match understood {
@@ -332,7 +332,7 @@ impl<'a, 'r> Run<'a, 'r> {
             Reply::Action { tool, input } => Decision::Action { tool: tool.clone(), input: input.clone() },
             Reply::Final { answer } => Decision::Final { answer: answer.clone() },
         };
-        self.rec.record(step, started, EventKind::Parsed { thought: understood.thought, decision, notes: understood.notes });
+        self.rec.record(step, started, EventKind::Decided { thought: understood.thought, decision, notes: understood.notes });
         match understood.reply {
             Reply::Final { answer } => self.answer(step, answer, understood.direct),
             Reply::Action { tool, input } => self.act(step, tool, input).await,
@@ -422,7 +422,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 }
                 _ => (None, Decision::Final { answer: text.to_string() }, Vec::new()),
             };
-            self.rec.record(step, started, EventKind::Parsed { thought, decision: decision.clone(), notes });
+            self.rec.record(step, started, EventKind::Decided { thought, decision: decision.clone(), notes });
             return match decision {
                 Decision::Action { tool, input } => self.act(step, tool, input).await,
                 Decision::Final { answer } => self.answer(step, answer, false),
@@ -448,7 +448,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 }
             };
             let decision = Decision::Action { tool: call.name.clone(), input: input.clone() };
-            self.rec.record(step, started, EventKind::Parsed { thought: thought.take(), decision, notes: Vec::new() });
+            self.rec.record(step, started, EventKind::Decided { thought: thought.take(), decision, notes: Vec::new() });
             match self.act(step, call.name, input).await {
                 Flow::Next => {}
                 other => return other,
@@ -497,8 +497,8 @@ impl<'a, 'r> Run<'a, 'r> {
                 let message = format!("{ASK_PERSON} needs your question as its input.");
                 return self.parse_failed(step, self.rec.now(), message, tool_input.to_string());
             }
-            self.rec.record(step, self.rec.now(), EventKind::Clarify { question });
-            self.rec.stop(step, StopReason::NeedsInput);
+            self.rec.record(step, self.rec.now(), EventKind::AskedPerson { question });
+            self.rec.stop(step, StopReason::AskedPerson);
             return Flow::Done;
         }
         let Some(tool) = resolved.and_then(|name| input.tools.iter().find(|t| t.name() == name).copied()) else {
@@ -528,7 +528,9 @@ impl<'a, 'r> Run<'a, 'r> {
             let begun = to_micros((rec.now() - latency).max(0.0));
             let purpose = LlmPurpose::Tool { tool: tool.name().to_string() };
             rec.record(step, begun, EventKind::LlmRequest { purpose, request: RequestRecord::whole(request) });
-            rec.record(step, begun, response_event(result, latency));
+            // The tool reads its reply whole; the trace records it cut like every other.
+            let (cut, discarded) = cut_reply(result.clone());
+            rec.record(step, begun, response_event(&cut, discarded, latency));
         };
         let now_ms = || rec.now();
         let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms };
@@ -607,19 +609,30 @@ fn to_micros(ms: f64) -> f64 {
     (ms * 1000.0).round() / 1000.0
 }
 
-fn response_event(result: &Result<ChatResponse, LlmError>, latency_ms: f64) -> EventKind {
+/// The reply with its text cut at any "Observation:" the model invented, and the text cut off.
+fn cut_reply(result: Result<ChatResponse, LlmError>) -> (Result<ChatResponse, LlmError>, Option<String>) {
     match result {
-        Ok(resp) => {
+        Ok(mut resp) => {
             let (kept, discarded) = cut_at_observation(&resp.text);
-            EventKind::LlmResponse {
-                text: kept.to_string(),
-                discarded: discarded.map(str::to_string),
-                usage: resp.usage,
-                latency_ms,
-                incomplete: resp.incomplete,
-                tool_calls: resp.tool_calls.clone(),
-            }
+            let (kept, discarded) = (kept.len(), discarded.map(str::to_string));
+            resp.text.truncate(kept);
+            (Ok(resp), discarded)
         }
+        Err(e) => (Err(e), None),
+    }
+}
+
+/// The event recording a reply already cut by `cut_reply`.
+fn response_event(result: &Result<ChatResponse, LlmError>, discarded: Option<String>, latency_ms: f64) -> EventKind {
+    match result {
+        Ok(resp) => EventKind::LlmResponse {
+            text: resp.text.clone(),
+            discarded,
+            usage: resp.usage,
+            latency_ms,
+            incomplete: resp.incomplete,
+            tool_calls: resp.tool_calls.clone(),
+        },
         Err(error) => EventKind::LlmFailed { error: error.clone() },
     }
 }
@@ -658,12 +671,9 @@ async fn call_model(
                     Ok(resp)
                 }
             });
-            rec.record(step, started, response_event(&result, latency));
-            Guarded::Done(result.map(|mut resp| {
-                let kept = cut_at_observation(&resp.text).0.len();
-                resp.text.truncate(kept);
-                resp
-            }))
+            let (result, discarded) = cut_reply(result);
+            rec.record(step, started, response_event(&result, discarded, latency));
+            Guarded::Done(result)
         }
         Guarded::Cancelled => Guarded::Cancelled,
         Guarded::OutOfTime => Guarded::OutOfTime,

@@ -58,9 +58,11 @@ pub struct AgentSettings {
     /// ReAct only: ask the provider for JSON matching a schema (`response_format`), so the
     /// action blob is always valid JSON. For servers that support it (OpenAI, llama.cpp, …).
     pub structured_output: bool,
-    /// Let the agent end a run with a question back to the person when the request is
-    /// ambiguous or a tool needs something the question does not give.
-    pub ask_clarifying: bool,
+    /// Give the agent its `ask_person` tool: it may end a run with a question back to the
+    /// person when the request is ambiguous or a tool needs something the question does not
+    /// give. Stored under its first name (see `EventKind` on renamed tags).
+    #[serde(rename = "ask_clarifying")]
+    pub ask_person: bool,
     /// When no tool fits, answer from the model's own knowledge (shown as a direct answer);
     /// when off, the model is told to say that the tools cannot answer.
     pub direct_answers: bool,
@@ -94,7 +96,7 @@ impl Default for AgentSettings {
         AgentSettings {
             strategy: Strategy::React,
             structured_output: false,
-            ask_clarifying: true,
+            ask_person: true,
             direct_answers: true,
             max_iterations: 15,
             max_time_ms: None,
@@ -110,5 +112,14 @@ impl Default for AgentSettings {
             max_tokens: None,
             repeat_limit: 3,
         }
+    }
+}
+
+impl AgentSettings {
+    /// Whether a run with `strategy` asks the model for JSON matching the action schema: only
+    /// ReAct has one. Where the provider's API cannot take a schema the caller clears
+    /// `structured_output` first (`storage::Settings::structured_output`).
+    pub fn structured_output_for(&self, strategy: Strategy) -> bool {
+        self.structured_output && strategy == Strategy::React
     }
 }

@@ -166,7 +166,7 @@ impl RunObserver for Recorded {
 fn run_with(model: &Script, tools: &[&dyn Tool], settings: &AgentSettings, cancel: &CancelToken, history: &[Turn]) -> (Trace, Recorded) {
     let clock = SystemClock::default();
     let observer = Recorded::default();
-    let input = RunInput { question: "What is the answer?", history, model, tools, settings, clock: &clock, cancel, resume: None };
+    let input = RunInput { question: "What is the answer?", history, model, tools, settings, clock: &clock, cancel, answered: None };
     let trace = pollster::block_on(run_agent(input, &observer));
     (trace, observer)
 }
@@ -566,7 +566,7 @@ fn parsed_event_records_thought_and_decision() {
     let model = Script::texts(&[ACT_SEARCH, "Final Answer: 42"]);
     let trace = run(&model, &[&search]);
     match &trace.events[3].kind {
-        EventKind::Parsed { thought, decision, .. } => {
+        EventKind::Decided { thought, decision, .. } => {
             assert_eq!(thought.as_deref(), Some("I should look it up."));
             assert_eq!(*decision, Decision::Action { tool: "search".into(), input: json!("forty-two") });
         }
@@ -577,7 +577,7 @@ fn parsed_event_records_thought_and_decision() {
 #[test]
 fn custom_system_template_fills_placeholders() {
     let search = FakeTool::echo("search");
-    let settings = AgentSettings { system_template: Some("Tools: {tool_names}\n{tools}".into()), ask_clarifying: false, ..Default::default() };
+    let settings = AgentSettings { system_template: Some("Tools: {tool_names}\n{tools}".into()), ask_person: false, ..Default::default() };
     let model = Script::texts(&["Final Answer: ok"]);
     run_with(&model, &[&search], &settings, &CancelToken::new(), &[]);
     assert_eq!(model.requests.borrow()[0].messages[0].content, "Tools: search\n- search: a fake tool for tests");

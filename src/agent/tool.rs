@@ -2,7 +2,6 @@
 //! tool may use while it runs (for example to ask the model to rewrite its input, as the
 //! calculator does with prose questions). Concrete tools live in `crate::tools`.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
@@ -11,20 +10,14 @@ use super::LocalBoxFuture;
 
 /// Why a tool call failed. Tool errors are usually shown to the model as the observation (it can
 /// try another input), unless the settings say a failing tool ends the run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolError {
     pub message: String,
-    /// True when trying again later may work (rate limit, network, timeout).
-    #[serde(default)]
-    pub transient: bool,
 }
 
 impl ToolError {
     pub fn new(message: impl Into<String>) -> Self {
-        ToolError { message: message.into(), transient: false }
-    }
-    pub fn transient(message: impl Into<String>) -> Self {
-        ToolError { message: message.into(), transient: true }
+        ToolError { message: message.into() }
     }
 }
 

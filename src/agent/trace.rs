@@ -84,8 +84,10 @@ pub enum StopReason {
     ToolFailed { tool: String },
     /// The reply could not be parsed and the settings say parse errors end the run.
     ParseFailed,
-    /// The agent asked the person a question; their reply continues the run.
-    NeedsInput,
+    /// The agent asked the person a question (`EventKind::AskedPerson`); their answer
+    /// continues the run.
+    #[serde(rename = "needs_input")]
+    AskedPerson,
 }
 
 impl StopReason {
@@ -106,12 +108,16 @@ impl StopReason {
             StopReason::ToolFailed { tool } => format!(
                 "Stopped because the tool \"{tool}\" failed. Turn on \"Show tool errors to the model\" in Settings to let the agent try another way."
             ),
-            StopReason::NeedsInput => "Waiting for your answer: reply in the chat and the agent continues from here.".into(),
+            StopReason::AskedPerson => "Waiting for your answer: reply in the chat and the agent continues from here.".into(),
             StopReason::ParseFailed => "Stopped because the model's reply did not follow the format. Turn on \"Send format errors back to the model\" in Settings to let it correct itself.".into(),
         }
     }
 }
 
+/// The JSON tags are the stored and exported format, read back by every release. Variants
+/// renamed since keep their first tag (`rename`), so a tab still running the release before
+/// reads what this one writes (it would drop events it cannot read, and could then save the
+/// chat without them); writing new tags would need a new stored version.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
@@ -129,8 +135,10 @@ pub enum EventKind {
         continues: bool,
     },
     /// The person answered the agent's question; the run goes on from where it asked.
-    PersonReplied {
-        reply: String,
+    #[serde(rename = "person_replied")]
+    PersonAnswered {
+        #[serde(rename = "reply")]
+        answer: String,
     },
     /// A request to the model: what it adds to the run's previous one (`request_at` rebuilds
     /// it as the provider received it).
@@ -163,8 +171,10 @@ pub enum EventKind {
         wait_ms: f64,
         reason: String,
     },
-    /// The reply was understood; `notes` say what had to be repaired or was ambiguous.
-    Parsed {
+    /// The reply was understood as a decision (act or answer); `notes` say what had to be
+    /// repaired or was ambiguous.
+    #[serde(rename = "parsed")]
+    Decided {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         thought: Option<String>,
         decision: Decision,
@@ -182,8 +192,10 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         observation: Option<String>,
     },
-    /// The agent asks the person something instead of guessing; the run waits for the reply.
-    Clarify {
+    /// The agent asks the person something instead of guessing (its `ask_person` tool); the
+    /// run stops with `StopReason::AskedPerson` and waits for their answer.
+    #[serde(rename = "clarify")]
+    AskedPerson {
         question: String,
     },
     /// The chosen strategy could not be used (e.g. the model does not support native tools),
@@ -271,9 +283,9 @@ impl EventKind {
     pub fn tone(&self) -> Tone {
         match self {
             EventKind::RunStarted { .. }
-            | EventKind::PersonReplied { .. }
+            | EventKind::PersonAnswered { .. }
             | EventKind::Plan { .. }
-            | EventKind::Clarify { .. } => Tone::Neutral,
+            | EventKind::AskedPerson { .. } => Tone::Neutral,
             EventKind::LlmRequest { .. } | EventKind::ToolCall { .. } => Tone::Pending,
             EventKind::LlmResponse { incomplete, .. } => {
                 if *incomplete {
@@ -282,7 +294,7 @@ impl EventKind {
                     Tone::Success
                 }
             }
-            EventKind::Parsed { .. } | EventKind::ToolResult { .. } | EventKind::FinalAnswer { .. } => Tone::Success,
+            EventKind::Decided { .. } | EventKind::ToolResult { .. } | EventKind::FinalAnswer { .. } => Tone::Success,
             EventKind::LlmFailed { .. }
             | EventKind::ParseFailed { .. }
             | EventKind::ToolFailed { .. }
@@ -292,13 +304,14 @@ impl EventKind {
             | EventKind::StrategyFallback { .. } => Tone::Error,
             EventKind::RunStopped { reason, .. } => match reason {
                 StopReason::Answered => Tone::Success,
-                StopReason::Cancelled | StopReason::NeedsInput => Tone::Neutral,
+                StopReason::Cancelled | StopReason::AskedPerson => Tone::Neutral,
                 _ => Tone::Error,
             },
         }
     }
 
-    /// The event's type as a stable snake_case name (its JSON tag, the UI's `data-kind`).
+    /// The event's type as a stable snake_case name: its JSON tag (see `EventKind`), the UI's
+    /// `data-kind`.
     pub fn name(&self) -> &'static str {
         match self {
             EventKind::RunStarted { .. } => "run_started",
@@ -306,7 +319,7 @@ impl EventKind {
             EventKind::LlmResponse { .. } => "llm_response",
             EventKind::LlmFailed { .. } => "llm_failed",
             EventKind::LlmRetry { .. } => "llm_retry",
-            EventKind::Parsed { .. } => "parsed",
+            EventKind::Decided { .. } => "parsed",
             EventKind::ParseFailed { .. } => "parse_failed",
             EventKind::ToolCall { .. } => "tool_call",
             EventKind::ToolResult { .. } => "tool_result",
@@ -315,9 +328,9 @@ impl EventKind {
             EventKind::RepeatedAction { .. } => "repeated_action",
             EventKind::FinalAnswer { .. } => "final_answer",
             EventKind::RunStopped { .. } => "run_stopped",
-            EventKind::PersonReplied { .. } => "person_replied",
+            EventKind::PersonAnswered { .. } => "person_replied",
             EventKind::Plan { .. } => "plan",
-            EventKind::Clarify { .. } => "clarify",
+            EventKind::AskedPerson { .. } => "clarify",
             EventKind::StrategyFallback { .. } => "strategy_fallback",
         }
     }
@@ -326,12 +339,11 @@ impl EventKind {
     pub fn label(&self) -> &'static str {
         match self {
             EventKind::RunStarted { .. } => "Question",
-            EventKind::LlmRequest { .. } => "Thinking",
+            EventKind::LlmRequest { .. } => "Model request",
             EventKind::LlmResponse { .. } => "Model reply",
             EventKind::LlmFailed { .. } => "Model error",
             EventKind::LlmRetry { .. } => "Retrying",
-            EventKind::Parsed { decision: Decision::Action { .. }, .. } => "Action",
-            EventKind::Parsed { decision: Decision::Final { .. }, .. } => "Decision",
+            EventKind::Decided { .. } => "Decision",
             EventKind::ParseFailed { .. } => "Format error",
             EventKind::ToolCall { .. } => "Tool call",
             EventKind::ToolResult { .. } => "Observation",
@@ -341,10 +353,10 @@ impl EventKind {
             EventKind::FinalAnswer { source: AnswerSource::Direct, .. } => "Direct answer",
             EventKind::FinalAnswer { .. } => "Final Answer",
             EventKind::RunStopped { .. } => "Stopped",
-            EventKind::PersonReplied { .. } => "Your reply",
+            EventKind::PersonAnswered { .. } => "Your answer",
             EventKind::Plan { replan: false, .. } => "Plan",
             EventKind::Plan { replan: true, .. } => "Revised plan",
-            EventKind::Clarify { .. } => "Question for you",
+            EventKind::AskedPerson { .. } => "Question for you",
             EventKind::StrategyFallback { .. } => "Strategy fallback",
         }
     }
@@ -431,13 +443,13 @@ pub fn stop_reason(events: &[Event]) -> Option<&StopReason> {
     })
 }
 
-/// The question the agent asked the person, when the run ended waiting for a reply.
-pub fn pending_question(events: &[Event]) -> Option<&str> {
-    if stop_reason(events) != Some(&StopReason::NeedsInput) {
+/// The question the agent asked the person, when the run ended waiting for their answer.
+pub fn open_question(events: &[Event]) -> Option<&str> {
+    if stop_reason(events) != Some(&StopReason::AskedPerson) {
         return None;
     }
     events.iter().rev().find_map(|e| match &e.kind {
-        EventKind::Clarify { question } => Some(question.as_str()),
+        EventKind::AskedPerson { question } => Some(question.as_str()),
         _ => None,
     })
 }
@@ -460,9 +472,9 @@ impl Trace {
         final_answer(&self.events)
     }
 
-    /// The question the agent asked the person, when the run ended waiting for a reply.
-    pub fn pending_question(&self) -> Option<&str> {
-        pending_question(&self.events)
+    /// The question the agent asked the person, when the run ended waiting for their answer.
+    pub fn open_question(&self) -> Option<&str> {
+        open_question(&self.events)
     }
 
     pub fn stop_reason(&self) -> Option<&StopReason> {
@@ -474,59 +486,96 @@ impl Trace {
     }
 
 
-    /// The trace as Markdown, for pasting into an issue or a chat.
+    /// The trace as Markdown, for pasting into an issue or a chat: each event as the trace
+    /// view shows it (`EventKind::describe`), its detail fenced.
     pub fn to_markdown(&self) -> String {
         use std::fmt::Write;
         let mut out = String::new();
         for e in &self.events {
-            let head = format!("**{}** · step {} · {:.0} ms", e.kind.label(), e.step, e.ended_ms - e.started_ms);
-            let body = match &e.kind {
-                EventKind::RunStarted { question, tools, .. } => {
-                    format!("{question}\n\nTools: {}", tools.join(", "))
-                }
-                EventKind::LlmRequest { request, .. } => format!("{} messages sent", request.message_count()),
-                EventKind::LlmResponse { text, .. } => fenced(text),
-                EventKind::LlmFailed { error } => error.message.clone(),
-                EventKind::LlmRetry { attempt, wait_ms, reason } => {
-                    format!("attempt {attempt} failed ({reason}); retrying in {:.1} s", wait_ms / 1000.0)
-                }
-                EventKind::Parsed { decision: Decision::Action { tool, input }, notes, .. } => {
-                    with_notes(format!("`{tool}` ← `{}`", compact(input)), notes)
-                }
-                EventKind::Parsed { decision: Decision::Final { .. }, notes, .. } => {
-                    with_notes("final answer".into(), notes)
-                }
-                EventKind::ParseFailed { message, .. } => message.clone(),
-                EventKind::ToolCall { tool, input, via } => match via {
-                    Some(via) => format!("`{tool}` ← `{}` (via {via})", compact(input)),
-                    None => format!("`{tool}` ← `{}`", compact(input)),
-                },
-                EventKind::ToolResult { observation, .. } => fenced(observation),
-                EventKind::ToolFailed { tool, message, .. } => format!("`{tool}`: {message}"),
-                EventKind::UnknownTool { requested, valid } => {
-                    format!("`{requested}` is not one of: {}", valid.join(", "))
-                }
-                EventKind::RepeatedAction { tool, times, .. } => format!("`{tool}` asked {times} times in a row"),
-                EventKind::FinalAnswer { answer, .. } => answer.clone(),
-                EventKind::RunStopped { message, .. } => message.clone(),
-                EventKind::PersonReplied { reply, .. } => reply.clone(),
-                EventKind::Plan { items, version, .. } => {
-                    let mut list = format!("version {version}\n");
-                    for (i, item) in items.iter().enumerate() {
-                        let _ = writeln!(list, "{}. {item}", i + 1);
-                    }
-                    list
-                }
-                EventKind::Clarify { question } => question.clone(),
-                EventKind::StrategyFallback { reason, .. } => reason.clone(),
-            };
-            let _ = write!(out, "{head}\n\n{body}\n\n");
+            let (summary, detail) = e.kind.describe();
+            let _ = write!(out, "**{}** · step {} · {:.0} ms\n\n{summary}\n\n", e.kind.label(), e.step, e.ended_ms - e.started_ms);
+            if let Some(detail) = detail.filter(|d| !d.trim().is_empty()) {
+                let _ = write!(out, "{}\n\n", fenced(&detail));
+            }
         }
         out
     }
 }
 
-fn compact(v: &Value) -> String {
+impl EventKind {
+    /// What the event says, in words: a one-line summary and, where there is more, the full
+    /// detail. The trace view and the Markdown export both show this, so an event reads the
+    /// same in both.
+    pub fn describe(&self) -> (String, Option<String>) {
+        match self {
+            EventKind::RunStarted { question, tools, .. } => {
+                (question.clone(), Some(format!("Tools: {}", if tools.is_empty() { "none".into() } else { tools.join(", ") })))
+            }
+            EventKind::LlmRequest { request, .. } => (format!("{} messages sent to the model", request.message_count()), None),
+            EventKind::LlmResponse { text, discarded, usage, tool_calls, .. } => {
+                let tokens = usage
+                    .map(|u| format!(" · {}{} + {} tokens{}", if u.estimated { "≈ " } else { "" }, u.prompt_tokens, u.completion_tokens, if u.estimated { " (estimated: the server reported none)" } else { "" }))
+                    .unwrap_or_default();
+                let mut detail = text.clone();
+                for call in tool_calls {
+                    detail.push_str(&format!("\n[tool call {}] {}({})", call.id, call.name, call.arguments));
+                }
+                if !tool_calls.is_empty() {
+                    let calls = if tool_calls.len() == 1 { "1 tool call".to_string() } else { format!("{} tool calls", tool_calls.len()) };
+                    return (format!("{calls} · {} characters{tokens}", text.chars().count()), Some(detail));
+                }
+                if let Some(d) = discarded {
+                    detail.push_str("\n\n[discarded: the model wrote its own Observation]\n");
+                    detail.push_str(d);
+                }
+                (format!("{} characters{tokens}", text.chars().count()), Some(detail))
+            }
+            EventKind::LlmFailed { error } => (error.message.clone(), None),
+            EventKind::LlmRetry { attempt, wait_ms, reason } => {
+                (format!("Attempt {attempt} failed ({reason}); trying again in {:.1} s", wait_ms / 1000.0), None)
+            }
+            EventKind::Decided { thought, decision, notes } => {
+                let head = match decision {
+                    Decision::Action { tool, input } => format!("{tool} ← {}", value_as_text(input)),
+                    Decision::Final { .. } => "Ready to answer".to_string(),
+                };
+                let mut detail = thought.clone().map(|t| format!("Thought: {t}")).unwrap_or_default();
+                for n in notes {
+                    detail.push_str(&format!("\nNote: {n}"));
+                }
+                (head, (!detail.trim().is_empty()).then_some(detail))
+            }
+            EventKind::ParseFailed { message, excerpt, fed_back, .. } => (
+                message.clone(),
+                Some(format!("{}\n\nReply excerpt:\n{excerpt}", if *fed_back { "Sent back to the model so it can fix its format." } else { "Not sent back: the run ends." })),
+            ),
+            EventKind::ToolCall { tool, input, via } => match via {
+                Some(via) => (format!("{tool} ← {} · via {via}", value_as_text(input)), Some(format!("Sent to the MCP server at {via}"))),
+                None => (format!("{tool} ← {}", value_as_text(input)), None),
+            },
+            EventKind::ToolResult { tool, observation } => {
+                (format!("{tool}: {} characters", observation.chars().count()), Some(observation.clone()))
+            }
+            EventKind::ToolFailed { tool, message, .. } => (format!("{tool}: {message}"), None),
+            EventKind::UnknownTool { requested, valid } => {
+                (format!("\"{requested}\" is not a tool. Valid: {}", valid.join(", ")), None)
+            }
+            EventKind::RepeatedAction { tool, times, .. } => (format!("{tool} asked with the same input {times} times in a row"), None),
+            EventKind::FinalAnswer { answer, .. } => (answer.clone(), None),
+            EventKind::RunStopped { message, .. } => (message.clone(), None),
+            EventKind::PersonAnswered { answer } => (answer.clone(), None),
+            EventKind::Plan { items, version, .. } => {
+                let list = items.iter().enumerate().map(|(i, item)| format!("{}. {item}", i + 1)).collect::<Vec<_>>().join("\n");
+                (format!("{} steps (version {version})", items.len()), Some(list))
+            }
+            EventKind::AskedPerson { question } => (question.clone(), Some("Reply in the chat: the agent continues this run with your answer.".into())),
+            EventKind::StrategyFallback { from, to, reason } => (format!("{} → {}", from.label(), to.label()), Some(reason.clone())),
+        }
+    }
+}
+
+/// A tool input as text: a string as it is, any other value as compact JSON.
+pub fn value_as_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -538,14 +587,6 @@ fn fenced(text: &str) -> String {
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     format!("{fence}text\n{text}\n{fence}")
-}
-
-fn with_notes(line: String, notes: &[String]) -> String {
-    if notes.is_empty() {
-        line
-    } else {
-        format!("{line}\n\n_Notes: {}_", notes.join("; "))
-    }
 }
 
 #[cfg(test)]

@@ -82,7 +82,7 @@ fn events_are_masked_in_every_text_they_hold() {
         event(EventKind::RunStarted { question: key.into(), tools: vec![], history_turns: 0, started_unix_ms: 0.0, strategy: Default::default(), continues: false }),
         event(EventKind::LlmRequest { purpose: LlmPurpose::Step, request }),
         event(EventKind::LlmFailed { error: LlmError::new(LlmErrorKind::Auth, format!("The provider said: \"bad key {key}\"")) }),
-        event(EventKind::Parsed { thought: Some(key.into()), decision: Decision::Action { tool: "t".into(), input: serde_json::json!({"q": [key]}) }, notes: vec![key.into()] }),
+        event(EventKind::Decided { thought: Some(key.into()), decision: Decision::Action { tool: "t".into(), input: serde_json::json!({"q": [key]}) }, notes: vec![key.into()] }),
         event(EventKind::ToolResult { tool: "t".into(), observation: format!("…{key}…") }),
         event(EventKind::ToolFailed { tool: "t".into(), message: key.into(), timed_out: false, fed_back: true }),
         event(EventKind::FinalAnswer { answer: key.into(), source: AnswerSource::Model }),
@@ -240,7 +240,7 @@ fn a_masked_trace_still_rebuilds_every_request_it_sent() {
     let (settings, clock, cancel) = (crate::agent::AgentSettings::default(), crate::agent::time::SystemClock::default(), crate::agent::CancelToken::new());
     let tools: Vec<&dyn crate::agent::Tool> = vec![&Leaky];
     let model = TwoSteps(std::cell::Cell::new(0));
-    let input = crate::agent::RunInput { question: "q", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, resume: None };
+    let input = crate::agent::RunInput { question: "q", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered: None };
     let mut events = pollster::block_on(crate::agent::run_agent(input, &())).events;
     let requests: Vec<usize> = events.iter().enumerate().filter(|(_, e)| matches!(e.kind, EventKind::LlmRequest { .. })).map(|(i, _)| i).collect();
     let last = *requests.last().unwrap();

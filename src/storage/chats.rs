@@ -18,8 +18,9 @@ pub enum StoredWho {
     Assistant,
     /// The run ended without an answer; the text says why and what to do.
     Problem,
-    /// The agent asked the person a question.
-    Clarify,
+    /// The agent asked the person a question (stored under its first tag, see `EventKind`).
+    #[serde(rename = "clarify")]
+    AskedPerson,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -33,6 +33,15 @@ pub struct Settings {
     pub tools: ToolSettings,
 }
 
+impl Settings {
+    /// Whether runs may ask for structured output: turned on, and the provider's API takes a
+    /// JSON schema (a request it cannot take is never sent). Which strategies use it:
+    /// `AgentSettings::structured_output_for`.
+    pub fn structured_output(&self) -> bool {
+        self.agent.structured_output && self.provider.preset.supports_json_schema()
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         let preset = Preset::OpenAi;

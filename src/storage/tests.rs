@@ -375,3 +375,78 @@ mod trace_json {
         body_reads_as(&cache, &[]);
     }
 }
+
+#[test]
+fn structured_output_is_asked_for_only_where_the_api_takes_a_schema() {
+    let mut s = Settings::default();
+    assert!(!s.structured_output(), "off by default");
+    s.agent.structured_output = true;
+    assert!(s.structured_output(), "OpenAI takes a JSON schema");
+    s.provider.preset = crate::llm::Preset::Anthropic;
+    assert!(!s.structured_output(), "Anthropic's Messages API has no response_format");
+    assert!(s.agent.structured_output_for(crate::agent::Strategy::React));
+    assert!(!s.agent.structured_output_for(crate::agent::Strategy::PlanReact));
+}
+
+/// A conversation that asked the person a question, as the release before the renames wrote
+/// it: `clarify`, `person_replied` with `reply`, `needs_input`, `parsed`, a `clarify` message
+/// and the `ask_clarifying` setting.
+const ASKED_BEFORE_THE_RENAMES: &str = r#"[
+ {"index":0,"step":0,"started_ms":0,"ended_ms":0,"kind":{"run_started":{"question":"Population?","tools":["wikipedia"],"history_turns":0,"started_unix_ms":1}}},
+ {"index":1,"step":1,"started_ms":0,"ended_ms":0,"kind":{"parsed":{"thought":"Which city?","decision":{"action":{"tool":"ask_person","input":"Which city?"}}}}},
+ {"index":2,"step":1,"started_ms":0,"ended_ms":0,"kind":{"clarify":{"question":"Which city?"}}},
+ {"index":3,"step":1,"started_ms":0,"ended_ms":0,"kind":{"run_stopped":{"reason":"needs_input","message":"Waiting for your answer"}}},
+ {"index":4,"step":1,"started_ms":0,"ended_ms":0,"kind":{"person_replied":{"reply":"Oslo"}}}
+]"#;
+
+fn asked_and_answered() -> Vec<crate::agent::Event> {
+    use crate::agent::trace::{Decision, Event, EventKind, StopReason};
+    let event = |index: u32, kind: EventKind| Event { index, step: u32::from(index > 0), started_ms: 0.0, ended_ms: 0.0, kind };
+    vec![
+        event(0, EventKind::RunStarted { question: "Population?".into(), tools: vec!["wikipedia".into()], history_turns: 0, started_unix_ms: 1.0, strategy: Default::default(), continues: false }),
+        event(1, EventKind::Decided { thought: Some("Which city?".into()), decision: Decision::Action { tool: "ask_person".into(), input: "Which city?".into() }, notes: vec![] }),
+        event(2, EventKind::AskedPerson { question: "Which city?".into() }),
+        event(3, EventKind::RunStopped { reason: StopReason::AskedPerson, message: "Waiting for your answer".into() }),
+        event(4, EventKind::PersonAnswered { answer: "Oslo".into() }),
+    ]
+}
+
+#[test]
+fn chats_and_exports_written_before_the_renames_still_read() {
+    use crate::agent::trace::EventKind;
+    let chat = format!(
+        r#"{{"version":2,"id":"c1","title":"Population?","messages":[{{"who":"user","text":"Population?"}},{{"who":"clarify","text":"Which city?"}}],"trace":{ASKED_BEFORE_THE_RENAMES}}}"#
+    );
+    let chats::ReadChat::Chat { chat, note } = chats::read_chat(&chat) else { panic!("the old chat does not read") };
+    assert_eq!(note, None, "nothing was dropped");
+    assert_eq!(chat.messages[1].who, StoredWho::AskedPerson);
+    // Event by event, so a failure names the one that changed.
+    let want = asked_and_answered();
+    for (got, want) in chat.trace.iter().zip(&want) {
+        assert_eq!(got, want);
+    }
+    assert_eq!(chat.trace.len(), want.len());
+
+    let export = format!(
+        r#"{{"format":"thoughtline.run","version":2,"exported_unix_ms":1,"question":"Population?","answer":null,"settings":{{"agent":{{"ask_clarifying":false}}}},"trace":{{"events":{ASKED_BEFORE_THE_RENAMES}}}}}"#
+    );
+    let run = import_run(&export).unwrap();
+    assert_eq!(run.trace.events, want);
+    assert!(!run.settings.agent.ask_person, "the old setting name is read");
+    assert!(matches!(run.trace.events[2].kind, EventKind::AskedPerson { .. }));
+}
+
+#[test]
+fn renamed_kinds_are_written_under_their_first_tags() {
+    // Written as before, so a tab still on the previous release reads this release's chats
+    // and exports whole (it would drop events it cannot read, and could then save the chat
+    // without them).
+    let written = serde_json::to_string(&asked_and_answered()).unwrap();
+    for tag in ["\"parsed\"", "\"clarify\"", "\"needs_input\"", "\"person_replied\"", "\"reply\""] {
+        assert!(written.contains(tag), "{tag} in {written}");
+    }
+    let mut settings = Settings::default();
+    settings.agent.ask_person = false;
+    assert!(settings_to_json(&settings).contains("\"ask_clarifying\":false"));
+    assert_eq!(serde_json::to_string(&StoredWho::AskedPerson).unwrap(), "\"clarify\"");
+}

@@ -7,13 +7,12 @@ use super::*;
 
 impl From<ServiceError> for ToolError {
     fn from(e: ServiceError) -> Self {
-        let transient = matches!(e.kind, ServiceErrorKind::RateLimited { .. } | ServiceErrorKind::Http { status: 500..=599 });
-        ToolError { message: e.message, transient }
+        ToolError::new(e.message)
     }
 }
 
 pub(super) fn unreachable_error(service: &str, failure: &FetchFailed) -> ToolError {
-    ToolError::transient(format!(
+    ToolError::new(format!(
         "Could not reach {service} from the browser ({}). Check the network connection; if it persists, the service may be blocking browser requests (CORS).",
         failure.0
     ))
@@ -92,7 +91,7 @@ impl Arxiv {
         let key = Some(s.openalex_key.trim()).filter(|k| !k.is_empty());
         let req = openalex::search_url(&s.openalex_url, query, s.max_results, key)?;
         let resp = self.fetch.get(&req.url, &req.headers).await.map_err(|e| {
-            ToolError::transient(format!(
+            ToolError::new(format!(
                 "{why} The fallback, OpenAlex, could not be reached either ({}). Set a CORS proxy in Settings to reach arXiv.",
                 e.0
             ))
@@ -125,25 +124,15 @@ impl Tool for Arxiv {
                 return Ok(arxiv::interpret(resp.status, resp.retry_after.as_deref(), &resp.body, &query, s.max_chars)?);
             }
             let direct = arxiv::query_url(ARXIV_API, &query, s.max_results)?;
-            if !self.cors_proxy.trim().is_empty() {
-                let url = proxied(self.cors_proxy.trim(), &direct.url);
-                match self.polite_get(&url).await {
-                    Ok(resp) => return Ok(arxiv::interpret(resp.status, resp.retry_after.as_deref(), &resp.body, &query, s.max_chars)?),
-                    Err(e) => {
-                        let why = format!("arXiv could not be reached through the CORS proxy ({}).", e.0);
-                        return self.openalex(&query, &why).await;
-                    }
+            let get = |url: String| async move { self.polite_get(&url).await };
+            match route_around_cors(&direct.url, &self.cors_proxy, DEV_PROXY_ARXIV, &self.dev_proxy_missing, get).await {
+                Routed::Answer(resp) => Ok(arxiv::interpret(resp.status, resp.retry_after.as_deref(), &resp.body, &query, s.max_chars)?),
+                Routed::ProxyFailed(e) => {
+                    let why = format!("arXiv could not be reached through the CORS proxy ({}).", e.0);
+                    self.openalex(&query, &why).await
                 }
+                Routed::NoRoute => self.openalex(&query, "arXiv blocks browser requests and no CORS proxy is set in Settings.").await,
             }
-            if !self.dev_proxy_missing.get() {
-                match self.polite_get(&via_dev_proxy(&direct.url, DEV_PROXY_ARXIV)).await {
-                    Ok(resp) if !no_dev_proxy(&resp) => {
-                        return Ok(arxiv::interpret(resp.status, resp.retry_after.as_deref(), &resp.body, &query, s.max_chars)?)
-                    }
-                    _ => self.dev_proxy_missing.set(true),
-                }
-            }
-            self.openalex(&query, "arXiv blocks browser requests and no CORS proxy is set in Settings.").await
         })
     }
 }
@@ -201,20 +190,14 @@ impl WebSearch {
             return Ok(read(resp)?);
         }
         let direct = websearch::ddg_url(DDG_API, query)?;
-        if !self.cors_proxy.trim().is_empty() {
-            let url = proxied(self.cors_proxy.trim(), &direct.url);
-            let resp = self.fetch.get(&url, &[]).await.map_err(|e| unreachable_error("DuckDuckGo through the CORS proxy", &e))?;
-            return Ok(read(resp)?);
+        let get = |url: String| async move { self.fetch.get(&url, &[]).await };
+        match route_around_cors(&direct.url, &self.cors_proxy, DEV_PROXY_DDG, &self.dev_proxy_missing, get).await {
+            Routed::Answer(resp) => Ok(read(resp)?),
+            Routed::ProxyFailed(e) => Err(unreachable_error("DuckDuckGo through the CORS proxy", &e)),
+            Routed::NoRoute => Err(ToolError::new(
+                "DuckDuckGo blocks browser requests: set a CORS proxy in Settings, or switch web search to a SearXNG instance.",
+            )),
         }
-        if !self.dev_proxy_missing.get() {
-            match self.fetch.get(&via_dev_proxy(&direct.url, DEV_PROXY_DDG), &[]).await {
-                Ok(resp) if !no_dev_proxy(&resp) => return Ok(read(resp)?),
-                _ => self.dev_proxy_missing.set(true),
-            }
-        }
-        Err(ToolError::new(
-            "DuckDuckGo blocks browser requests: set a CORS proxy in Settings, or switch web search to a SearXNG instance.",
-        ))
     }
 
     async fn searx(&self, query: &str) -> Result<String, ToolError> {

@@ -38,7 +38,7 @@ use crate::agent::tool::input_as_text;
 use crate::agent::{ChatRequest, Clock, LocalBoxFuture, Message, Tool, ToolContext, ToolError};
 use crate::net::{Fetch, FetchFailed, HttpResponse};
 
-use text::{ServiceError, ServiceErrorKind};
+use text::ServiceError;
 
 /// The enabled tools, ready for a run. The list (and so the prompt) holds only enabled tools.
 pub fn build_tools(settings: &ToolSettings, fetch: Rc<dyn Fetch>, clock: Rc<dyn Clock>) -> Vec<Box<dyn Tool>> {

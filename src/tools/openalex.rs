@@ -29,8 +29,6 @@ const SERVICE: &str = "OpenAlex";
 pub const SOURCE_NOTE: &str =
     "Source: OpenAlex (arXiv-hosted works), because arXiv itself could not be reached from the browser.";
 
-pub const DEFAULT_RESULTS: u32 = 3;
-pub const DEFAULT_MAX_CHARS: usize = 4000;
 const MAX_RESULTS_CAP: u32 = 20;
 /// OpenAlex's id for the source "arXiv (Cornell University)".
 pub const ARXIV_SOURCE_ID: &str = "S4306400194";

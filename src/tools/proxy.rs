@@ -30,3 +30,36 @@ pub fn proxied(template: &str, url: &str) -> String {
 pub(super) fn no_dev_proxy(resp: &HttpResponse) -> bool {
     resp.status == 404 || (resp.status == 200 && text::looks_like_html(&resp.body) && !resp.body.contains("<feed"))
 }
+
+/// Where a request to a service that blocks browser requests got to.
+pub(super) enum Routed {
+    /// The service's answer, through the CORS proxy or the dev proxy.
+    Answer(HttpResponse),
+    /// The CORS proxy set in Settings could not be reached.
+    ProxyFailed(FetchFailed),
+    /// No way through: no CORS proxy is set, and there is no dev proxy (a static deployment).
+    NoRoute,
+}
+
+/// The ladder for a service that blocks browser requests: the CORS proxy when one is set,
+/// else the dev proxy unless it already turned out to be absent (remembered in
+/// `dev_proxy_missing`, so a static deployment asks only once). `get` fetches one address.
+pub(super) async fn route_around_cors<F, Fut>(direct_url: &str, cors_proxy: &str, dev_proxy: (&str, &str), dev_proxy_missing: &Cell<bool>, get: F) -> Routed
+where
+    F: Fn(String) -> Fut,
+    Fut: std::future::Future<Output = Result<HttpResponse, FetchFailed>>,
+{
+    if !cors_proxy.trim().is_empty() {
+        return match get(proxied(cors_proxy.trim(), direct_url)).await {
+            Ok(resp) => Routed::Answer(resp),
+            Err(e) => Routed::ProxyFailed(e),
+        };
+    }
+    if !dev_proxy_missing.get() {
+        match get(via_dev_proxy(direct_url, dev_proxy)).await {
+            Ok(resp) if !no_dev_proxy(&resp) => return Routed::Answer(resp),
+            _ => dev_proxy_missing.set(true),
+        }
+    }
+    Routed::NoRoute
+}

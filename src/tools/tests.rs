@@ -138,7 +138,7 @@ fn wikipedia_no_results_and_api_errors() {
     let fetch = Rc::new(FakeFetch::default().fail("https://en.wikipedia.org"));
     let (err, _) = call(only(&ToolSettings::default(), "wikipedia", fetch, FakeClock::default()).as_ref(), json!("x"), "");
     let err = err.unwrap_err();
-    assert!(err.transient && err.message.contains("Could not reach Wikipedia"), "{}", err.message);
+    assert!(err.message.contains("Could not reach Wikipedia"), "{}", err.message);
 }
 
 #[test]

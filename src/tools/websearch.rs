@@ -114,14 +114,16 @@ fn infobox_facts(v: &Value) -> Vec<String> {
                 .and_then(Value::as_str)
                 .is_none_or(|t| t == "string")
         })
-        .filter_map(|f| {
-            let label = string_field(f, "label");
-            let value = string_field(f, "value");
-            (!label.is_empty() && !value.is_empty())
-                .then(|| format!("{}: {}", label, shorten(&value, 120)))
-        })
+        .filter_map(labelled_fact)
         .take(MAX_FACTS)
         .collect()
+}
+
+/// `label: value` from a `{label, value}` object, when both are there.
+fn labelled_fact(f: &Value) -> Option<String> {
+    let label = string_field(f, "label");
+    let value = string_field(f, "value");
+    (!label.is_empty() && !value.is_empty()).then(|| format!("{}: {}", label, shorten(&value, 120)))
 }
 
 /// Build the DuckDuckGo observation from a parsed body; `None` when the body
@@ -310,18 +312,7 @@ fn searx_observation(v: &Value) -> Option<String> {
             let facts: Vec<String> = ib
                 .get("attributes")
                 .and_then(Value::as_array)
-                .map(|attrs| {
-                    attrs
-                        .iter()
-                        .filter_map(|a| {
-                            let label = string_field(a, "label");
-                            let value = string_field(a, "value");
-                            (!label.is_empty() && !value.is_empty())
-                                .then(|| format!("{}: {}", label, shorten(&value, 120)))
-                        })
-                        .take(MAX_FACTS)
-                        .collect()
-                })
+                .map(|attrs| attrs.iter().filter_map(labelled_fact).take(MAX_FACTS).collect())
                 .unwrap_or_default();
             if !facts.is_empty() {
                 block.push_str(&format!("\nFacts: {}", facts.join("; ")));

@@ -28,10 +28,10 @@ pub fn AgentSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 </select>
             </label>
             {check_field(settings, "Structured output: ask the server for JSON that matches the action schema (ReAct; OpenAI, llama.cpp, Ollama, vLLM)", "structured-output".into(), |s| s.agent.structured_output, |s, v| s.agent.structured_output = v)}
-            <Show when=move || settings.with(|s| s.agent.structured_output && (s.agent.strategy != Strategy::React || !s.provider.preset.supports_json_schema()))>
+            <Show when=move || settings.with(|s| s.agent.structured_output && !(s.structured_output() && s.agent.structured_output_for(s.agent.strategy)))>
                 <p class="hint" data-testid="structured-note">"Structured output applies to the ReAct strategy on OpenAI-compatible servers; it is not used with this strategy or provider."</p>
             </Show>
-            {check_field(settings, "Let the agent ask you a clarifying question instead of guessing", "ask-clarifying".into(), |s| s.agent.ask_clarifying, |s, v| s.agent.ask_clarifying = v)}
+            {check_field(settings, "Let the agent ask you a question instead of guessing", "ask-person".into(), |s| s.agent.ask_person, |s, v| s.agent.ask_person = v)}
             {check_field(settings, "Answer directly, without tools, when no tool fits", "direct-answers".into(), |s| s.agent.direct_answers, |s, v| s.agent.direct_answers = v)}
             {number_field(settings, "Max iterations (model calls per question)", "max-iterations".into(), (1.0, 100.0, 1.0), |s| s.agent.max_iterations as f64, |s, v| s.agent.max_iterations = v as u32)}
             {number_field(settings, "Max time per question (seconds, 0 = no limit)", "max-time".into(), (0.0, 3600.0, 5.0), |s| s.agent.max_time_ms.map(|ms| ms / 1000.0).unwrap_or(0.0), |s, v| s.agent.max_time_ms = (v > 0.0).then_some(v * 1000.0))}

@@ -10,7 +10,7 @@ pub enum Who {
     /// The run ended without an answer; the text says why and what to do.
     Problem,
     /// The agent asked the person a question; their next message answers it.
-    Clarify,
+    AskedPerson,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -26,7 +26,7 @@ impl From<crate::storage::StoredMessage> for ChatMessage {
             StoredWho::User => Who::User,
             StoredWho::Assistant => Who::Assistant,
             StoredWho::Problem => Who::Problem,
-            StoredWho::Clarify => Who::Clarify,
+            StoredWho::AskedPerson => Who::AskedPerson,
         };
         ChatMessage { who, text: m.text }
     }
@@ -39,7 +39,7 @@ impl From<ChatMessage> for crate::storage::StoredMessage {
             Who::User => StoredWho::User,
             Who::Assistant => StoredWho::Assistant,
             Who::Problem => StoredWho::Problem,
-            Who::Clarify => StoredWho::Clarify,
+            Who::AskedPerson => StoredWho::AskedPerson,
         };
         crate::storage::StoredMessage { who, text: m.text }
     }
@@ -95,7 +95,7 @@ pub fn ChatPane(
                     id="question"
                     data-testid="composer"
                     rows="2"
-                    placeholder=move || if messages.with(|m| m.last().is_some_and(|m| m.who == Who::Clarify)) {
+                    placeholder=move || if messages.with(|m| m.last().is_some_and(|m| m.who == Who::AskedPerson)) {
                         "Answer the agent's question… (Enter to send)"
                     } else {
                         "Ask anything… (Enter to send, Shift+Enter for a new line)"
@@ -128,7 +128,7 @@ fn Bubble(message: ChatMessage) -> impl IntoView {
         Who::User => ("bubble user", "You"),
         Who::Assistant => ("bubble assistant", "Thoughtline"),
         Who::Problem => ("bubble problem", "⚠ Run ended"),
-        Who::Clarify => ("bubble clarify", "? Thoughtline asks"),
+        Who::AskedPerson => ("bubble asked-person", "? Thoughtline asks"),
     };
     let copied = RwSignal::new(false);
     let text = message.text.clone();

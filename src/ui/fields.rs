@@ -15,14 +15,7 @@ pub fn text_field(
     get: fn(&Settings) -> String,
     set: fn(&mut Settings, String),
 ) -> impl IntoView {
-    view! {
-        <label>
-            {label}
-            <input type="text" data-testid=testid placeholder=placeholder spellcheck="false"
-                prop:value=move || settings.with(get)
-                on:change=move |ev| settings.update(|s| set(s, event_target_value(&ev).trim().to_string()))/>
-        </label>
-    }
+    string_field(settings, label, testid, placeholder, get, set, false)
 }
 
 pub fn number_field(
@@ -76,10 +69,25 @@ pub fn secret_field(
     get: fn(&Settings) -> String,
     set: fn(&mut Settings, String),
 ) -> impl IntoView {
+    string_field(settings, label, testid, placeholder, get, set, true)
+}
+
+/// The one text input behind `text_field` and `secret_field`; a secret is a password field
+/// the browser does not offer to autofill.
+fn string_field(
+    settings: RwSignal<Settings>,
+    label: &'static str,
+    testid: String,
+    placeholder: &'static str,
+    get: fn(&Settings) -> String,
+    set: fn(&mut Settings, String),
+    secret: bool,
+) -> impl IntoView {
     view! {
         <label>
             {label}
-            <input type="password" data-testid=testid placeholder=placeholder autocomplete="off" spellcheck="false"
+            <input type=if secret { "password" } else { "text" } data-testid=testid placeholder=placeholder
+                autocomplete=secret.then_some("off") spellcheck="false"
                 prop:value=move || settings.with(get)
                 on:change=move |ev| settings.update(|s| set(s, event_target_value(&ev).trim().to_string()))/>
         </label>

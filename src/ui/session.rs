@@ -61,7 +61,7 @@ impl RunObserver for UiObserver {
 }
 
 /// Earlier question/answer pairs of the conversation, for memory. A question the agent asked
-/// back and the person's reply are folded into the question they clarified.
+/// back and the person's answer are folded into the question they asked.
 pub fn turns(messages: &[ChatMessage]) -> Vec<Turn> {
     let mut turns = Vec::new();
     let mut question: Option<String> = None;
@@ -72,7 +72,7 @@ pub fn turns(messages: &[ChatMessage]) -> Vec<Turn> {
                 (Some(q), Some(asked)) => q.push_str(&format!("\n(Asked \"{asked}\", the person replied: {})", m.text)),
                 _ => question = Some(m.text.clone()),
             },
-            Who::Clarify => asked = Some(&m.text),
+            Who::AskedPerson => asked = Some(&m.text),
             Who::Assistant => {
                 if let Some(question) = question.take() {
                     turns.push(Turn { question, answer: m.text.clone() });
@@ -125,8 +125,8 @@ impl Session {
     pub fn ask(self, text: String) {
         // The agent's question is the last message and the shown run ended waiting for it:
         // this message answers it, and the run goes on.
-        let waiting = self.messages.with_untracked(|m| m.last().is_some_and(|m| m.who == Who::Clarify))
-            && self.trace.with_untracked(|events| crate::agent::trace::pending_question(events).is_some());
+        let waiting = self.messages.with_untracked(|m| m.last().is_some_and(|m| m.who == Who::AskedPerson))
+            && self.trace.with_untracked(|events| crate::agent::trace::open_question(events).is_some());
         let history = self.messages.with_untracked(|m| {
             // While a question is open, the question it clarifies is not memory yet.
             let end = if waiting { m.iter().rposition(|m| m.who == Who::User).unwrap_or(m.len()) } else { m.len() };
@@ -140,15 +140,15 @@ impl Session {
             self.messages.update(|m| m.push(ChatMessage { who: Who::Problem, text: problem }));
             return;
         }
-        let resume = if waiting { Some((self.trace.get_untracked(), text.clone())) } else { None };
-        if resume.is_none() {
+        let answered = if waiting { Some((self.trace.get_untracked(), text.clone())) } else { None };
+        if answered.is_none() {
             self.trace.set(Vec::new());
         }
         self.streaming.set(String::new());
         self.running.set(true);
         let token = CancelToken::new();
         self.cancel.set_value(Some(token.clone()));
-        self.spawn_run(text, history, resume, settings, token);
+        self.spawn_run(text, history, answered, settings, token);
     }
 
     pub fn stop(self) {
@@ -161,8 +161,8 @@ impl Session {
     fn finish(self, trace: &crate::agent::Trace, secrets: &Secrets) {
         let mut message = match (trace.final_answer(), trace.stop_reason()) {
             (Some(answer), _) => ChatMessage { who: Who::Assistant, text: answer.to_string() },
-            (None, Some(crate::agent::StopReason::NeedsInput)) => {
-                ChatMessage { who: Who::Clarify, text: trace.pending_question().unwrap_or_default().to_string() }
+            (None, Some(crate::agent::StopReason::AskedPerson)) => {
+                ChatMessage { who: Who::AskedPerson, text: trace.open_question().unwrap_or_default().to_string() }
             }
             (None, Some(reason)) => {
                 // The most useful explanation is the last red event's own message.
@@ -180,18 +180,18 @@ impl Session {
         self.cancel.set_value(None);
     }
 
-    /// `resume`: the events shown so far and the person's reply to the question they ended with.
+    /// `answered`: the events shown so far and the person's answer to the question they ended with.
     #[cfg(target_arch = "wasm32")]
-    fn spawn_run(self, text: String, history: Vec<Turn>, resume: Option<(Vec<Event>, String)>, settings: Settings, token: CancelToken) {
+    fn spawn_run(self, text: String, history: Vec<Turn>, answered: Option<(Vec<Event>, String)>, settings: Settings, token: CancelToken) {
         leptos::task::spawn_local(async move {
-            let offset = resume.as_ref().map_or(0, |(events, _)| events.len() as u32);
+            let offset = answered.as_ref().map_or(0, |(events, _)| events.len() as u32);
             let secrets = crate::secrets::collect(&settings);
             let observer = UiObserver { trace: self.trace, streaming: self.streaming, offset, secrets };
-            let trace = match &resume {
-                Some((earlier, reply)) => {
+            let trace = match &answered {
+                Some((earlier, answer)) => {
                     let question = crate::agent::trace::question(earlier).unwrap_or_default();
-                    let resume = crate::agent::Resume { earlier, reply };
-                    run_with(&settings, question, &history, Some(resume), &observer, &token).await
+                    let answered = crate::agent::AnsweredQuestion { earlier, answer };
+                    run_with(&settings, question, &history, Some(answered), &observer, &token).await
                 }
                 None => run_with(&settings, &text, &history, None, &observer, &token).await,
             };
@@ -200,7 +200,7 @@ impl Session {
     }
 
     #[cfg(not(target_arch = "wasm32"))]
-    fn spawn_run(self, _text: String, _history: Vec<Turn>, _resume: Option<(Vec<Event>, String)>, _settings: Settings, _token: CancelToken) {
+    fn spawn_run(self, _text: String, _history: Vec<Turn>, _answered: Option<(Vec<Event>, String)>, _settings: Settings, _token: CancelToken) {
         // Native builds have no fetch; the page is the only place runs happen.
         self.finish(&crate::agent::Trace::default(), &Secrets::default());
     }
@@ -213,7 +213,7 @@ pub(super) async fn run_with(
     settings: &Settings,
     question: &str,
     history: &[Turn],
-    resume: Option<crate::agent::Resume<'_>>,
+    answered: Option<crate::agent::AnsweredQuestion<'_>>,
     observer: &UiObserver,
     token: &CancelToken,
 ) -> crate::agent::Trace {
@@ -229,7 +229,7 @@ pub(super) async fn run_with(
     let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
     let mut agent = settings.agent.clone();
     // Settings say so beside the box; a request the API cannot take is never sent.
-    agent.structured_output &= settings.provider.preset.supports_json_schema();
+    agent.structured_output = settings.structured_output();
     let input = RunInput {
         question,
         history,
@@ -238,7 +238,7 @@ pub(super) async fn run_with(
         settings: &agent,
         clock: &BrowserClock,
         cancel: token,
-        resume,
+        answered,
     };
     run_agent(input, observer).await
 }

@@ -5,7 +5,6 @@
 
 use leptos::prelude::*;
 
-use crate::agent::trace::Decision;
 use crate::agent::{Event, EventKind, Tone};
 
 #[component]
@@ -163,79 +162,6 @@ fn icon(tone: Tone) -> &'static str {
     }
 }
 
-/// One-line summary and full detail of an event, as text.
-fn summary(kind: &EventKind) -> (String, Option<String>) {
-    let json = |v: &serde_json::Value| match v {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    match kind {
-        EventKind::RunStarted { question, tools, .. } => {
-            (question.clone(), Some(format!("Tools: {}", if tools.is_empty() { "none".into() } else { tools.join(", ") })))
-        }
-        // The messages are rebuilt only when the person opens them (`show_request`).
-        EventKind::LlmRequest { request, .. } => (format!("{} messages sent to the model", request.message_count()), Some(String::new())),
-        EventKind::LlmResponse { text, discarded, usage, tool_calls, .. } => {
-            let tokens = usage
-                .map(|u| format!(" · {}{} + {} tokens{}", if u.estimated { "≈ " } else { "" }, u.prompt_tokens, u.completion_tokens, if u.estimated { " (estimated: the server reported none)" } else { "" }))
-                .unwrap_or_default();
-            let mut detail = text.clone();
-            for call in tool_calls {
-                detail.push_str(&format!("\n[tool call {}] {}({})", call.id, call.name, call.arguments));
-            }
-            if !tool_calls.is_empty() {
-                let calls = if tool_calls.len() == 1 { "1 tool call".to_string() } else { format!("{} tool calls", tool_calls.len()) };
-                return (format!("{calls} · {} characters{tokens}", text.chars().count()), Some(detail));
-            }
-            if let Some(d) = discarded {
-                detail.push_str("\n\n[discarded: the model wrote its own Observation]\n");
-                detail.push_str(d);
-            }
-            (format!("{} characters{tokens}", text.chars().count()), Some(detail))
-        }
-        EventKind::LlmFailed { error } => (error.message.clone(), None),
-        EventKind::LlmRetry { attempt, wait_ms, reason } => {
-            (format!("Attempt {attempt} failed ({reason}); trying again in {:.1} s", wait_ms / 1000.0), None)
-        }
-        EventKind::Parsed { thought, decision, notes } => {
-            let head = match decision {
-                Decision::Action { tool, input } => format!("{tool} ← {}", json(input)),
-                Decision::Final { .. } => "Ready to answer".to_string(),
-            };
-            let mut detail = thought.clone().map(|t| format!("Thought: {t}")).unwrap_or_default();
-            for n in notes {
-                detail.push_str(&format!("\nNote: {n}"));
-            }
-            (head, (!detail.trim().is_empty()).then_some(detail))
-        }
-        EventKind::ParseFailed { message, excerpt, fed_back, .. } => (
-            message.clone(),
-            Some(format!("{}\n\nReply excerpt:\n{excerpt}", if *fed_back { "Sent back to the model so it can fix its format." } else { "Not sent back: the run ends." })),
-        ),
-        EventKind::ToolCall { tool, input, via } => match via {
-            Some(via) => (format!("{tool} ← {} · via {via}", json(input)), Some(format!("Sent to the MCP server at {via}"))),
-            None => (format!("{tool} ← {}", json(input)), None),
-        },
-        EventKind::ToolResult { tool, observation } => {
-            (format!("{tool}: {} characters", observation.chars().count()), Some(observation.clone()))
-        }
-        EventKind::ToolFailed { tool, message, .. } => (format!("{tool}: {message}"), None),
-        EventKind::UnknownTool { requested, valid } => {
-            (format!("\"{requested}\" is not a tool. Valid: {}", valid.join(", ")), None)
-        }
-        EventKind::RepeatedAction { tool, times, .. } => (format!("{tool} asked with the same input {times} times in a row"), None),
-        EventKind::FinalAnswer { answer, .. } => (answer.clone(), None),
-        EventKind::RunStopped { message, .. } => (message.clone(), None),
-        EventKind::PersonReplied { reply } => (reply.clone(), None),
-        // Drawn as a checklist by `EventRow`.
-        EventKind::Plan { items, version, .. } => {
-            (format!("{} steps (version {version})", items.len()), None)
-        }
-        EventKind::Clarify { question } => (question.clone(), Some("Reply in the chat: the agent continues this run with your answer.".into())),
-        EventKind::StrategyFallback { from, to, reason } => (format!("{} → {}", from.label(), to.label()), Some(reason.clone())),
-    }
-}
-
 /// Fills an opened request's details with the messages it sent, rebuilt from the trace: the
 /// trace records each request as what it adds to the one before, and rebuilding every row's at
 /// once would cost the whole run per row. Set as text, once (recorded requests never change).
@@ -296,8 +222,15 @@ fn EventRow(event: Event, open: Memo<Option<u32>>, trace: ReadSignal<Vec<Event>>
     let index = event.index;
     // A pending event that is no longer the open one has finished (its result follows it).
     let done = move || tone == Tone::Pending && open.get() != Some(index);
-    let (head, detail) = summary(&event.kind);
+    let (head, detail) = event.kind.describe();
     let request = matches!(event.kind, EventKind::LlmRequest { .. });
+    let detail = match event.kind {
+        // The messages are rebuilt only when the person opens them (`show_request`).
+        EventKind::LlmRequest { .. } => Some(String::new()),
+        // Drawn as a checklist by `plan_checklist`.
+        EventKind::Plan { .. } => None,
+        _ => detail,
+    };
     let kind = event.kind.name();
     let timing = if event.step > 0 {
         format!("step {} · {:.0} ms", event.step, event.ended_ms - event.started_ms)

@@ -107,12 +107,12 @@ test('Plan-ReAct: the plan is a checklist, a failed step brings a revised plan, 
   await context.close();
 });
 
-test('a clarifying question is its own bubble, and the reply continues the same run', async () => {
+test('a question to the person is its own bubble, and the answer continues the same run', async () => {
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   await script(env.server.origin, scope, [action('ask_person', 'Do you mean Python the language or the snake?')]);
   await ask(page, 'Tell me about Python');
-  await page.locator('.bubble.clarify').waitFor();
-  assert.equal(await page.locator('.bubble.clarify .text').textContent(), 'Do you mean Python the language or the snake?');
+  await page.locator('.bubble.asked-person').waitFor();
+  assert.equal(await page.locator('.bubble.asked-person .text').textContent(), 'Do you mean Python the language or the snake?');
   let tones = await traceTones(page);
   assert.deepEqual(tones.slice(-2), ['clarify:neutral', 'run_stopped:neutral']);
   assert.match(await page.getByTestId('composer').getAttribute('placeholder'), /Answer the agent's question/);
@@ -139,9 +139,9 @@ test('a question the agent asked survives a reload, and the reply still continue
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   await script(env.server.origin, scope, [action('ask_person', 'Which year?')]);
   await ask(page, 'Who won the World Cup?');
-  await page.locator('.bubble.clarify').waitFor();
+  await page.locator('.bubble.asked-person').waitFor();
   await page.reload();
-  await page.locator('.bubble.clarify').waitFor();
+  await page.locator('.bubble.asked-person').waitFor();
   await script(env.server.origin, scope, [finalAnswer('Argentina won in 2022.')]);
   await ask(page, '2022');
   await page.locator('.bubble.assistant').waitFor();
@@ -156,7 +156,7 @@ test('the strategy and agent options are chosen in Settings, used by the next ru
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   await page.getByTestId('settings-toggle').click();
   await page.getByTestId('strategy').selectOption('plan_react');
-  await page.getByTestId('ask-clarifying').uncheck();
+  await page.getByTestId('ask-person').uncheck();
   await page.getByTestId('direct-answers').uncheck();
   await page.getByTestId('settings-close').click();
   await script(env.server.origin, scope, [{ text: '/*FINAL_ANSWER*/ My tools cannot answer that.' }]);
@@ -169,7 +169,7 @@ test('the strategy and agent options are chosen in Settings, used by the next ru
   await page.reload();
   await page.getByTestId('settings-toggle').click();
   assert.equal(await page.getByTestId('strategy').inputValue(), 'plan_react');
-  assert.equal(await page.getByTestId('ask-clarifying').isChecked(), false);
+  assert.equal(await page.getByTestId('ask-person').isChecked(), false);
   assert.equal(await page.getByTestId('direct-answers').isChecked(), false);
   await context.close();
 });

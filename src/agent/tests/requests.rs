@@ -128,8 +128,8 @@ fn check_random_run(seed: u64, strategy: Strategy) {
     let mut continued = None::<Vec<Event>>;
     for round in 0..3 {
         let script = Script::new((0..12).map(|_| random_reply(&mut dice, strategy, structured)).collect());
-        let resume = continued.as_deref().map(|earlier| Resume { earlier, reply: "2020, in Oslo" });
-        let input = RunInput { question: "What is the answer?", history: &history, model: &script, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, resume };
+        let answered = continued.as_deref().map(|earlier| AnsweredQuestion { earlier, answer: "2020, in Oslo" });
+        let input = RunInput { question: "What is the answer?", history: &history, model: &script, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered };
         let trace = pollster::block_on(run_agent(input, &()));
         let case = format!("seed {seed}, {strategy:?}, round {round}");
         let received = script.requests.borrow();
@@ -139,7 +139,7 @@ fn check_random_run(seed: u64, strategy: Strategy) {
         assert_rebuilds(&shown, from, &received, &format!("{case}, shown after the earlier run"));
         let back: Trace = serde_json::from_str(&serde_json::to_string(&trace).unwrap()).unwrap();
         assert_eq!(back, trace, "{case}: JSON round trip");
-        if trace.stop_reason() != Some(&StopReason::NeedsInput) {
+        if trace.stop_reason() != Some(&StopReason::AskedPerson) {
             break;
         }
         continued = Some(shown.clone());

@@ -1,4 +1,4 @@
-//! Strategies: native tool calling, Plan-ReAct, clarifying questions, direct answers, structured
+//! Strategies: native tool calling, Plan-ReAct, questions to the person, direct answers, structured
 //! output. Same executor, same trace; only the request and the reading of replies differ.
 
 use super::*;
@@ -32,7 +32,7 @@ fn native_calls_in_one_turn_run_in_order_and_are_answered_by_id() {
     assert_eq!((tail[2].role, tail[2].tool_call_id.as_deref()), (Role::Tool, Some("call_1_1")));
     assert_eq!(trace.final_answer(), Some("Paris has 2.1 million people; 2+2 is 4."));
     match &trace.events[3].kind {
-        EventKind::Parsed { thought, .. } => assert_eq!(thought.as_deref(), Some("Let me check both.")),
+        EventKind::Decided { thought, .. } => assert_eq!(thought.as_deref(), Some("Let me check both.")),
         other => panic!("{other:?}"),
     }
 }
@@ -112,8 +112,8 @@ fn plan_react_records_the_plan_replans_after_a_failure_and_ticks_items() {
     let system = &model.requests.borrow()[0].messages[0].content;
     assert!(system.contains("/*PLANNING*/") && system.contains("/*REPLANNING*/"), "{system}");
     // The reasoning is the thought of the parsed step.
-    match trace.events.iter().find(|e| matches!(e.kind, EventKind::Parsed { .. })).map(|e| &e.kind) {
-        Some(EventKind::Parsed { thought, .. }) => assert_eq!(thought.as_deref(), Some("First the search.")),
+    match trace.events.iter().find(|e| matches!(e.kind, EventKind::Decided { .. })).map(|e| &e.kind) {
+        Some(EventKind::Decided { thought, .. }) => assert_eq!(thought.as_deref(), Some("First the search.")),
         other => panic!("{other:?}"),
     }
 }
@@ -151,13 +151,13 @@ fn plan_react_malformed_replies_are_fed_back() {
 const ASK_CITY: &str = "Thought: I need the city.\nAction:\n```json\n{\"action\": \"ask_person\", \"action_input\": \"Which city do you mean?\"}\n```";
 
 #[test]
-fn clarifying_question_ends_the_run_and_the_reply_continues_it() {
+fn a_question_to_the_person_ends_the_run_and_their_answer_continues_it() {
     let search = FakeTool::echo("search");
     let model = Script::texts(&[ASK_CITY]);
     let (first, _) = run_with(&model, &[&search], &AgentSettings::default(), &CancelToken::new(), &[]);
-    assert_eq!(stop(&first), StopReason::NeedsInput);
-    assert_eq!(first.pending_question(), Some("Which city do you mean?"));
-    assert_eq!(EventKind::Clarify { question: String::new() }.label(), "Question for you");
+    assert_eq!(stop(&first), StopReason::AskedPerson);
+    assert_eq!(first.open_question(), Some("Which city do you mean?"));
+    assert_eq!(EventKind::AskedPerson { question: String::new() }.label(), "Question for you");
     assert!(search.calls.borrow().is_empty());
 
     let model = Script::texts(&[ACT_SEARCH, "Final Answer: Oslo it is"]);
@@ -172,7 +172,7 @@ fn clarifying_question_ends_the_run_and_the_reply_continues_it() {
         settings: &settings,
         clock: &clock,
         cancel: &CancelToken::new(),
-        resume: Some(Resume { earlier: &first.events, reply: "Oslo" }),
+        answered: Some(AnsweredQuestion { earlier: &first.events, answer: "Oslo" }),
     };
     let second = pollster::block_on(run_agent(input, &()));
     assert_eq!(kinds(&second)[..2], ["run_started", "person_replied"]);
@@ -187,11 +187,11 @@ fn clarifying_question_ends_the_run_and_the_reply_continues_it() {
 }
 
 #[test]
-fn clarifying_through_a_native_call_is_answered_by_its_id() {
+fn asking_the_person_through_a_native_call_is_answered_by_its_id() {
     let model = Script::new(vec![Say::Calls("", vec![("ask_person", r#"{"question": "Which year?"}"#)])]);
     let settings = with_strategy(Strategy::ToolCalling);
     let (first, _) = run_with(&model, &[], &settings, &CancelToken::new(), &[]);
-    assert_eq!(first.pending_question(), Some("Which year?"));
+    assert_eq!(first.open_question(), Some("Which year?"));
 
     let model = Script::texts(&["In 2020."]);
     let clock = SystemClock::default();
@@ -203,7 +203,7 @@ fn clarifying_through_a_native_call_is_answered_by_its_id() {
         settings: &settings,
         clock: &clock,
         cancel: &CancelToken::new(),
-        resume: Some(Resume { earlier: &first.events, reply: "2020" }),
+        answered: Some(AnsweredQuestion { earlier: &first.events, answer: "2020" }),
     };
     let second = pollster::block_on(run_agent(input, &()));
     let messages = &model.requests.borrow()[0].messages;
@@ -214,8 +214,8 @@ fn clarifying_through_a_native_call_is_answered_by_its_id() {
 }
 
 #[test]
-fn clarifying_can_be_turned_off() {
-    let settings = AgentSettings { ask_clarifying: false, ..Default::default() };
+fn asking_the_person_can_be_turned_off() {
+    let settings = AgentSettings { ask_person: false, ..Default::default() };
     let model = Script::texts(&[ASK_CITY, "Final Answer: guessed"]);
     let (trace, _) = run_with(&model, &[], &settings, &CancelToken::new(), &[]);
     assert!(kinds(&trace).contains(&"unknown_tool".to_string()));
@@ -250,7 +250,7 @@ fn plain_prose_is_a_direct_answer_labelled_so() {
     assert!(matches!(last.kind, EventKind::FinalAnswer { source: AnswerSource::Direct, .. }));
     assert_eq!(last.kind.label(), "Direct answer");
     let notes: Vec<String> = trace.events.iter().flat_map(|e| match &e.kind {
-        EventKind::Parsed { notes, .. } => notes.clone(),
+        EventKind::Decided { notes, .. } => notes.clone(),
         _ => vec![],
     }).collect();
     assert!(notes.iter().any(|n| n.contains("read as a direct answer")), "{notes:?}");
@@ -279,7 +279,7 @@ fn structured_output_sends_a_schema_and_reads_json_steps() {
     assert_eq!(search.calls.borrow()[0], json!("Oslo"));
     // A server that ignores the schema still gets the lenient reader, with a note.
     let notes: Vec<String> = trace.events.iter().flat_map(|e| match &e.kind {
-        EventKind::Parsed { notes, .. } => notes.clone(),
+        EventKind::Decided { notes, .. } => notes.clone(),
         _ => vec![],
     }).collect();
     assert!(notes.iter().any(|n| n.contains("structured output")), "{notes:?}");
@@ -315,7 +315,7 @@ fn native_reply_with_a_react_call_in_text_is_run_with_a_note() {
     let (trace, _) = run_with(&model, &[&search], &with_strategy(Strategy::ToolCalling), &CancelToken::new(), &[]);
     assert_eq!(search.calls.borrow().len(), 1);
     let notes: Vec<String> = trace.events.iter().flat_map(|e| match &e.kind {
-        EventKind::Parsed { notes, .. } => notes.clone(),
+        EventKind::Decided { notes, .. } => notes.clone(),
         _ => vec![],
     }).collect();
     assert!(notes.iter().any(|n| n.contains("as text instead of a native call")), "{notes:?}");

@@ -4,7 +4,7 @@
 use super::*;
 use crate::agent::model::{ChatModel, ChatRequest, ChatResponse, Progress};
 use crate::agent::time::SystemClock;
-use crate::agent::{run_agent, AgentSettings, CancelToken, LocalBoxFuture, Resume, RunInput};
+use crate::agent::{run_agent, AgentSettings, CancelToken, LocalBoxFuture, AnsweredQuestion, RunInput};
 
 /// A trace as a crafted file would hold it: two replies each claiming the largest counts.
 fn crafted() -> Trace {
@@ -54,8 +54,28 @@ fn continuing_a_crafted_import_counts_on_without_overflow() {
         settings: &settings,
         clock: &clock,
         cancel: &cancel,
-        resume: Some(Resume { earlier: &earlier, reply: "the second" }),
+        answered: Some(AnsweredQuestion { earlier: &earlier, answer: "the second" }),
     };
     let trace = pollster::block_on(run_agent(input, &()));
     assert_eq!(trace.final_answer(), Some("the second one"));
+}
+
+#[test]
+fn markdown_shows_each_event_as_the_trace_view_describes_it() {
+    let event = |index: u32, kind: EventKind| Event { index, step: 1, started_ms: 0.0, ended_ms: 0.0, kind };
+    let trace = Trace {
+        events: vec![
+            event(0, EventKind::ToolCall { tool: "calculator".into(), input: serde_json::json!({"x": 1}), via: None }),
+            event(1, EventKind::ToolResult { tool: "calculator".into(), observation: "x = ``1``".into() }),
+        ],
+    };
+    let md = trace.to_markdown();
+    for e in &trace.events {
+        let (summary, detail) = e.kind.describe();
+        assert!(md.contains(&summary), "{summary} in {md}");
+        if let Some(detail) = detail {
+            assert!(md.contains(&format!("```text\n{detail}\n```")), "the detail is fenced past its own backticks: {md}");
+        }
+    }
+    assert!(md.contains(r#"calculator ← {"x":1}"#), "a JSON input is shown compact: {md}");
 }

@@ -152,11 +152,6 @@ impl McpClient {
         *self.on_list_changed.borrow_mut() = Some(callback);
     }
 
-    /// What the server said about itself, once connected.
-    pub fn server_info(&self) -> Option<ServerInfo> {
-        self.session.borrow().as_ref().map(|s| s.info.clone())
-    }
-
     /// `text` with the secret masked, for anything the server wrote that the page shows.
     pub fn scrub(&self, text: &str) -> String {
         let secret = self.auth.as_ref().map(|(_, v)| v.strip_prefix("Bearer ").unwrap_or(v).trim()).unwrap_or("");

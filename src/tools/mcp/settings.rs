@@ -113,15 +113,6 @@ impl McpServer {
     pub fn display_url(&self) -> String {
         display_url(&self.url)
     }
-
-    /// A short label for messages: the server's own name, else its address.
-    pub fn label(&self) -> String {
-        if self.name.trim().is_empty() {
-            self.display_url()
-        } else {
-            format!("\"{}\" ({})", self.name.trim(), self.display_url())
-        }
-    }
 }
 
 /// `url` without query, fragment and user info.
@@ -157,11 +148,6 @@ impl McpSettings {
                 server.secret = secrets.remove(at).secret;
             }
         }
-    }
-
-    /// Every secret set now, for masking them wherever text leaves the page's memory.
-    pub fn secrets(&self) -> impl Iterator<Item = &str> {
-        self.servers.iter().map(|s| s.secret.trim()).filter(|s| !s.is_empty())
     }
 }
 

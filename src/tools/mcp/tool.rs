@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
-use super::client::{McpClient, McpErrorKind};
+use super::client::McpClient;
 use super::result::observation;
 use super::schema::{compact_description, function_parameters, input_hint, DESCRIPTION_LIMIT};
 use super::settings::{McpServer, McpToolInfo};
@@ -74,10 +74,7 @@ impl Tool for McpTool {
     fn call<'a>(&'a self, input: &'a Value, _cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>> {
         Box::pin(async move {
             let arguments = arguments(&self.schema, input).map_err(|why| ToolError::new(format!("{why} Its input: {}", self.hint)))?;
-            let result = self.client.call_tool(&self.remote, arguments).await.map_err(|e| ToolError {
-                message: e.message,
-                transient: matches!(e.kind, McpErrorKind::Lost | McpErrorKind::Unreachable),
-            })?;
+            let result = self.client.call_tool(&self.remote, arguments).await.map_err(|e| ToolError::new(e.message))?;
             observation(&result).map(|text| self.client.scrub(&text)).map_err(|text| {
                 ToolError::new(format!("The MCP server {} reported an error: {}", self.origin, self.client.scrub(&text)))
             })

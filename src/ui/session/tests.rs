@@ -13,8 +13,8 @@ fn turns_pair_questions_with_answers_and_skip_problems() {
 }
 
 #[test]
-fn a_clarified_question_is_one_turn_of_memory() {
-    let m = [msg(Who::User, "Weather?"), msg(Who::Clarify, "Which city?"), msg(Who::User, "Oslo"), msg(Who::Assistant, "Rain.")];
+fn a_question_and_the_answer_to_the_agents_question_are_one_turn_of_memory() {
+    let m = [msg(Who::User, "Weather?"), msg(Who::AskedPerson, "Which city?"), msg(Who::User, "Oslo"), msg(Who::Assistant, "Rain.")];
     assert_eq!(
         turns(&m),
         vec![Turn { question: "Weather?\n(Asked \"Which city?\", the person replied: Oslo)".into(), answer: "Rain.".into() }]
