@@ -59,17 +59,9 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn text(&self) -> &str {
+    fn text_mut(&mut self) -> &mut String {
         match self {
             Outcome::Answer(text) | Outcome::Asks(text) | Outcome::Ended(text) => text,
-        }
-    }
-
-    fn masked(self, secrets: &Secrets) -> Outcome {
-        match self {
-            Outcome::Answer(text) => Outcome::Answer(mask(&text, secrets)),
-            Outcome::Asks(text) => Outcome::Asks(mask(&text, secrets)),
-            Outcome::Ended(text) => Outcome::Ended(mask(&text, secrets)),
         }
     }
 }
@@ -90,6 +82,9 @@ pub fn outcome(events: &[Event]) -> Outcome {
         (None, None) => Outcome::Ended("The run ended without an answer.".into()),
     }
 }
+
+/// What to do with the outcome; called while `running` is still set.
+type OnEnd = Box<dyn FnOnce(Outcome)>;
 
 /// A run that has been set up (signals reset, token made) and is about to be driven.
 pub(super) struct Job {
@@ -123,7 +118,8 @@ impl RunControl {
     /// changes is saved together with the end of the run.
     pub fn start(self, start: Start, on_end: impl FnOnce(Outcome) + 'static) {
         let job = self.begin(start);
-        page::launch(self, job, on_end);
+        // Boxed: one compiled copy of the run for every caller.
+        page::launch(self, job, Box::new(on_end));
     }
 
     /// Trips the run's token: the loop stops, and the request in flight is dropped (aborting
@@ -172,10 +168,13 @@ impl RunControl {
             resume,
         };
         let trace = run_agent(input, &observer).await;
-        outcome(&trace.events).masked(&secrets)
+        let mut end = outcome(&trace.events);
+        let text = end.text_mut();
+        *text = mask(text, &secrets);
+        end
     }
 
-    fn end(self, outcome: Outcome, on_end: impl FnOnce(Outcome)) {
+    fn end(self, outcome: Outcome, on_end: OnEnd) {
         on_end(outcome);
         self.running.set(false);
         self.cancel.set_value(None);
@@ -223,7 +222,7 @@ impl RunObserver for Observer<'_> {
 mod page {
     use std::rc::Rc;
 
-    use super::{Env, Job, Outcome, RunControl};
+    use super::{Env, Job, OnEnd, RunControl};
     use crate::agent::Tool;
     use crate::browser::BrowserClock;
     use crate::llm::Provider;
@@ -237,7 +236,7 @@ mod page {
         Provider::new(settings.provider.clone(), settings.connection.clone(), Rc::new(BrowserClock)).masking(secrets)
     }
 
-    pub fn launch(control: RunControl, job: Job, on_end: impl FnOnce(Outcome) + 'static) {
+    pub fn launch(control: RunControl, job: Job, on_end: OnEnd) {
         leptos::task::spawn_local(async move {
             let settings = &job.start.settings;
             let model = provider(settings, &job.secrets);
@@ -253,9 +252,9 @@ mod page {
 /// Native builds (tests) have no fetch: a run started there ends at once, saying so.
 #[cfg(not(target_arch = "wasm32"))]
 mod page {
-    use super::{Job, Outcome, RunControl};
+    use super::{Job, OnEnd, Outcome, RunControl};
 
-    pub fn launch(control: RunControl, _job: Job, on_end: impl FnOnce(Outcome) + 'static) {
+    pub fn launch(control: RunControl, _job: Job, on_end: OnEnd) {
         control.end(Outcome::Ended("Running the agent needs a browser.".into()), on_end);
     }
 }

@@ -2,6 +2,7 @@
 //! renumbered after a run it continues), the outcome read from the trace, and Stop.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use super::*;
 use crate::agent::time::SystemClock;
@@ -54,15 +55,19 @@ fn run(control: RunControl, start: Start, model: &Script) -> Outcome {
     assert!(control.running.get_untracked());
     let clock = SystemClock::default();
     let outcome = pollster::block_on(control.drive(job, Env { model, tools: &[], clock: &clock }));
-    let mut ended = None;
-    control.end(outcome, |o| {
-        // The outcome is delivered while the run still counts as running, so the chat saves
-        // the answer together with the end of the run.
-        assert!(control.running.get_untracked());
-        ended = Some(o);
-    });
+    let ended = Rc::new(RefCell::new(None));
+    let seen = ended.clone();
+    control.end(
+        outcome,
+        Box::new(move |o| {
+            // The outcome is delivered while the run still counts as running, so the chat saves
+            // the answer together with the end of the run.
+            assert!(control.running.get_untracked());
+            *seen.borrow_mut() = Some(o);
+        }),
+    );
     assert!(!control.running.get_untracked());
-    ended.expect("on_end is called")
+    ended.take().expect("on_end is called")
 }
 
 fn indexes(control: RunControl) -> Vec<u32> {
@@ -75,7 +80,7 @@ fn an_answer_is_the_outcome_and_every_event_is_shown_masked() {
     let model = Script::new(vec![Ok("Final Answer: the key is sk-test-0123456789abcdef0123")]);
     let outcome = run(control, question(&format!("Is {KEY} my key?")), &model);
     assert_eq!(outcome, Outcome::Answer(masked("the key is sk-test-0123456789abcdef0123")));
-    assert!(!outcome.text().contains(KEY));
+    assert!(!format!("{outcome:?}").contains(KEY));
     // The model saw the question as typed; nothing in the page holds the key.
     assert!(model.requests.borrow()[0].messages.iter().any(|m| m.content.contains(KEY)));
     let shown = control.trace.with_untracked(|events| serde_json::to_string(events).unwrap());
@@ -120,7 +125,7 @@ fn a_failed_model_call_explains_itself_masked() {
     let error = LlmError::new(LlmErrorKind::Auth, format!("The provider rejected the key {KEY}: check it in Settings."));
     let outcome = run(control, question("q"), &Script::new(vec![Err(error)]));
     assert_eq!(outcome, Outcome::Ended(masked(&format!("The provider rejected the key {KEY}: check it in Settings."))));
-    assert!(!outcome.text().contains(KEY));
+    assert!(!format!("{outcome:?}").contains(KEY));
 }
 
 #[test]
@@ -133,7 +138,7 @@ fn stop_ends_the_run_as_cancelled() {
     let outcome = pollster::block_on(control.drive(job, Env { model: &model, tools: &[], clock: &clock }));
     assert_eq!(outcome, Outcome::Ended(StopReason::Cancelled.describe()));
     assert!(model.requests.borrow().is_empty(), "nothing is sent after Stop");
-    control.end(outcome, |_| {});
+    control.end(outcome, Box::new(|_| {}));
     // The token is gone with the run: Stop after the end changes nothing.
     control.stop();
     assert!(!control.running.get_untracked());
