@@ -57,7 +57,7 @@ pub fn App() -> impl IntoView {
     let run = session::Session::new(settings.read_only(), messages, chat_run);
 
     let on_send = Callback::new(move |question: String| run.ask(question));
-    let on_stop = Callback::new(move |_: ()| run.stop());
+    let on_stop = Callback::new(move |_: ()| chat_run.stop());
     let on_import = Callback::new(move |imported: crate::storage::ExportedRun| {
         if !running.get_untracked() {
             chats.open_imported(imported)

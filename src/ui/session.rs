@@ -90,11 +90,9 @@ impl Session {
         // this message answers it, and the run goes on.
         let waiting = self.messages.with_untracked(|m| m.last().is_some_and(|m| m.who == Who::Clarify))
             && self.run.trace.with_untracked(|events| crate::agent::trace::pending_question(events).is_some());
-        let history = self.messages.with_untracked(|m| {
-            // While a question is open, the question it clarifies is not memory yet.
-            let end = if waiting { m.iter().rposition(|m| m.who == Who::User).unwrap_or(m.len()) } else { m.len() };
-            turns(&m[..end])
-        });
+        // A question becomes memory only with its answer, so one the agent is still asking
+        // about is not part of it.
+        let history = self.messages.with_untracked(|m| turns(m));
         let settings = self.settings.get_untracked();
         let secrets = crate::secrets::collect(&settings);
         // A key pasted into the question is sent to the model, but never shown or stored.
@@ -106,10 +104,6 @@ impl Session {
         let ask = if waiting { Ask::Reply(text) } else { Ask::Question(text) };
         let messages = self.messages;
         self.run.start(Start { settings, ask, history }, move |outcome| messages.update(|m| m.push(outcome.into())));
-    }
-
-    pub fn stop(self) {
-        self.run.stop();
     }
 }
 
