@@ -54,9 +54,9 @@ pub fn App() -> impl IntoView {
     let theme = RwSignal::new(load_theme());
     Effect::new(move |_| theme.with(|t| apply_theme(t)));
     let chats = chats::Chats::restore(messages, trace, running);
-    let run = session::Session::new(settings.read_only(), messages, chat_run);
+    let session = session::Session::new(settings.read_only(), messages, chat_run);
 
-    let on_send = Callback::new(move |question: String| run.ask(question));
+    let on_send = Callback::new(move |question: String| session.ask(question));
     let on_stop = Callback::new(move |_: ()| chat_run.stop());
     let on_import = Callback::new(move |imported: crate::storage::ExportedRun| {
         if !running.get_untracked() {
