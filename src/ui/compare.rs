@@ -5,9 +5,10 @@
 use leptos::prelude::*;
 
 use crate::agent::trace::{self, Totals};
-use crate::agent::{CancelToken, Event, Strategy};
+use crate::agent::{Event, Strategy};
 use crate::storage::Settings;
 
+use super::run::{Ask, RunControl, Start};
 use super::trace_view::TracePane;
 
 #[derive(Clone, Copy)]
@@ -18,10 +19,7 @@ struct Side {
     model: RwSignal<String>,
     /// ReAct's structured output mode, so "with and without" can be compared.
     structured: RwSignal<bool>,
-    trace: RwSignal<Vec<Event>>,
-    streaming: RwSignal<String>,
-    running: RwSignal<bool>,
-    cancel: StoredValue<Option<CancelToken>, LocalStorage>,
+    run: RunControl,
 }
 
 impl Side {
@@ -31,10 +29,7 @@ impl Side {
             strategy: RwSignal::new(strategy),
             model: RwSignal::new(String::new()),
             structured: RwSignal::new(structured),
-            trace: RwSignal::new(Vec::new()),
-            streaming: RwSignal::new(String::new()),
-            running: RwSignal::new(false),
-            cancel: StoredValue::new_local(None),
+            run: RunControl::new(),
         }
     }
 
@@ -51,35 +46,8 @@ impl Side {
     }
 
     fn start(self, base: &Settings, question: String) {
-        let settings = self.settings(base);
-        let token = CancelToken::new();
-        self.cancel.set_value(Some(token.clone()));
-        self.trace.set(Vec::new());
-        self.streaming.set(String::new());
-        self.running.set(true);
-        self.spawn(settings, question, token);
-    }
-
-    #[cfg(target_arch = "wasm32")]
-    fn spawn(self, settings: Settings, question: String, token: CancelToken) {
-        leptos::task::spawn_local(async move {
-            let secrets = crate::secrets::collect(&settings);
-            let observer = super::session::UiObserver { trace: self.trace, streaming: self.streaming, offset: 0, secrets };
-            super::session::run_with(&settings, &question, &[], None, &observer, &token).await;
-            self.running.set(false);
-            self.cancel.set_value(None);
-        });
-    }
-
-    #[cfg(not(target_arch = "wasm32"))]
-    fn spawn(self, _settings: Settings, _question: String, _token: CancelToken) {
-        self.running.set(false);
-    }
-
-    fn stop(self) {
-        if let Some(token) = self.cancel.get_value() {
-            token.cancel();
-        }
+        // The summary row reads the outcome from the trace itself.
+        self.run.start(Start { settings: self.settings(base), ask: Ask::Question(question), history: Vec::new() }, |_| {});
     }
 }
 
@@ -99,10 +67,10 @@ pub fn ComparePane(settings: ReadSignal<Settings>) -> impl IntoView {
     let question = RwSignal::new(String::new());
     let structured = settings.with_untracked(|s| s.agent.structured_output);
     let sides = [Side::new("A", Strategy::React, structured), Side::new("B", Strategy::ToolCalling, structured)];
-    let running = move || sides.iter().any(|s| s.running.get());
+    let running = move || sides.iter().any(|s| s.run.running.get());
     let run = move || {
         let q = question.get_untracked();
-        if q.trim().is_empty() || sides.iter().any(|s| s.running.get_untracked()) {
+        if q.trim().is_empty() || sides.iter().any(|s| s.run.running.get_untracked()) {
             return;
         }
         let base = settings.get_untracked();
@@ -131,7 +99,7 @@ pub fn ComparePane(settings: ReadSignal<Settings>) -> impl IntoView {
                     <button type="submit" class="primary" data-testid="compare-run"
                         disabled=move || question.with(|q| q.trim().is_empty()) || missing().is_some()>"Run both"</button>
                 }>
-                    <button type="button" class="danger" data-testid="compare-stop" on:click=move |_| sides.iter().for_each(|s| s.stop())>"■ Stop both"</button>
+                    <button type="button" class="danger" data-testid="compare-stop" on:click=move |_| sides.iter().for_each(|s| s.run.stop())>"■ Stop both"</button>
                 </Show>
             </form>
             <table class="compare-summary" data-testid="compare-summary">
@@ -145,7 +113,7 @@ pub fn ComparePane(settings: ReadSignal<Settings>) -> impl IntoView {
             <div class="compare-traces">
                 {sides.into_iter().map(|side| view! {
                     <div class="compare-trace" data-testid=format!("compare-trace-{}", side.name.to_lowercase())>
-                        <TracePane trace=side.trace.read_only() streaming=side.streaming.read_only() running=side.running.read_only()>
+                        <TracePane trace=side.run.trace.read_only() streaming=side.run.streaming.read_only() running=side.run.running.read_only()>
                             <span class="side-name">{move || format!("{}: {}", side.name, side.strategy.get().label())}</span>
                         </TracePane>
                     </div>
@@ -189,7 +157,7 @@ fn SideChoice(side: Side) -> impl IntoView {
 
 #[component]
 fn SummaryRow(side: Side) -> impl IntoView {
-    let row = Memo::new(move |_| side.trace.with(|events| summary_row(events)));
+    let row = Memo::new(move |_| side.run.trace.with(|events| summary_row(events)));
     view! {
         <tr data-testid="compare-row">
             <th scope="row">{side.name}</th>

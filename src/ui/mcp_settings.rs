@@ -3,7 +3,7 @@
 //! server that announced list changes is connected, its event stream is listened to, and its
 //! tool list is read again whenever it says the list changed.
 //!
-//! The page's clients live in one `McpHub` (`hub()`), shared with the runs in `session.rs`,
+//! The page's clients live in one `McpHub` (`hub()`), shared with the runs in `run.rs`,
 //! so Connect, runs and the listener use one session per server.
 
 use std::cell::Cell;

@@ -1,5 +1,5 @@
 //! The Leptos app: one component per file, wired by `App`. Components only connect events to
-//! plain functions; the agent run itself lives in `session`.
+//! plain functions; a run of the agent lives in `run` (the chat's side of it in `session`).
 //!
 //! Signals are owned by `App` and handed down narrowly (a read signal, a write signal or a
 //! callback), so a component re-renders only for what it shows.
@@ -13,6 +13,7 @@ mod markdown_view;
 mod notices;
 mod page;
 mod mcp_settings;
+mod run;
 mod session;
 mod settings_panel;
 mod tool_settings;
@@ -21,7 +22,6 @@ mod trace_view;
 
 use leptos::prelude::*;
 
-use crate::agent::Event;
 use crate::storage::{load_settings, load_theme, save_settings, save_theme};
 
 pub use chat::{ChatMessage, Who};
@@ -47,9 +47,9 @@ pub fn App() -> impl IntoView {
     });
 
     let messages = RwSignal::new(Vec::<ChatMessage>::new());
-    let trace = RwSignal::new(Vec::<Event>::new());
-    let streaming = RwSignal::new(String::new());
-    let running = RwSignal::new(false);
+    // The one copy of the chat's run: the trace pane, the saved chat and exports all read it.
+    let chat_run = run::RunControl::new();
+    let (trace, streaming, running) = (chat_run.trace, chat_run.streaming, chat_run.running);
     let show_settings = RwSignal::new(false);
     let show_compare = RwSignal::new(false);
     let compare_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_compare.get());
@@ -66,10 +66,10 @@ pub fn App() -> impl IntoView {
         })
     });
     let chats = chats::Chats::restore(messages, trace, running);
-    let run = session::Session::new(settings.read_only(), messages, trace, streaming, running);
+    let session = session::Session::new(settings.read_only(), messages, chat_run);
 
-    let on_send = Callback::new(move |question: String| run.ask(question));
-    let on_stop = Callback::new(move |_: ()| run.stop());
+    let on_send = Callback::new(move |question: String| session.ask(question));
+    let on_stop = Callback::new(move |_: ()| chat_run.stop());
     let on_import = Callback::new(move |imported: crate::storage::ExportedRun| {
         if !running.get_untracked() {
             chats.open_imported(imported)

@@ -168,9 +168,8 @@ fn ConnectionTest(settings: ReadSignal<Settings>) -> impl IntoView {
 fn run_connection_test(settings: Settings, status: RwSignal<Option<(bool, String)>>, testing: RwSignal<bool>) {
     use crate::agent::{ChatModel, ChatRequest, Message};
     leptos::task::spawn_local(async move {
-        let clock = crate::browser::BrowserClock;
         let secrets = crate::secrets::collect(&settings);
-        let provider = crate::llm::Provider::new(settings.provider.clone(), settings.connection.clone(), std::rc::Rc::new(crate::net::browser::BrowserFetch), std::rc::Rc::new(clock)).masking(&secrets);
+        let provider = super::run::provider(&settings, &secrets);
         let request = ChatRequest::new(vec![Message::user("Reply with the single word OK.")], 0.0, Some(16));
         let started = js_sys::Date::now();
         let outcome = provider.complete(&request, &|_| {}).await;

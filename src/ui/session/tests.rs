@@ -22,6 +22,14 @@ fn a_question_and_the_answer_to_the_agents_question_are_one_turn_of_memory() {
 }
 
 #[test]
+fn a_question_the_agent_still_asks_about_is_not_memory_yet() {
+    let open = [msg(Who::User, "q1"), msg(Who::Assistant, "a1"), msg(Who::User, "Weather?"), msg(Who::AskedPerson, "Which city?")];
+    assert_eq!(turns(&open), vec![Turn { question: "q1".into(), answer: "a1".into() }]);
+    let twice = [msg(Who::User, "Weather?"), msg(Who::AskedPerson, "Which city?"), msg(Who::User, "Oslo"), msg(Who::AskedPerson, "Which day?")];
+    assert_eq!(turns(&twice), vec![]);
+}
+
+#[test]
 fn missing_key_is_reported_only_for_hosted_providers() {
     let mut s = Settings::default();
     assert!(missing_setting(&s).unwrap().contains("API key"));
