@@ -193,7 +193,7 @@ impl ChatStream {
     /// without an id gets `call_{index}`, so tool results can still be matched to it.
     pub fn tool_calls(&self) -> Vec<(String, String, String)> {
         let mut calls: Vec<&ToolCallParts> = self.calls.iter().collect();
-        calls.sort_by_key(|c| c.index);
+        crate::sort::sort_by_key(&mut calls, |c| c.index);
         calls
             .into_iter()
             .map(|c| {

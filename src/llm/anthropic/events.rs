@@ -156,7 +156,7 @@ impl AnthropicStream {
     /// `(id, name, input JSON text)` per `tool_use` block, in block order.
     pub fn tool_calls(&self) -> Vec<(String, String, String)> {
         let mut tools: Vec<&ToolUse> = self.tools.iter().collect();
-        tools.sort_by_key(|t| t.index);
+        crate::sort::sort_by_key(&mut tools, |t| t.index);
         tools
             .into_iter()
             .map(|t| {
