@@ -9,6 +9,7 @@ pub mod llm;
 pub mod markdown;
 pub mod net;
 pub mod secrets;
+pub mod sort;
 pub mod tools;
 pub mod storage;
 pub mod ui;

@@ -66,7 +66,7 @@ impl Secrets {
             }
             all.push(value.to_string());
         }
-        all.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        crate::sort::sort_by(&mut all, |a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         all.dedup();
         Secrets { values: all }
     }

@@ -50,7 +50,7 @@ impl StreamedCalls {
     /// tool results can still be matched to it.
     pub fn to_calls(&self) -> Vec<ToolCall> {
         let mut calls: Vec<&PartialCall> = self.0.iter().collect();
-        calls.sort_by_key(|c| c.index);
+        crate::sort::sort_by_key(&mut calls, |c| c.index);
         calls
             .into_iter()
             .map(|c| {

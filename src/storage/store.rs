@@ -51,7 +51,7 @@ pub async fn list(backend: &dyn Backend) -> Result<Vec<ChatSummary>, StorageErro
             },
         })
         .collect();
-    list.sort_by(|a, b| b.updated_unix_ms.total_cmp(&a.updated_unix_ms));
+    crate::sort::sort_by(&mut list, |a, b| b.updated_unix_ms.total_cmp(&a.updated_unix_ms));
     Ok(list)
 }
 

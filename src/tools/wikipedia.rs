@@ -414,7 +414,7 @@ fn order_pages(
     }
     // Unmapped pages: keep missing ones last, otherwise stable by title so
     // the output does not depend on JSON object key order.
-    pages.sort_by(|a, b| {
+    crate::sort::sort_by(&mut pages, |a, b| {
         a.missing
             .cmp(&b.missing)
             .then_with(|| a.title.cmp(&b.title))

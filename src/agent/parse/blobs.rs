@@ -65,7 +65,7 @@ pub(super) fn find_blobs(text: &str) -> Vec<Blob> {
     let scanned = scan(text.as_bytes(), 0, text.len());
     let mut blobs = Vec::new();
     collect_blobs(text, &scanned, None, true, &mut blobs);
-    blobs.sort_by_key(|x| x.start);
+    crate::sort::sort_by_key(&mut blobs, |x| x.start);
     blobs
 }
 

@@ -136,7 +136,7 @@ pub(super) fn blob_constructs(text: &str, blobs: &[Blob], tools: &[&str], cons: 
 
 /// Picks the reading that starts first and turns it into a [`Parsed`].
 pub(super) fn choose(text: &str, mut cons: Vec<Construct>, labels: &[Label], tools: &[&str], extra_notes: Vec<String>) -> Result<Parsed, ParseError> {
-    cons.sort_by_key(|c| c.pos);
+    crate::sort::sort_by_key(&mut cons, |c| c.pos);
     let mut kept: Vec<Construct> = Vec::with_capacity(cons.len());
     let mut covered = 0;
     for c in cons {
