@@ -31,17 +31,36 @@ function bigRun() {
 const server = await startServer();
 const browser = await launch();
 try {
+  // Interactive: the composer is in the DOM and the task that put it there has ended, so a key
+  // press would be handled (a message posted then runs as the next task). Noted by the page
+  // itself: asking from here after Playwright's own wait adds its polling and a round trip.
+  const noteComposer = () => {
+    new MutationObserver((_, observer) => {
+      if (document.querySelector('[data-testid="composer"]')) {
+        observer.disconnect();
+        const channel = new MessageChannel();
+        channel.port1.onmessage = () => { window.__composerAt = performance.now(); };
+        channel.port2.postMessage(0);
+      }
+    }).observe(document, { childList: true, subtree: true });
+  };
   const samples = [];
+  const polled = [];
   for (let i = 0; i < LOADS; i++) {
     const page = await browser.newPage();
+    await page.addInitScript(noteComposer);
     await page.goto(`${server.origin}/thoughtline/`);
     await page.getByTestId('composer').waitFor();
-    const ms = await page.evaluate(() => performance.now());
-    samples.push(ms);
+    await page.waitForFunction(() => window.__composerAt !== undefined);
+    const [at, now] = await page.evaluate(() => [window.__composerAt, performance.now()]);
+    samples.push(at);
+    polled.push(now);
     await page.close();
   }
   samples.sort((a, b) => a - b);
-  console.log(`page interactive (composer in the DOM), ${LOADS} loads: median ${samples[LOADS / 2].toFixed(0)} ms, best ${samples[0].toFixed(0)} ms`);
+  polled.sort((a, b) => a - b);
+  console.log(`page interactive (composer in the DOM, its task ended), ${LOADS} loads: median ${samples[LOADS / 2].toFixed(0)} ms, best ${samples[0].toFixed(0)} ms`
+    + ` (as Playwright's wait sees it: median ${polled[LOADS / 2].toFixed(0)} ms)`);
 
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(`${server.origin}/thoughtline/`);
