@@ -56,6 +56,9 @@ thread_local! {
 /// outlive the Settings panel (a listener may report while it is closed).
 pub fn install(settings: RwSignal<Settings>) {
     PAGE.with(|p| p.set(Some(Page { settings, status: RwSignal::new(Vec::new()) })));
+    // A server removed, or given another address or secret, loses its client and listener.
+    #[cfg(target_arch = "wasm32")]
+    Effect::new(move |_| settings.with(|s| hub().keep_only(&s.tools.mcp.servers)));
 }
 
 fn page() -> Option<Page> {
@@ -316,14 +319,19 @@ mod io {
         }
         leptos::task::spawn_local(async move {
             // Streams that end or fail quickly, again and again, are given up on.
+            // A server removed or changed in Settings is let go at once (dropping the stream
+            // aborts its request), not when its stream next ends.
             let mut failures = 0;
-            while hub().is_current(&client) && failures < 5 {
+            while !client.is_retired() && failures < 5 {
                 let started = BrowserClock.now_ms();
-                if client.listen().await == ListenEnd::Unsupported {
-                    break;
+                match race(client.listen(), client.retired()).await {
+                    Either::Left(ListenEnd::Unsupported) | Either::Right(()) => break,
+                    Either::Left(_) => {}
                 }
                 failures = if BrowserClock.now_ms() - started > 60_000.0 { 0 } else { failures + 1 };
-                BrowserClock.sleep(2000.0 * failures as f64).await;
+                if let Either::Right(()) = race(BrowserClock.sleep(2000.0 * failures as f64), client.retired()).await {
+                    break;
+                }
             }
             client.release_listener();
         });

@@ -91,6 +91,13 @@ test('Connect lists the server tools page by page, each can be switched off, and
   const later = state.headers.filter((h) => h.session);
   assert.ok(later.length >= 3, JSON.stringify(state.headers));
   assert.ok(later.every((h) => h.version === '2025-11-25'), 'every request after initialize names the protocol version');
+  // Removing the server lets go of its event stream at once, not when the stream next ends.
+  assert.ok((await pressConnect(page)).ok);
+  for (let i = 0; i < 100 && (await mcp.state()).openStreams === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await mcp.state()).openStreams, 1, 'the page listens again once connected');
+  await page.getByTestId('mcp-remove-0').click();
+  for (let i = 0; i < 60 && (await mcp.state()).openStreams > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await mcp.state()).openStreams, 0, 'no stream stays open to a removed server');
   assert.deepEqual(errors, []);
   await context.close();
 });

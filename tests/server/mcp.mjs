@@ -11,7 +11,8 @@
 //
 // Tools: get-sum {a, b}, echo {message}, weather {city} (always fails with isError),
 // slow {seconds} (waits, then answers). Test-only endpoints (never part of MCP):
-//   GET  /__state     {"calls": [{name, arguments, aborted}], "sessions": N, "headers": [...]}
+//   GET  /__state     {"calls": [{name, arguments, aborted}], "sessions": N, "headers": [...],
+//                     "openStreams": N (GET event streams still open)}
 //   POST /__add_tool  adds the tool "late-tool" and tells every session the list changed
 //   POST /__expire    forgets every session (the next request gets 404)
 import http from 'node:http';
@@ -39,7 +40,7 @@ const tools = [
   { name: 'slow', description: 'Waits the given number of seconds, then answers.', inputSchema: { type: 'object', properties: { seconds: { type: 'number' } }, required: ['seconds'] } },
 ];
 
-const state = { calls: [], headers: [] };
+const state = { calls: [], headers: [], openStreams: 0 };
 const sessions = new Map(); // session id -> { transport, server }
 
 function newServer() {
@@ -125,6 +126,10 @@ const http_server = http.createServer(async (req, res) => {
     return rpcError(res, 401, -32001, 'Unauthorized: a valid bearer token is required', { 'WWW-Authenticate': 'Bearer realm="mcp"' });
   }
   state.headers.push({ method: req.method, session: req.headers['mcp-session-id'] ?? null, version: req.headers['mcp-protocol-version'] ?? null });
+  if (req.method === 'GET') {
+    state.openStreams++;
+    res.on('close', () => state.openStreams--);
+  }
   const raw = req.method === 'POST' ? await readBody(req) : '';
   let body;
   try { body = raw ? JSON.parse(raw) : undefined; } catch { body = undefined; }

@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 use super::jsonrpc::{self, Incoming, RpcError};
 use super::schema::DESCRIPTION_LIMIT;
 use super::settings::{McpServer, McpToolInfo};
+use crate::agent::CancelToken;
 use crate::net::sse::SseDecoder;
 use crate::net::{Fetch, FetchFailed, HttpRequest, Redirects, Streaming};
 
@@ -121,6 +122,9 @@ pub struct McpClient {
     on_list_changed: RefCell<Option<Rc<dyn Fn()>>>,
     /// Someone is listening on the server's event stream (one stream per session).
     listening: Cell<bool>,
+    /// Tripped when the page stops using this client (its server was removed or changed):
+    /// a listener waiting on the server's event stream lets go at once.
+    retired: CancelToken,
 }
 
 impl McpClient {
@@ -134,7 +138,22 @@ impl McpClient {
             next_id: Cell::new(1),
             on_list_changed: RefCell::new(None),
             listening: Cell::new(false),
+            retired: CancelToken::new(),
         }
+    }
+
+    /// The page no longer uses this client: its listener, if any, lets go of the server.
+    pub fn retire(&self) {
+        self.retired.cancel();
+    }
+
+    pub fn is_retired(&self) -> bool {
+        self.retired.is_cancelled()
+    }
+
+    /// Resolves once `retire` is called.
+    pub fn retired(&self) -> impl std::future::Future<Output = ()> + '_ {
+        self.retired.cancelled()
     }
 
     /// Whether this client talks to `server` as it is configured now (address and secret).

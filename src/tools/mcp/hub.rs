@@ -30,10 +30,9 @@ impl McpHub {
         let url = server.url.trim().to_string();
         let notify = self.on_list_changed.clone();
         client.set_on_list_changed(Rc::new(move || notify(&url)));
-        let mut clients = self.clients.borrow_mut();
         // An older client for the same address (another secret) is no longer wanted.
-        clients.retain(|c| !c.same_address(server));
-        clients.push(client.clone());
+        self.retire_where(|c| c.same_address(server));
+        self.clients.borrow_mut().push(client.clone());
         client
     }
 
@@ -42,8 +41,19 @@ impl McpHub {
         self.clients.borrow().iter().any(|c| Rc::ptr_eq(c, client))
     }
 
-    /// Drops the clients of servers that are no longer configured.
+    /// Drops (and retires) the clients of servers that are no longer configured as they are
+    /// now: a removed server, or one whose address or secret changed, is not listened to again.
     pub fn keep_only(&self, servers: &[McpServer]) {
-        self.clients.borrow_mut().retain(|c| servers.iter().any(|s| c.serves(s)));
+        self.retire_where(|c| !servers.iter().any(|s| c.serves(s)));
+    }
+
+    fn retire_where(&self, unwanted: impl Fn(&McpClient) -> bool) {
+        self.clients.borrow_mut().retain(|c| {
+            let keep = !unwanted(c);
+            if !keep {
+                c.retire();
+            }
+            keep
+        });
     }
 }

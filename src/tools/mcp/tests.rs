@@ -602,8 +602,13 @@ fn the_hub_shares_a_client_until_its_address_or_secret_changes() {
     let second = hub.client(&a);
     assert!(!Rc::ptr_eq(&first, &second));
     assert!(!hub.is_current(&first) && hub.is_current(&second));
+    // The replaced client is retired, so a listener on it lets go of the server.
+    assert!(first.is_retired() && !second.is_retired());
+    run(first.retired());
+    hub.keep_only(std::slice::from_ref(&a));
+    assert!(hub.is_current(&second) && !second.is_retired(), "a server still configured keeps its client");
     hub.keep_only(&[]);
-    assert!(!hub.is_current(&second));
+    assert!(!hub.is_current(&second) && second.is_retired());
 }
 
 struct NoModel;
