@@ -1,7 +1,8 @@
 //! Thoughtline: a ReAct chat agent that runs entirely in the browser.
 //!
 //! Start with `agent` (the core: prompt, parser, loop, trace; no browser code), then `llm`
-//! (model providers over fetch), `storage` (localStorage) and `ui` (the Leptos app).
+//! (model providers over the `net::Fetch` seam), `tools`, `storage` (IndexedDB and
+//! localStorage) and `ui` (the Leptos app).
 //! ARCHITECTURE.md has the map and the flow of one question.
 
 pub mod agent;
@@ -16,6 +17,10 @@ pub mod ui;
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
+
+/// The house rules a lint would check, read from the sources.
+#[cfg(test)]
+mod lints;
 
 /// Helpers shared by the unit tests.
 #[cfg(test)]

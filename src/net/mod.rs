@@ -74,5 +74,3 @@ pub trait Fetch {
     }
 }
 
-#[cfg(test)]
-mod tests;

@@ -1,7 +1,10 @@
-//! The seam holds: only `browser.rs` calls the browser's network APIs, and the agent, the
-//! model client, the tools and MCP name no browser API and no `cfg(target_arch)`, so all their
-//! HTTP goes through `Fetch` and all of it runs in native tests. Read from the source text, as
-//! a lint would.
+//! The house rules a lint would check, read from the source text (`cargo test` runs them):
+//! - the HTTP seam holds: only `net/browser.rs` calls the browser's network APIs, and the
+//!   agent, the model client, the tools and MCP name no browser API and no `cfg(target_arch)`,
+//!   so all their HTTP goes through `Fetch` and all of it runs in native tests;
+//! - `storage/` imports no UI module;
+//! - stored types go to and from JSON only as text (no `serde_json::Value` round trip, no
+//!   pretty printing), which would compile a second copy of their (de)serializers.
 
 use std::path::{Path, PathBuf};
 
@@ -30,7 +33,7 @@ fn sources(dir: &str) -> Vec<(String, String)> {
             let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {name}: {e}"));
             (name, text)
         })
-        .filter(|(name, _)| name != "net/tests.rs")
+        .filter(|(name, _)| name != "lints.rs")
         .collect()
 }
 
@@ -54,6 +57,29 @@ fn the_agent_the_model_client_and_the_tools_know_no_browser() {
                 let allowed = name == "agent/time.rs" && word == "target_arch";
                 assert!(allowed || !text.contains(word), "{name} names {word}");
             }
+        }
+    }
+}
+
+#[test]
+fn storage_imports_no_ui() {
+    for (name, text) in sources("storage") {
+        for word in ["crate::ui", "leptos::"] {
+            assert!(!text.contains(word), "{name} names {word}: the UI converts its types to the stored ones, not the other way round");
+        }
+    }
+}
+
+#[test]
+fn stored_types_meet_json_only_as_text() {
+    const SECOND_COPY: [&str; 4] = ["to_string_pretty", "to_writer_pretty", "serde_json::to_value", "serde_json::from_value"];
+    for (name, text) in sources("") {
+        // Tests may compare through `Value`; the bundle never holds them.
+        if name.ends_with("tests.rs") || name.contains("/tests/") {
+            continue;
+        }
+        for word in SECOND_COPY {
+            assert!(!text.contains(word), "{name} uses {word}: read and write stored types with from_str / to_string");
         }
     }
 }
