@@ -40,6 +40,12 @@ impl Settings {
     pub fn structured_output(&self) -> bool {
         self.agent.structured_output && self.provider.preset.supports_json_schema()
     }
+
+    /// Whether a run with these settings (their strategy, their provider) asks for structured
+    /// output: what the Settings note and Compare's summary say.
+    pub fn uses_structured_output(&self) -> bool {
+        self.structured_output() && self.agent.structured_output_for(self.agent.strategy)
+    }
 }
 
 impl Default for Settings {

@@ -386,6 +386,13 @@ fn structured_output_is_asked_for_only_where_the_api_takes_a_schema() {
     assert!(!s.structured_output(), "Anthropic's Messages API has no response_format");
     assert!(s.agent.structured_output_for(crate::agent::Strategy::React));
     assert!(!s.agent.structured_output_for(crate::agent::Strategy::PlanReact));
+    // What a run with these settings does, as the Settings note and Compare say it.
+    assert!(!s.uses_structured_output(), "not with Anthropic");
+    s.provider.preset = crate::llm::Preset::OpenAi;
+    s.agent.strategy = crate::agent::Strategy::React;
+    assert!(s.uses_structured_output());
+    s.agent.strategy = crate::agent::Strategy::ToolCalling;
+    assert!(!s.uses_structured_output(), "ReAct only");
 }
 
 /// A conversation that asked the person a question, as the release before the renames wrote

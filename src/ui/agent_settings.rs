@@ -28,7 +28,7 @@ pub fn AgentSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 </select>
             </label>
             {check_field(settings, "Structured output: ask the server for JSON that matches the action schema (ReAct; OpenAI, llama.cpp, Ollama, vLLM)", "structured-output".into(), |s| s.agent.structured_output, |s, v| s.agent.structured_output = v)}
-            <Show when=move || settings.with(|s| s.agent.structured_output && !(s.structured_output() && s.agent.structured_output_for(s.agent.strategy)))>
+            <Show when=move || settings.with(|s| s.agent.structured_output && !s.uses_structured_output())>
                 <p class="hint" data-testid="structured-note">"Structured output applies to the ReAct strategy on OpenAI-compatible servers; it is not used with this strategy or provider."</p>
             </Show>
             {check_field(settings, "Let the agent ask you a question instead of guessing", "ask-person".into(), |s| s.agent.ask_person, |s, v| s.agent.ask_person = v)}

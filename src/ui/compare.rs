@@ -107,7 +107,7 @@ pub fn ComparePane(settings: ReadSignal<Settings>) -> impl IntoView {
                     <tr><th scope="col">"Run"</th><th scope="col">"Strategy"</th><th scope="col">"Steps"</th><th scope="col">"Model calls"</th><th scope="col">"Tool calls"</th><th scope="col">"Tokens"</th><th scope="col">"Wall time"</th><th scope="col">"Answer"</th></tr>
                 </thead>
                 <tbody>
-                    {sides.into_iter().map(|side| view! { <SummaryRow side/> }).collect_view()}
+                    {sides.into_iter().map(|side| view! { <SummaryRow side settings/> }).collect_view()}
                 </tbody>
             </table>
             <div class="compare-traces">
@@ -156,14 +156,16 @@ fn SideChoice(side: Side) -> impl IntoView {
 }
 
 #[component]
-fn SummaryRow(side: Side) -> impl IntoView {
+fn SummaryRow(side: Side, settings: ReadSignal<Settings>) -> impl IntoView {
     let row = Memo::new(move |_| side.run.trace.with(|events| summary_row(events)));
     view! {
         <tr data-testid="compare-row">
             <th scope="row">{side.name}</th>
             <td>{move || {
                 let strategy = side.strategy.get();
-                if strategy == Strategy::React && side.structured.get() { format!("{} + structured output", strategy.label()) } else { strategy.label().to_string() }
+                side.structured.track();
+                // Said only when the run asks for it: on, ReAct, and a provider that takes a schema.
+                if settings.with(|base| side.settings(base).uses_structured_output()) { format!("{} + structured output", strategy.label()) } else { strategy.label().to_string() }
             }}</td>
             <td data-testid="compare-steps">{move || row.get().0.steps}</td>
             <td data-testid="compare-llm-calls">{move || row.get().0.llm_calls}</td>
