@@ -346,11 +346,11 @@ mod trace_json {
     fn a_growing_trace_is_saved_as_the_whole_chat_would_be() {
         let mut events = Vec::new();
         let mut cache = TraceJson::default();
-        cache.update(&events);
+        cache.update("c1", &events);
         body_reads_as(&cache, &events);
         for i in 0..5 {
             events.push(event(i, &format!("observation {i} with \"quotes\" and é")));
-            cache.update(&events);
+            cache.update("c1", &events);
             body_reads_as(&cache, &events);
         }
         let head = chat(Vec::new());
@@ -363,16 +363,24 @@ mod trace_json {
     fn another_trace_is_serialised_from_its_start() {
         let mut cache = TraceJson::default();
         let first: Vec<Event> = (0..3).map(|i| event(i, "first run")).collect();
-        cache.update(&first);
+        cache.update("c1", &first);
         // A new run of the same chat: shorter, then longer than the last, never a continuation.
         let second: Vec<Event> = (0..2).map(|i| event(i, "second run")).collect();
-        cache.update(&second);
+        cache.update("c1", &second);
         body_reads_as(&cache, &second);
         let third: Vec<Event> = (0..6).map(|i| event(i, "third run")).collect();
-        cache.update(&third);
+        cache.update("c1", &third);
         body_reads_as(&cache, &third);
-        cache.update(&[]);
+        cache.update("c1", &[]);
         body_reads_as(&cache, &[]);
+        // Another chat whose trace ends with the same event at the same place (an import
+        // opened twice) but differs before it: its text is its own from the start.
+        let mut copy = third.clone();
+        cache.update("c1", &third);
+        copy[0].kind = EventKind::ToolResult { tool: "wikipedia".into(), observation: "another chat".into() };
+        copy.push(event(6, "another chat"));
+        cache.update("c2", &copy);
+        body_reads_as(&cache, &copy);
     }
 }
 

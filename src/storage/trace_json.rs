@@ -11,10 +11,12 @@ use crate::agent::Event;
 /// `[` and the events so far, comma separated (the `]` is added when a body is written).
 #[derive(Debug, Default)]
 pub struct TraceJson {
+    /// The chat whose trace this is.
+    chat: String,
     json: String,
     count: usize,
-    /// The last event serialised. A trace that no longer holds it at the same place (another
-    /// chat was opened, a new run started) is serialised again from its start.
+    /// The last event serialised. A trace that no longer holds it at the same place (a new run
+    /// started) is serialised again from its start, as is another chat's.
     last: Option<Event>,
 }
 
@@ -29,20 +31,22 @@ struct ChatHead<'a> {
 }
 
 impl TraceJson {
-    /// Catches up with `events`: only those after the ones already serialised are read.
-    pub fn update(&mut self, events: &[Event]) {
-        let continues = match self.count.checked_sub(1) {
-            None => true,
-            Some(i) => events.get(i).is_some_and(|e| Some(e) == self.last.as_ref()),
-        };
+    /// Catches up with `events`, the trace of chat `chat`: only those after the ones already
+    /// serialised are read.
+    pub fn update(&mut self, chat: &str, events: &[Event]) {
+        let continues = self.chat == chat
+            && match self.count.checked_sub(1) {
+                None => true,
+                Some(i) => events.get(i).is_some_and(|e| Some(e) == self.last.as_ref()),
+            };
         if !continues {
-            *self = TraceJson::default();
+            *self = TraceJson { chat: chat.to_string(), ..TraceJson::default() };
         }
         for event in &events[self.count..] {
             // Cannot fail for these types (every map key is a string); should it, the event
             // would be missing from the save, so the whole trace is written the usual way.
             let Ok(json) = serde_json::to_string(event) else {
-                *self = TraceJson::default();
+                *self = TraceJson { chat: chat.to_string(), ..TraceJson::default() };
                 self.json = serde_json::to_string(events).unwrap_or_else(|_| "[]".into());
                 self.json.pop();
                 self.count = events.len();

@@ -249,7 +249,7 @@ impl Chats {
         // The trace is not copied: the events added since the last save are serialised onto
         // the text kept from it.
         let chat = StoredChat { id: id.clone(), title, messages, running: self.running.get_untracked(), ..Default::default() };
-        self.trace.with_untracked(|events| self.trace_json.update_value(|json| json.update(events)));
+        self.trace.with_untracked(|events| self.trace_json.update_value(|json| json.update(&id, events)));
         let body = self.trace_json.with_value(|json| json.chat_body(&chat));
         match store::save_text(backend.as_ref(), &chat, body, now_ms()).await {
             Ok(summary) => {
