@@ -320,7 +320,9 @@ impl Chats {
             self.list.update(|l| l.insert(0, ChatSummary { id: self.current.get_untracked(), title, updated_unix_ms: now_ms(), ..Default::default() }));
             self.messages.set(super::session::imported_messages(&run));
             self.trace.set(run.trace.events);
-            self.persist();
+            // Saved in a task of its own, not in the one that just read the file: a long run
+            // costs tens of milliseconds to read and as many to write.
+            self.persist_soon();
         });
     }
 

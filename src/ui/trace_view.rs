@@ -46,6 +46,26 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
             }
         }
     });
+    // How many of the events have rows. Events arriving a few at a time (a live run) get theirs
+    // at once; a whole trace at once (an import, a reopened long chat) is drawn a screenful
+    // per frame, so a thousand rows never freeze the page in one task.
+    let drawn = RwSignal::new(0usize);
+    let catching_up = StoredValue::new(false);
+    Effect::new(move |_| {
+        let len = trace.with(Vec::len);
+        let now = drawn.get();
+        if len <= now || len - now <= ROWS_PER_FRAME {
+            if len != now {
+                drawn.set(len);
+            }
+        } else if !catching_up.get_value() {
+            catching_up.set_value(true);
+            request_animation_frame(move || {
+                catching_up.set_value(false);
+                drawn.update(|d| *d += ROWS_PER_FRAME);
+            });
+        }
+    });
     // The one step still in progress, if any: blue means "happening now", so a model call or
     // tool call whose answer has arrived is drawn as done. Scans back from the end only.
     let open = Memo::new(move |_| {
@@ -89,7 +109,7 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
             <ol class="events" data-testid="trace" aria-live="polite">
                 // Keyed by the events' identities only: an update copies no event, and each row
                 // reads its event once, when it is first drawn (events never change afterwards).
-                <For each=move || trace.with(|events| events.iter().map(row_key).collect::<Vec<_>>()) key=|k| *k let:key>
+                <For each=move || trace.with(|events| events.iter().take(drawn.get()).map(row_key).collect::<Vec<_>>()) key=|k| *k let:key>
                     {event_for(trace, key).map(|event| view! { <EventRow event open trace/> })}
                 </For>
             </ol>
@@ -139,6 +159,10 @@ fn LiveText(streaming: ReadSignal<String>) -> impl IntoView {
 
 /// A row's identity. Index alone is not unique across conversations and imports; timing makes it so.
 type RowKey = (u32, u64, u64);
+
+/// Rows drawn per frame while a whole trace arrives at once: more than a screenful, and about
+/// 10 ms of work.
+const ROWS_PER_FRAME: usize = 60;
 
 fn row_key(e: &Event) -> RowKey {
     (e.index, e.started_ms.to_bits(), e.ended_ms.to_bits())
