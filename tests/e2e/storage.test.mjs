@@ -229,6 +229,41 @@ test('an imported run opens as a new chat and never overwrites the open one', as
   await context.close();
 });
 
+/** An exported run of `steps` calculator steps, as an older release wrote it (export version 1). */
+function longRun(steps) {
+  const events = [];
+  let t = 0;
+  const push = (step, kind) => events.push({ index: events.length, step, started_ms: t, ended_ms: (t += 3), kind });
+  push(0, { run_started: { question: 'A long imported run', tools: ['calculator'], history_turns: 0, started_unix_ms: 0 } });
+  for (let s = 1; s <= steps; s++) {
+    push(s, { llm_request: { purpose: 'step', request: { messages: [{ role: 'user', content: `step ${s}` }], stop: ['Observation:'], temperature: 0 } } });
+    push(s, { llm_response: { text: `Thought: step ${s}.`, usage: null, latency_ms: 3, incomplete: false } });
+    push(s, { parsed: { thought: `step ${s}.`, decision: { action: { tool: 'calculator', input: `${s}+1` } } } });
+    push(s, { tool_call: { tool: 'calculator', input: `${s}+1` } });
+    push(s, { tool_result: { tool: 'calculator', observation: `${s}+1 = ${s + 1}` } });
+  }
+  push(steps, { final_answer: { answer: 'the long answer', source: 'model' } });
+  push(steps, { run_stopped: { reason: 'answered', message: 'Finished with an answer.' } });
+  return { format: 'thoughtline.run', version: 1, exported_unix_ms: 0, question: 'A long imported run', answer: 'the long answer', settings: {}, trace: { events } };
+}
+
+test('a long imported run is drawn in full (a screenful per frame) and saved', async () => {
+  const { page, context } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  const run = longRun(150);
+  const rows = page.getByTestId('event');
+  await page.getByTestId('import').setInputFiles({ name: 'long.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(run)) });
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="event"]').length === n, run.trace.events.length);
+  assert.equal(await rows.last().getAttribute('data-kind'), 'run_stopped');
+  assert.equal(await rows.nth(751).getAttribute('data-kind'), 'final_answer');
+  // Saved: after a reload the chat opens with every row.
+  await page.waitForTimeout(600);
+  await page.reload();
+  await page.locator('.chat-title', { hasText: 'A long imported run' }).click();
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="event"]').length === n, run.trace.events.length);
+  assert.equal(await page.locator('.bubble.assistant .text').textContent(), 'the long answer');
+  await context.close();
+});
+
 test('two tabs: each sees the other\'s new and deleted chats, and a live run is not marked interrupted', async () => {
   const { page: a, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   const b = await context.newPage();
