@@ -8,6 +8,11 @@ pub fn read(key: &str) -> Option<String> {
     imp::read(key)
 }
 
+/// Whether the page may use `localStorage` at all (private modes and blocked site data refuse).
+pub fn available() -> Result<(), StorageError> {
+    imp::available()
+}
+
 /// Writes `value`; a full or disabled storage is an error the caller must show.
 pub fn write(key: &str, value: &str) -> Result<(), StorageError> {
     imp::write(key, value)
@@ -48,6 +53,10 @@ mod imp {
         storage().ok()?.get_item(key).ok().flatten()
     }
 
+    pub fn available() -> Result<(), StorageError> {
+        storage().map(drop)
+    }
+
     pub fn write(key: &str, value: &str) -> Result<(), StorageError> {
         storage()?.set_item(key, value).map_err(dom_error)
     }
@@ -84,6 +93,10 @@ mod imp {
 
     pub fn read(key: &str) -> Option<String> {
         MAP.with(|m| m.borrow().get(key).cloned())
+    }
+
+    pub fn available() -> Result<(), StorageError> {
+        Ok(())
     }
 
     pub fn write(key: &str, value: &str) -> Result<(), StorageError> {

@@ -124,12 +124,16 @@ pub struct LoadedSettings {
     pub dropped: Vec<String>,
     /// Written by a newer release: use them, never write over them.
     pub newer: bool,
+    /// The browser refuses the page its storage: the defaults are used and nothing is kept.
+    pub unavailable: Option<StorageError>,
 }
 
 impl LoadedSettings {
     /// A sentence for the settings notice, or `None` when everything was read.
     pub fn notice(&self) -> Option<String> {
-        if self.newer {
+        if let Some(e) = &self.unavailable {
+            Some(format!("Settings cannot be read or kept in this browser, so the defaults are used and what you change applies on this page until it is closed. {e}"))
+        } else if self.newer {
             Some(format!(
                 "These settings were saved by a newer version of Thoughtline. They are used here, but changes are not saved, so the newer page keeps its own. ({})",
                 StorageError::new(StorageErrorKind::Newer, "").advice()
@@ -164,7 +168,7 @@ pub fn read_settings(json: &str) -> LoadedSettings {
         agent: stored.agent,
         tools,
     };
-    LoadedSettings { settings, dropped, newer }
+    LoadedSettings { settings, dropped, newer, unavailable: None }
 }
 
 pub fn settings_from_json(json: &str) -> Settings {
@@ -173,9 +177,12 @@ pub fn settings_from_json(json: &str) -> Settings {
 
 /// Loads the saved settings, or the defaults when there are none.
 pub fn load_settings() -> LoadedSettings {
+    if let Err(e) = local::available() {
+        return LoadedSettings { settings: Settings::default(), dropped: Vec::new(), newer: false, unavailable: Some(e) };
+    }
     match local::read(SETTINGS_KEY) {
         Some(json) => read_settings(&json),
-        None => LoadedSettings { settings: Settings::default(), dropped: Vec::new(), newer: false },
+        None => LoadedSettings { settings: Settings::default(), dropped: Vec::new(), newer: false, unavailable: None },
     }
 }
 

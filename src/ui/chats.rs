@@ -140,6 +140,11 @@ impl Chats {
         self.backend.get_value()
     }
 
+    /// Whether saving can succeed at all here: there is a database, and this release may write it.
+    pub fn can_save(self) -> bool {
+        self.backend().is_some_and(|b| !b.read_only())
+    }
+
     async fn refresh_list(self) {
         let Some(backend) = self.backend() else { return };
         match store::list(backend.as_ref()).await {

@@ -11,7 +11,10 @@ pub fn Notices(chats: Chats, settings_notice: ReadSignal<Option<String>>) -> imp
         <Show when=move || chats.problem.with(Option::is_some)>
             <div class="notice error" role="alert" data-testid="storage-problem">
                 <span>{move || chats.problem.get().unwrap_or_default()}</span>
-                <button class="ghost small" data-testid="retry-save" on:click=move |_| chats.persist()>"Try saving again"</button>
+                // Only where a save can succeed: not when the browser refuses the page a database.
+                {move || chats.problem.with(|_| chats.can_save()).then(|| view! {
+                    <button class="ghost small" data-testid="retry-save" on:click=move |_| chats.persist()>"Try saving again"</button>
+                })}
             </div>
         </Show>
         <Show when=move || settings_notice.with(Option::is_some)>

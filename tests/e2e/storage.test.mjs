@@ -229,6 +229,55 @@ test('an imported run opens as a new chat and never overwrites the open one', as
   await context.close();
 });
 
+test('a browser that refuses the database (private mode, blocked site data): the banner says so and chats still run', async () => {
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await context.addInitScript(() => {
+    Object.defineProperty(window, 'indexedDB', {
+      configurable: true,
+      get() { throw new DOMException('The user denied permission to access the database.', 'SecurityError'); },
+    });
+  });
+  await page.reload();
+  await page.getByTestId('composer').waitFor();
+  const banner = page.getByTestId('storage-problem');
+  await banner.waitFor();
+  assert.match(await banner.textContent(), /Chats are not saved in this browser: .*does not let the page store data.*Export/);
+  assert.equal(await page.getByTestId('retry-save').count(), 0, 'no retry where no save can succeed');
+  await script(env.server.origin, scope, [{ text: 'Final Answer: still answered' }, { text: 'Final Answer: second chat' }]);
+  await ask(page, 'Does it still work?');
+  await page.locator('.bubble.assistant .text', { hasText: 'still answered' }).waitFor();
+  // Nothing can ever be saved here, so switching chats is not held up.
+  await page.getByTestId('new-chat').click();
+  await page.getByTestId('message').first().waitFor({ state: 'detached' });
+  await ask(page, 'And again?');
+  await page.locator('.bubble.assistant .text', { hasText: 'second chat' }).waitFor();
+  assert.equal(await banner.isVisible(), true, 'the banner stays while nothing is saved');
+  await context.close();
+});
+
+test('a browser that refuses all site data: the page says settings and chats are not kept, and never breaks', async () => {
+  const { page, context, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await context.addInitScript(() => {
+    for (const name of ['localStorage', 'indexedDB']) {
+      Object.defineProperty(window, name, { configurable: true, get() { throw new DOMException('Access is denied for this document.', 'SecurityError'); } });
+    }
+  });
+  await page.reload();
+  await page.getByTestId('composer').waitFor();
+  const notice = page.getByTestId('settings-notice');
+  await notice.waitFor();
+  assert.match(await notice.textContent(), /Settings cannot be read or kept in this browser, so the defaults are used/);
+  await page.getByTestId('storage-problem').waitFor();
+  await page.getByTestId('theme-toggle').click();
+  await page.waitForFunction(() => /colour theme is not saved/.test(document.querySelector('[data-testid="settings-notice"]')?.textContent ?? ''));
+  // Without a provider key the question is answered with what to set, not with a broken page.
+  await ask(page, 'Anything?');
+  await page.locator('.bubble.problem').waitFor();
+  assert.equal(await page.getByTestId('fatal-banner').count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 /** An exported run of `steps` calculator steps, as an older release wrote it (export version 1). */
 function longRun(steps) {
   const events = [];
