@@ -43,15 +43,9 @@ impl TraceJson {
             *self = TraceJson { chat: chat.to_string(), ..TraceJson::default() };
         }
         for event in &events[self.count..] {
-            // Cannot fail for these types (every map key is a string); should it, the event
-            // would be missing from the save, so the whole trace is written the usual way.
-            let Ok(json) = serde_json::to_string(event) else {
-                *self = TraceJson { chat: chat.to_string(), ..TraceJson::default() };
-                self.json = serde_json::to_string(events).unwrap_or_else(|_| "[]".into());
-                self.json.pop();
-                self.count = events.len();
-                break;
-            };
+            // Cannot fail for these types (every map key is a string). Should it, the event is
+            // written as `null`, which reading drops alone and names in the chat's note.
+            let json = serde_json::to_string(event).unwrap_or_else(|_| "null".into());
             self.json.push(if self.count == 0 { '[' } else { ',' });
             self.json.push_str(&json);
             self.count += 1;
