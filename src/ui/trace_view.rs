@@ -48,17 +48,25 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
     });
     // How many of the events have rows. Events arriving a few at a time (a live run) get theirs
     // at once; a whole trace at once (an import, a reopened long chat) is drawn a screenful
-    // per frame, so a thousand rows never freeze the page in one task.
+    // per frame, so a thousand rows never freeze the page in one task. Only the last
+    // `MAX_ROWS` events get rows at all (a note says how many are left out).
     let drawn = RwSignal::new(0usize);
     let catching_up = StoredValue::new(false);
+    // The trace whose rows are drawn, by its first event: another one (a new run, another chat,
+    // an import) is drawn from its start, not all at once up to the count of the last one.
+    let drawn_of = StoredValue::new(None::<RowKey>);
     Effect::new(move |_| {
-        let len = trace.with(Vec::len);
-        let now = drawn.get();
-        if len <= now || len - now <= ROWS_PER_FRAME {
-            if len != now {
-                drawn.set(len);
-            }
-        } else if !catching_up.get_value() {
+        let (len, first) = trace.with(|events| (events.len().min(MAX_ROWS), events.first().map(row_key)));
+        let mut now = drawn.get();
+        if first != drawn_of.get_value() {
+            drawn_of.set_value(first);
+            now = 0;
+        }
+        let target = if len <= now || len - now <= ROWS_PER_FRAME { len } else { now };
+        if target != drawn.get_untracked() {
+            drawn.set(target);
+        }
+        if target < len && !catching_up.get_value() {
             catching_up.set_value(true);
             request_animation_frame(move || {
                 catching_up.set_value(false);
@@ -106,10 +114,21 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
             <Show when=move || trace.with(Vec::is_empty) && !running.get()>
                 <p class="placeholder">"Each step of the agent appears here: the model's thoughts, tool calls and observations."</p>
             </Show>
+            <Show when=move || trace.with(|events| events.len() > MAX_ROWS)>
+                <p class="placeholder" data-testid="trace-cut">
+                    {move || format!(
+                        "The first {} events are not shown: this pane draws the last {MAX_ROWS}. ⬇ Export JSON has every event.",
+                        trace.with(|events| events.len().saturating_sub(MAX_ROWS))
+                    )}
+                </p>
+            </Show>
             <ol class="events" data-testid="trace" aria-live="polite">
                 // Keyed by the events' identities only: an update copies no event, and each row
                 // reads its event once, when it is first drawn (events never change afterwards).
-                <For each=move || trace.with(|events| events.iter().take(drawn.get()).map(row_key).collect::<Vec<_>>()) key=|k| *k let:key>
+                <For each=move || trace.with(|events| {
+                    let window = &events[events.len().saturating_sub(MAX_ROWS)..];
+                    window.iter().take(drawn.get()).map(row_key).collect::<Vec<_>>()
+                }) key=|k| *k let:key>
                     {event_for(trace, key).map(|event| view! { <EventRow event open trace/> })}
                 </For>
             </ol>
@@ -163,6 +182,10 @@ type RowKey = (u32, u64, u64);
 /// Rows drawn per frame while a whole trace arrives at once: more than a screenful, and about
 /// 10 ms of work.
 const ROWS_PER_FRAME: usize = 60;
+
+/// The most rows the pane holds: a 600-step run. An imported file may hold a hundred thousand
+/// events, which as rows would slow every frame of the page; the newest are the ones shown.
+const MAX_ROWS: usize = 3000;
 
 fn row_key(e: &Event) -> RowKey {
     (e.index, e.started_ms.to_bits(), e.ended_ms.to_bits())

@@ -313,6 +313,20 @@ test('a long imported run is drawn in full (a screenful per frame) and saved', a
   await context.close();
 });
 
+test('a trace longer than the pane holds shows its last 3,000 events and says how many are left out', async () => {
+  const { page, context } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  const run = longRun(700); // 3,503 events
+  await page.getByTestId('import').setInputFiles({ name: 'longer.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(run)) });
+  await page.getByTestId('trace-cut').waitFor();
+  assert.match(await page.getByTestId('trace-cut').textContent(), /The first 503 events are not shown: this pane draws the last 3000\. ⬇ Export JSON has every event\./);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="event"]').length === 3000);
+  assert.equal(await page.getByTestId('event').last().getAttribute('data-kind'), 'run_stopped');
+  // Export still carries every event.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
+  assert.equal(JSON.parse(fs.readFileSync(await download.path(), 'utf8')).trace.events.length, run.trace.events.length);
+  await context.close();
+});
+
 test('two tabs: each sees the other\'s new and deleted chats, and a live run is not marked interrupted', async () => {
   const { page: a, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   const b = await context.newPage();
