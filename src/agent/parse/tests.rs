@@ -5,6 +5,8 @@
 
 use serde_json::{json, Value};
 
+use crate::test_support::Rng;
+
 use super::*;
 
 pub(super) const TOOLS: &[&str] = &["Wikipedia", "Calculator", "web_search", "python_repl"];
@@ -425,20 +427,6 @@ fn plain_prose_is_a_direct_answer() {
 
 // ---- robustness ----
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 const TOKENS: &[&str] = &[
     "```", "```json", "json", "{", "}", "\"", "'", "Action:", "Action Input:", "Final Answer:",
     "Observation:", "Thought:", ",", ":", "\\", "[", "]", "\n", "\r\n", " ", "\t", "\"action\"",
@@ -507,7 +495,7 @@ fn random_input(rng: &mut Rng) -> String {
 }
 
 fn fuzz(iterations: usize, seed: u64) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     for _ in 0..iterations {
         let s = random_input(&mut rng);
         let (kept, cut) = cut_at_observation(&s);
@@ -556,7 +544,7 @@ fn round_trip() {
         "Observation: ", "Action: ", ",", ":", "//", "\u{0}",
     ];
     const THOUGHT_PIECES: &[&str] = &["I", " think", " it's", " done.", " {", "}", " 🙂", ",", " (x)"];
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     for _ in 0..20_000 {
         let mut s = String::new();
         for _ in 0..rng.below(12) {

@@ -6,6 +6,7 @@ use std::cell::Cell;
 
 use super::*;
 use crate::agent::trace::{request_at, RequestRecord};
+use crate::test_support::Rng;
 
 /// Time that moves on every reading and timers that never fire: no thread per tool call (the
 /// system clock's sleep), and nothing in these runs waits for a limit.
@@ -24,21 +25,6 @@ impl Clock for Ticking {
     }
 }
 
-/// A small deterministic generator (xorshift), so every failing case can be replayed by seed.
-struct Dice(u64);
-
-impl Dice {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-    fn pick<T: Clone>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())].clone()
-    }
-}
-
 fn act(tool: &str, input: &str) -> String {
     format!("Thought: step.\nAction:\n```json\n{{\"action\": \"{tool}\", \"action_input\": \"{input}\"}}\n```")
 }
@@ -46,7 +32,7 @@ fn act(tool: &str, input: &str) -> String {
 /// One reply of a random script in the format of `strategy`: actions on every kind of tool
 /// (one that asks the model itself, one that fails, one that does not exist, the question to
 /// the person), format errors, invented observations, and answers.
-fn random_reply(dice: &mut Dice, strategy: Strategy, structured: bool) -> Say {
+fn random_reply(dice: &mut Rng, strategy: Strategy, structured: bool) -> Say {
     let tool = dice.pick(&["search", "search", "calculator", "broken", "google", "ask_person"]);
     let input = dice.pick(&["Oslo", "naïve café ☕", "  padded  ", "x"]);
     match (strategy, dice.below(10)) {
@@ -109,7 +95,7 @@ fn assert_rebuilds(events: &[Event], from: usize, received: &[ChatRequest], case
 /// Runs one random script (and, when it ends with a question to the person, its continuation)
 /// and checks every request, from the run's own trace, from the shown list, and after JSON.
 fn check_random_run(seed: u64, strategy: Strategy) {
-    let mut dice = Dice(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut dice = Rng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let structured = strategy == Strategy::React && dice.below(2) == 0;
     let settings = AgentSettings {
         strategy,

@@ -1,7 +1,7 @@
 //! Tests of the SSE decoder: framing rules, and the same events whatever the chunk boundaries.
 
 use super::*;
-use crate::test_support::fixture;
+use crate::test_support::{fixture, Rng};
 
 
 const SSE_FIXTURES: &[&str] = &[
@@ -22,19 +22,8 @@ fn whole(bytes: &[u8]) -> Vec<SseEvent> {
     events
 }
 
-/// A tiny xorshift so the chunking is random-looking but the same on every run.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 fn chunked(bytes: &[u8], seed: u64) -> Vec<SseEvent> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut d = SseDecoder::new();
     let mut events = Vec::new();
     let mut rest = bytes;
@@ -163,7 +152,7 @@ fn invalid_utf8_and_odd_bytes_do_not_panic() {
     let mut d = SseDecoder::new();
     let events = d.push(b"data: \xFF\xFE\x00\n\n\r\r\n\n:\n:\ndata\ndata:\n\n");
     assert_eq!(events[0].data, "\u{FFFD}\u{FFFD}\0");
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     let mut d = SseDecoder::new();
     for _ in 0..2000 {
         let alphabet = b"d:a\r\n \xC3\xA9ta";

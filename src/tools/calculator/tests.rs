@@ -2,6 +2,7 @@
 //! not panic.
 
 use super::*;
+use crate::test_support::Rng;
 
 fn ok(input: &str) -> f64 {
     evaluate(input).unwrap_or_else(|e| panic!("{:?} failed: {}", input, e.message))
@@ -288,20 +289,6 @@ fn extraction() {
     assert!(translation_request("What is 2 plus 2?").ends_with("Question: What is 2 plus 2?"));
 }
 
-/// xorshift64*: deterministic, dependency-free randomness for the fuzz test.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
-}
-
 /// Grammar-directed generator: mostly well-formed expressions, so the
 /// evaluation paths (not just the error paths) get exercised.
 fn gen_expr(rng: &mut Rng, depth: u32, out: &mut String) {
@@ -438,7 +425,7 @@ fn randomized_inputs_never_panic() {
         "1/0",
         "10^400",
     ];
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
     let mut ok_count = 0u32;
     for round in 0..200_000u32 {
         let mut s = String::new();
@@ -477,7 +464,7 @@ fn randomized_inputs_never_panic() {
 
 #[test]
 fn random_bytes_never_panic() {
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     for _ in 0..20_000 {
         let len = (rng.next() % 40) as usize;
         let s: String = (0..len)
