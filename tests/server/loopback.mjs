@@ -44,6 +44,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { allowPage } from './cors.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -74,12 +75,7 @@ const types = {
 };
 
 function cors(req, res, allowed) {
-  if (!allowed) return;
-  res.setHeader('Access-Control-Allow-Origin', req.headers.origin || '*');
-  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-  res.setHeader('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] || '*');
-  res.setHeader('Access-Control-Expose-Headers', 'Retry-After');
-  res.setHeader('Vary', 'Origin');
+  if (allowed) allowPage(req, res, { methods: 'GET, POST, OPTIONS', expose: 'Retry-After' });
 }
 
 function readBody(req) {

@@ -17,6 +17,7 @@
 //   POST /__expire    forgets every session (the next request gets 404)
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { allowPage } from './cors.mjs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -74,12 +75,7 @@ function newServer() {
 }
 
 function setCors(req, res) {
-  if (!cors) return;
-  res.setHeader('Access-Control-Allow-Origin', req.headers.origin || '*');
-  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
-  res.setHeader('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] || '*');
-  res.setHeader('Access-Control-Expose-Headers', 'Mcp-Session-Id, MCP-Protocol-Version');
-  res.setHeader('Vary', 'Origin');
+  if (cors) allowPage(req, res, { methods: 'GET, POST, DELETE, OPTIONS', expose: 'Mcp-Session-Id, MCP-Protocol-Version' });
 }
 
 function rpcError(res, status, code, message, extra = {}) {
