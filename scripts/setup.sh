@@ -62,6 +62,50 @@ export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=/usr/lib/llvm-19/bin/wasm-ld
 ENV
 }
 
+# The standard library's sources, so the release build can compile std for size (build_release).
+# Sets SIZE_STD=1 when they are there and their crates are fetched; without them the release
+# build still works, with the prebuilt std (a larger bundle, said in one line).
+setup_std_sources() {
+  SIZE_STD=0
+  local sysroot lib
+  # The compiler the wasm32 build uses (Debian's on that route, set by WASM_ENV).
+  sysroot="$(source "$WASM_ENV"; rustc --print sysroot 2>/dev/null)" || return 0
+  lib="$sysroot/lib/rustlib/src/rust/library"
+  if [ ! -f "$lib/Cargo.lock" ] && [ ! -s "$WASM_ENV" ]; then
+    timeout 120 rustup component add rust-src >/dev/null 2>&1 || true
+  fi
+  if [ ! -f "$lib/Cargo.lock" ]; then
+    say "std sources: not available; the release build uses the prebuilt std (larger bundle)"
+    return 0
+  fi
+  # Trunk runs cargo offline, so std's own dependencies must be in the local cache too.
+  if (cd "$lib" && RUSTC_BOOTSTRAP=1 cargo fetch -q 2>/dev/null); then
+    SIZE_STD=1
+    say "std sources: ready (the release build compiles std for size)"
+  else
+    say "std sources: their crates could not be fetched; the release build uses the prebuilt std"
+  fi
+}
+
+# The shipped page: Trunk's release build into dist/ (extra arguments go to trunk build).
+# With SIZE_STD=1 the standard library is compiled with the app, for size (README, "Bundle size"):
+# std's small-code variants (`optimize_for_size`), no source locations kept for panics, and a
+# panic traps at once instead of formatting a message (the page shows its fatal banner from
+# www/boot.js). These flags are unstable, hence RUSTC_BOOTSTRAP; they apply to this build only,
+# never to the tests, and are appended to .cargo/config.toml's wasm32 flags, not replacing them.
+build_release() {
+  (
+    source "$WASM_ENV"
+    if [ "${SIZE_STD:-0}" = 1 ]; then
+      export RUSTC_BOOTSTRAP=1
+      export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
+      export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
+      export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zlocation-detail=none -Zunstable-options -Cpanic=immediate-abort"
+    fi
+    trunk build --release --public-url ./ "$@"
+  )
+}
+
 setup_wasm_bindgen() {
   if command -v wasm-bindgen >/dev/null && [ "$(wasm-bindgen --version | awk '{print $2}')" = "$WASM_BINDGEN_VERSION" ] \
      && command -v wasm-bindgen-test-runner >/dev/null; then
@@ -139,6 +183,7 @@ setup_all() {
   setup_wasm_bindgen
   setup_trunk
   setup_cargo_deps
+  setup_std_sources
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

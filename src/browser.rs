@@ -47,6 +47,8 @@ impl Drop for ClearTimer {
 
 /// Logs panics to the console with their message and shows a banner, so the page never dies
 /// silently: a panic in WASM stops the app, and the person should know to reload.
+/// Debug builds and the browser tests only: the shipped build (`scripts/build`) compiles a panic
+/// to an immediate trap, which never reaches this hook; `www/boot.js` shows the same banner then.
 pub fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);

@@ -161,3 +161,41 @@ test('on a phone-sized screen the trace sits below the chat', async () => {
   await shot(page, 'phone');
   await context.close();
 });
+
+// The release build traps on a panic (README, "Bundle size"), so www/boot.js shows the banner.
+// A trap reaches the page as a WebAssembly.RuntimeError thrown from a listener or timer, or
+// rejected from a promise; both are raised here as the engine raises them.
+test('a trap in the app shows the fatal banner as text; other script errors do not', async () => {
+  const { page, context } = await openApp(env.browser, env.server.origin);
+  await page.evaluate(() => setTimeout(() => { throw new Error('an extension failed'); }));
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)));
+  assert.equal(await page.getByTestId('fatal-banner').count(), 0, 'an ordinary error is not the app stopping');
+
+  await page.evaluate(() => setTimeout(() => { throw new WebAssembly.RuntimeError('unreachable <img src=x>'); }));
+  const banner = page.getByTestId('fatal-banner');
+  await banner.waitFor();
+  assert.match(await banner.textContent(), /internal error and stopped\. Reload the page.*RuntimeError: unreachable <img src=x>/);
+  assert.equal(await banner.getAttribute('role'), 'alert');
+  assert.equal(await banner.locator('img').count(), 0, 'the detail is text');
+  await shot(page, 'fatal-banner');
+  await context.close();
+
+  const second = await openApp(env.browser, env.server.origin);
+  await second.page.evaluate(() => { Promise.reject(new WebAssembly.RuntimeError('unreachable')); });
+  await second.page.getByTestId('fatal-banner').waitFor();
+  await second.page.evaluate(() => { Promise.reject(new WebAssembly.RuntimeError('again')); });
+  await second.page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)));
+  assert.equal(await second.page.getByTestId('fatal-banner').count(), 1, 'one banner, however many traps');
+  await second.context.close();
+});
+
+test('a page whose WebAssembly cannot load says so instead of staying blank', async () => {
+  const context = await env.browser.newContext();
+  await context.route(/\.wasm$/, (route) => route.fulfill({ status: 404, body: 'gone' }));
+  const page = await context.newPage();
+  await page.goto(`${env.server.origin}/thoughtline/`);
+  const banner = page.getByTestId('fatal-banner');
+  await banner.waitFor();
+  assert.match(await banner.textContent(), /could not start\. Reload the page/);
+  await context.close();
+});
