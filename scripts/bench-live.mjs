@@ -3,7 +3,7 @@
 // and calls Wikipedia (pointed at the loopback, which answers from the recorded fixtures), whose
 // observation is bounded to 4,000 characters; step 201 answers. Prints the longest task, frame
 // times while the run streams, the time from a reply's last byte to its trace row, and the heap.
-//   node scripts/bench-live.mjs        (after `trunk build --release --public-url ./` into dist/)
+//   node scripts/bench-live.mjs        (after `scripts/build` into dist/)
 //   node scripts/bench-live.mjs --profile   also samples the CPU after step 100 and prints the
 //                                            functions that take the most time (slows the run)
 //   node scripts/bench-live.mjs --timeline  also records the renderer's timeline after step 100 and
