@@ -17,6 +17,7 @@ pub mod settings;
 pub mod time;
 pub mod tool;
 pub mod trace;
+mod trace_read;
 
 #[cfg(test)]
 mod tests;

@@ -5,13 +5,13 @@
 //! Nothing here holds an API key: keys live inside provider values and never enter a
 //! `ChatRequest`, so they cannot leak into the trace, which records requests verbatim.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
 
 use super::LocalBoxFuture;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     System,
@@ -21,7 +21,7 @@ pub enum Role {
     Tool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Message {
     pub role: Role,
     pub content: String,
@@ -34,7 +34,7 @@ pub struct Message {
 }
 
 /// One native function call the model asked for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolCall {
     pub id: String,
     pub name: String,
@@ -43,7 +43,7 @@ pub struct ToolCall {
 }
 
 /// A tool offered to the model as a function (OpenAI `tools`, Anthropic `tools`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
     pub name: String,
     pub description: String,
@@ -52,7 +52,7 @@ pub struct ToolSpec {
 }
 
 /// Constrains the reply to JSON matching `schema` (OpenAI `response_format: json_schema`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JsonFormat {
     pub name: String,
     pub schema: Value,
@@ -104,7 +104,7 @@ impl ChatRequest {
 }
 
 /// Token counts, when the provider reports them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
     pub prompt_tokens: u32,
     pub completion_tokens: u32,
@@ -126,7 +126,7 @@ pub struct ChatResponse {
 
 /// Why a model call failed. Every variant is the environment's fault, not the model's, so the
 /// executor ends the run with it (after the provider's own retries) and shows it to the person.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum LlmErrorKind {
@@ -161,7 +161,7 @@ pub enum LlmErrorKind {
     Cancelled,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlmError {
     pub kind: LlmErrorKind,
     /// A sentence a person can act on, e.g. "The provider rejected the API key: check it in Settings."

@@ -12,13 +12,13 @@
 //! what was sent whatever the prompt looks like. A record with none of the delta fields is whole:
 //! that is also how traces recorded before deltas (export version 1) read.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::model::{ChatRequest, JsonFormat, Message, ToolSpec};
 use super::trace::{Event, EventKind};
 
 /// A model request as the trace holds it: a superset of `ChatRequest`'s fields.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RequestRecord {
     /// How many events before this one the request it builds on was recorded; 0 when this
     /// record is whole. Relative, because a continued run's events are shown (and stored) after

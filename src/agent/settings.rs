@@ -15,7 +15,7 @@ pub enum EarlyStopping {
 }
 
 /// How the agent talks to the model. All strategies share the executor, tools and trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
     /// Text ReAct: `Thought:`, then `Action:` with a JSON blob, or `Final Answer:`.

@@ -15,7 +15,7 @@ use super::settings::Strategy;
 pub use super::request_record::{request_at, RequestRecord};
 
 /// One thing that happened during a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {
     /// Position in the trace, from 0.
     pub index: u32,
@@ -30,7 +30,7 @@ pub struct Event {
 }
 
 /// Why a model call was made.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LlmPurpose {
     /// The regular ReAct step: think, then act or answer.
@@ -42,7 +42,7 @@ pub enum LlmPurpose {
 }
 
 /// What the model's reply was understood to ask for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     Action { tool: String, input: Value },
@@ -50,7 +50,7 @@ pub enum Decision {
 }
 
 /// Where a final answer came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerSource {
     /// The model wrote "Final Answer".
@@ -65,7 +65,7 @@ pub enum AnswerSource {
 }
 
 /// Why a run ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// A final answer was given.
@@ -118,7 +118,10 @@ impl StopReason {
 /// renamed since keep their first tag (`rename`), so a tab still running the release before
 /// reads what this one writes (it would drop events it cannot read, and could then save the
 /// chat without them); writing new tags would need a new stored version.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Written by serde's derive; read by hand in `trace_read` (serde's derived reader was the
+/// largest function in the bundle), so a tag or field changed here must change there too.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
     RunStarted {
@@ -462,7 +465,7 @@ pub fn question(events: &[Event]) -> Option<&str> {
     })
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Trace {
     pub events: Vec<Event>,
 }
