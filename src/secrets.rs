@@ -16,7 +16,7 @@
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::agent::trace::{Decision, RequestRecord};
@@ -341,8 +341,8 @@ fn public_header_lines(lines: &str) -> String {
 
 // ---- A key per provider ----
 
-/// A key entered for a provider other than the current one.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+/// A key entered for a provider other than the current one. Read by hand (`storage/read.rs`).
+#[derive(Clone, PartialEq, Serialize)]
 pub struct SavedKey {
     /// `binding` of the provider it was entered for.
     pub provider: String,
@@ -351,9 +351,9 @@ pub struct SavedKey {
 
 /// Keys of providers other than the current one (whose key is `ProviderConfig::api_key`),
 /// each bound to the provider it was entered for, and the origins the person agreed to send a
-/// key to over plain HTTP. `Debug` never prints a key.
-#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+/// key to over plain HTTP. `Debug` never prints a key. Read by hand (`storage/read.rs`): a
+/// missing field is empty.
+#[derive(Clone, Default, PartialEq, Serialize)]
 pub struct ProviderKeys {
     pub saved: Vec<SavedKey>,
     pub plain_http_ok: Vec<String>,

@@ -17,7 +17,8 @@ pub mod settings;
 pub mod time;
 pub mod tool;
 pub mod trace;
-mod trace_read;
+pub(crate) mod trace_read;
+pub(crate) mod settings_read;
 
 #[cfg(test)]
 mod tests;

@@ -1,10 +1,11 @@
 //! The knobs of a run. Plain data with defaults that match what a person expects from the
 //! field's ReAct agents; stored and exported by the edge in its own versioned shape.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// What to do when a limit (steps or time) is reached without a final answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+/// Read by hand (`settings_read`), by the names written here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum EarlyStopping {
     /// Stop at once and say which limit was hit.
@@ -51,8 +52,8 @@ impl Strategy {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+/// Read by hand (`settings_read`): a missing field takes its value from `Default` below.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AgentSettings {
     pub strategy: Strategy,
     /// ReAct only: ask the provider for JSON matching a schema (`response_format`), so the

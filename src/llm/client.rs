@@ -10,7 +10,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::agent::{ChatRequest, Clock, LlmError, LlmErrorKind};
 use crate::net::Fetch;
@@ -19,9 +19,9 @@ use crate::secrets::Secrets;
 use super::presets::{Api, Preset, ProviderConfig};
 use super::{anthropic, openai};
 
-/// How to talk to the provider. Stored with the settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+/// How to talk to the provider. Stored with the settings; read by hand (`storage/read.rs`): a
+/// missing field takes its value from `Default` below.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Connection {
     /// Stream replies token by token (falls back to whole replies when the provider refuses).
     pub stream: bool,

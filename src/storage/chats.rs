@@ -1,7 +1,8 @@
 //! The stored shape of a conversation, apart from the UI's types, and the pure rules on it:
-//! titles, reading tolerantly, and marking a run a reload cut off.
+//! titles, reading tolerantly, and marking a run a reload cut off. Written by serde, read by
+//! hand (`read.rs`): a missing field takes its value from its struct's `Default`.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::lenient::{read_lenient, stored_version};
 use crate::agent::{Event, EventKind, StopReason};
@@ -11,7 +12,7 @@ use crate::agent::{Event, EventKind, StopReason};
 /// one, and it reads version 1's traces unchanged.
 pub const CHAT_VERSION: u32 = 2;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StoredWho {
     User,
@@ -23,15 +24,14 @@ pub enum StoredWho {
     AskedPerson,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StoredMessage {
     pub who: StoredWho,
     pub text: String,
 }
 
 /// One conversation as stored: its messages and the trace of its latest run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StoredChat {
     pub version: u32,
     pub id: String,
@@ -49,8 +49,7 @@ impl Default for StoredChat {
 }
 
 /// A line of the chat list. Stored beside the chat, in the same transaction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChatSummary {
     pub version: u32,
     pub id: String,

@@ -1,8 +1,10 @@
 //! The run export: one run as a JSON file a person can keep, share and open again without
 //! any key. Import reads every version this release knows and refuses newer ones.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::Value;
 
+use super::read::{export_header, exported_run};
 use super::settings::Settings;
 use crate::agent::{AgentSettings, Trace};
 use crate::llm::Connection;
@@ -13,9 +15,9 @@ pub const EXPORT_FORMAT: &str = "thoughtline.run";
 /// (whole requests) read the same way.
 const EXPORT_VERSION: u32 = 2;
 
-/// The settings a run used, as exported: everything but the secrets.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+/// The settings a run used, as exported: everything but the secrets. Read by hand
+/// (`read.rs`): a missing field takes its value from `Default` below.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExportedSettings {
     pub preset: String,
     pub base_url: String,
@@ -45,8 +47,9 @@ impl From<&Settings> for ExportedSettings {
     }
 }
 
-/// One run as a file a person can keep, share and open again without any key.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One run as a file a person can keep, share and open again without any key. Read by hand
+/// (`read.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExportedRun {
     pub format: String,
     pub version: u32,
@@ -74,21 +77,15 @@ pub fn export_run(trace: &Trace, settings: &Settings, now_unix_ms: f64) -> Strin
 
 /// Reads an exported run, saying what is wrong with a file that is not one.
 pub fn import_run(json: &str) -> Result<ExportedRun, String> {
-    // Both reads go through `from_str`: deserialising through `serde_json::Value` as well would
-    // compile the whole trace reader a second time into the bundle.
-    #[derive(Deserialize)]
-    struct Header {
-        #[serde(default)]
-        format: String,
-        #[serde(default)]
-        version: u32,
-    }
-    let header: Header = serde_json::from_str(json).map_err(|e| format!("This file is not a JSON object ({e})."))?;
-    if header.format != EXPORT_FORMAT {
+    // Read once; the header first, so a file that is not an export is named as such.
+    let not_an_object = |e: &dyn std::fmt::Display| format!("This file is not a JSON object ({e}).");
+    let value: Value = serde_json::from_str(json).map_err(|e| not_an_object(&e))?;
+    let (format, version) = export_header(&value).map_err(|e| not_an_object(&e))?;
+    if format != EXPORT_FORMAT {
         return Err("This JSON file is not a Thoughtline run export (its \"format\" is not \"thoughtline.run\").".into());
     }
-    if header.version > EXPORT_VERSION {
+    if version > EXPORT_VERSION {
         return Err("This run was exported by a newer Thoughtline; update the page to open it.".into());
     }
-    serde_json::from_str(json).map_err(|e| format!("This run export is damaged: {e}."))
+    exported_run(&value).map_err(|e| format!("This run export is damaged: {e}."))
 }

@@ -4,8 +4,7 @@
 //! each field (and each element of an array) on its own: a field is kept when a document that
 //! holds just that field, at the same place, reads as `T`; a field that does not is read again
 //! part by part, and what still fails is dropped, so `T`'s own defaults fill it. This needs no
-//! per-type code: every shape with `#[serde(default)]` gets it for free, and the probes go
-//! through `from_str` like every other read (no `serde_json::Value` in the bundle).
+//! per-type code: every shape whose reader fills missing fields with defaults gets it for free.
 
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -32,15 +31,10 @@ pub fn read_lenient<T: DeserializeOwned>(json: &str) -> Result<Lenient<T>, Strin
     serde_json::from_str::<T>(&kept).map(|value| Lenient { value, dropped }).map_err(|e| e.to_string())
 }
 
-/// The `version` a stored document says it has (0 when it says none or is not JSON). One
-/// shared reader: every type read through `from_str` costs its own copy of the JSON reader.
+/// The `version` a stored document says it has (0 when it says none, or is not a JSON object,
+/// or its version is not a whole number).
 pub fn stored_version(json: &str) -> u32 {
-    #[derive(serde::Deserialize, Default)]
-    #[serde(default)]
-    struct Version {
-        version: u32,
-    }
-    serde_json::from_str::<Version>(json).map(|v| v.version).unwrap_or(0)
+    serde_json::from_str::<serde_json::Value>(json).ok().and_then(|value| super::read::version(&value).ok()).unwrap_or(0)
 }
 
 /// One step from the document's root to a part of it.

@@ -6,7 +6,8 @@
 //!   deleting and moving an older release's chats, over a `Backend`; `idb.rs`: that backend in
 //!   IndexedDB.
 //! - `trace_json.rs`: the open chat's trace as stored JSON, extended save by save during a run.
-//! - `export.rs`: the run export file. `lenient.rs`: tolerant reading for all of the above.
+//! - `export.rs`: the run export file. `lenient.rs`: tolerant reading for all of the above;
+//!   `read.rs`: the readers of the stored shapes (serde writes them, these read them).
 //! - `tabs.rs`: telling other tabs what changed, and which runs are live.
 //!
 //! **Rule:** every write returns a `Result` the caller must show to the person when it fails,
@@ -20,6 +21,7 @@ pub mod export;
 pub mod idb;
 pub mod lenient;
 pub mod local;
+mod read;
 pub mod settings;
 pub mod store;
 pub mod tabs;

@@ -8,14 +8,19 @@
 //! **Invariant:** secrets (API keys, secret header values, tool keys; see `secrets::strip`) are
 //! written only when the person ticked "Remember".
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::error::{StorageError, StorageErrorKind};
 use super::lenient::{read_lenient, stored_version};
+use super::read::{connection, provider_keys};
 use super::local;
+use crate::agent::settings_read::agent_settings;
 use crate::agent::AgentSettings;
+use crate::json_read::{boolean, deserialize_via_value, list, string, uint32, Fields, Read};
 use crate::llm::{Connection, Preset, ProviderConfig};
 use crate::secrets::ProviderKeys;
+use crate::tools::settings_read::{remembered_secret, tool_settings};
 use crate::tools::ToolSettings;
 
 pub const SETTINGS_KEY: &str = "thoughtline.settings";
@@ -62,9 +67,8 @@ impl Default for Settings {
     }
 }
 
-/// The stored shape, version 1.
-#[derive(Serialize, Deserialize)]
-#[serde(default)]
+/// The stored shape, version 1. Read by hand (`stored_settings` below).
+#[derive(Serialize)]
 struct StoredSettings {
     version: u32,
     preset: String,
@@ -89,6 +93,29 @@ impl Default for StoredSettings {
         StoredSettings::from(&Settings::default())
     }
 }
+
+/// A missing field takes its value from `StoredSettings::default()`, `null` is refused but for
+/// `api_key`. It holds secrets: its errors name only the field and what was expected (and are
+/// never shown: `read_lenient` only names the fields it dropped).
+fn stored_settings(value: &Value) -> Read<StoredSettings> {
+    let f = Fields::of(value)?;
+    let d = StoredSettings::default();
+    Ok(StoredSettings {
+        version: f.or("version", uint32, d.version)?,
+        preset: f.or("preset", string, d.preset)?,
+        base_url: f.or("base_url", string, d.base_url)?,
+        model: f.or("model", string, d.model)?,
+        remember_key: f.or("remember_key", boolean, d.remember_key)?,
+        api_key: f.option_or("api_key", string, d.api_key)?,
+        keys: f.or("keys", provider_keys, d.keys)?,
+        mcp_secrets: f.or("mcp_secrets", |v| list(v, remembered_secret), d.mcp_secrets)?,
+        connection: f.or("connection", connection, d.connection)?,
+        agent: f.or("agent", agent_settings, d.agent)?,
+        tools: f.or("tools", tool_settings, d.tools)?,
+    })
+}
+
+deserialize_via_value! { StoredSettings => stored_settings }
 
 impl From<&Settings> for StoredSettings {
     fn from(s: &Settings) -> Self {

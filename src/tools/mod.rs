@@ -14,6 +14,7 @@
 //! decides how a request is routed (CORS proxy, dev proxy) and when the dev proxy is missing.
 
 mod settings;
+pub(crate) mod settings_read;
 mod proxy;
 mod adapters;
 pub use settings::*;
@@ -31,7 +32,7 @@ pub mod wikipedia;
 use std::cell::Cell;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::agent::tool::input_as_text;

@@ -1,10 +1,11 @@
-//! The settings of the built-in tools, as stored and as edited in the Settings panel.
+//! The settings of the built-in tools, as stored and as edited in the Settings panel. Written
+//! by serde, read by hand (`settings_read.rs`): a missing field takes its value from its
+//! struct's `Default`.
 
 use super::*;
 
 /// What every tool has: on/off, "return direct", and its own time limit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Common {
     pub enabled: bool,
     /// The tool's observation becomes the final answer, without another model call.
@@ -18,8 +19,7 @@ impl Default for Common {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WikipediaSettings {
     pub common: Common,
     /// Language edition: "en", "de", "zh", …
@@ -37,8 +37,7 @@ impl Default for WikipediaSettings {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ArxivSettings {
     pub common: Common,
     pub max_results: u32,
@@ -64,7 +63,7 @@ impl Default for ArxivSettings {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum SearchBackend {
     #[default]
@@ -72,8 +71,7 @@ pub enum SearchBackend {
     Searx,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WebSearchSettings {
     pub common: Common,
     pub backend: SearchBackend,
@@ -90,8 +88,7 @@ impl Default for WebSearchSettings {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct ToolSettings {
     pub wikipedia: WikipediaSettings,
     pub arxiv: ArxivSettings,

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{any, boolean, float, float32, list, read_variant, string, strings, tagged, uint16, uint32, Fields, Read, ReadError, Variant};
+use crate::json_read::{any, boolean, float, float32, list, read_variant, string, strings, tagged, uint16, uint32, Fields, Read, ReadError, Variant};
 use crate::agent::model::{JsonFormat, LlmError, LlmErrorKind, Message, Role, ToolCall, ToolSpec, Usage};
 use crate::agent::request_record::RequestRecord;
 use crate::agent::settings::Strategy;

@@ -1,6 +1,7 @@
 //! What the person sets up for MCP servers, as stored with the other settings: each server's
 //! address, the header that carries its secret, its limits, and the tools it listed on Connect
-//! with an on/off per tool.
+//! with an on/off per tool. Written by serde, read by hand (`tools/settings_read.rs`): a
+//! missing field takes its value from its struct's `Default`.
 //!
 //! **Invariant:** the secret (a bearer token or header value) is never serialised with these
 //! settings, so it cannot reach storage or an export by this path. `storage.rs` keeps it only
@@ -8,19 +9,17 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::tools::Common;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct McpSettings {
     pub servers: Vec<McpServer>,
 }
 
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Clone, PartialEq, Serialize)]
 pub struct McpServer {
     /// The Streamable HTTP endpoint, e.g. `https://example.org/mcp`.
     pub url: String,
@@ -67,8 +66,7 @@ impl fmt::Debug for McpServer {
 }
 
 /// One tool as the server described it, and whether the person lets the agent use it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct McpToolInfo {
     pub name: String,
     pub title: String,
@@ -84,8 +82,7 @@ impl Default for McpToolInfo {
 }
 
 /// A secret kept because the person ticked "Remember", with the server it belongs to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct RememberedSecret {
     pub url: String,
     pub secret: String,

@@ -1,0 +1,58 @@
+//! Reading `AgentSettings` (and `EarlyStopping`) back from stored settings and exports, by
+//! hand (see `crate::json_read` for why and for the rules every reader keeps).
+//!
+//! `AgentSettings` has `#[serde(default)]` on the struct: a missing field takes its value from
+//! `AgentSettings::default()` (15 steps, not 0), `null` is refused except for `Option`s.
+
+use serde_json::Value;
+
+use super::settings::{AgentSettings, EarlyStopping, Strategy};
+use crate::json_read::{boolean, deserialize_via_value, float, float32, read_name, size, string, uint32, Fields, Read};
+
+#[cfg(test)]
+mod tests;
+
+pub(crate) fn agent_settings(value: &Value) -> Read<AgentSettings> {
+    let f = Fields::of(value)?;
+    let d = AgentSettings::default();
+    Ok(AgentSettings {
+        strategy: f.or("strategy", strategy, d.strategy)?,
+        structured_output: f.or("structured_output", boolean, d.structured_output)?,
+        // Stored under its first name.
+        ask_person: f.or("ask_clarifying", boolean, d.ask_person)?,
+        direct_answers: f.or("direct_answers", boolean, d.direct_answers)?,
+        max_iterations: f.or("max_iterations", uint32, d.max_iterations)?,
+        max_time_ms: f.option_or("max_time_ms", float, d.max_time_ms)?,
+        early_stopping: f.or("early_stopping", early_stopping, d.early_stopping)?,
+        feed_back_parse_errors: f.or("feed_back_parse_errors", boolean, d.feed_back_parse_errors)?,
+        parse_error_message: f.option_or("parse_error_message", string, d.parse_error_message)?,
+        feed_back_tool_errors: f.or("feed_back_tool_errors", boolean, d.feed_back_tool_errors)?,
+        tool_timeout_ms: f.or("tool_timeout_ms", float, d.tool_timeout_ms)?,
+        observation_limit: f.or("observation_limit", size, d.observation_limit)?,
+        history_budget: f.or("history_budget", size, d.history_budget)?,
+        system_template: f.option_or("system_template", string, d.system_template)?,
+        temperature: f.or("temperature", float32, d.temperature)?,
+        max_tokens: f.option_or("max_tokens", uint32, d.max_tokens)?,
+        repeat_limit: f.or("repeat_limit", uint32, d.repeat_limit)?,
+    })
+}
+
+/// The strategy as the settings hold it (the trace reads it with `trace_read`, which may quote
+/// an unknown name; stored settings hold secrets, so nothing is quoted here).
+fn strategy(value: &Value) -> Read<Strategy> {
+    read_name(value, Strategy::from_id, "strategy")
+}
+
+fn early_stopping(value: &Value) -> Read<EarlyStopping> {
+    let named = |tag: &str| match tag {
+        "force" => Some(EarlyStopping::Force),
+        "generate" => Some(EarlyStopping::Generate),
+        _ => None,
+    };
+    read_name(value, named, "early stopping")
+}
+
+deserialize_via_value! {
+    AgentSettings => agent_settings,
+    EarlyStopping => early_stopping,
+}
