@@ -34,7 +34,14 @@ pub fn read_lenient<T: DeserializeOwned>(json: &str) -> Result<Lenient<T>, Strin
 /// The `version` a stored document says it has (0 when it says none, or is not a JSON object,
 /// or its version is not a whole number).
 pub fn stored_version(json: &str) -> u32 {
-    serde_json::from_str::<serde_json::Value>(json).ok().and_then(|value| super::read::version(&value).ok()).unwrap_or(0)
+    // Only the top level is split, into raw text (the reader `keep_readable` uses too): a large
+    // chat is not built into a whole tree just for its version, before it is read for real.
+    let Ok(fields) = serde_json::from_str::<BTreeMap<String, Box<RawValue>>>(json) else { return 0 };
+    fields
+        .get("version")
+        .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
+        .and_then(|value| crate::json_read::uint32(&value).ok())
+        .unwrap_or(0)
 }
 
 /// One step from the document's root to a part of it.

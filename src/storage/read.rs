@@ -23,10 +23,6 @@ use crate::tools::settings_read::tool_settings;
 mod tests;
 
 /// The `version` a stored document says it has; a document without one is version 0.
-pub(super) fn version(value: &Value) -> Read<u32> {
-    Fields::of(value)?.or_default("version", uint32)
-}
-
 pub(super) fn connection(value: &Value) -> Read<Connection> {
     let f = Fields::of(value)?;
     let d = Connection::default();
