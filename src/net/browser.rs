@@ -6,7 +6,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Request, RequestInit, RequestMode, RequestRedirect, Response, ResponseType};
 
-use super::{Fetch, FetchFailed, HttpRequest, HttpResponse, Redirects, Streaming};
+use super::{Fetch, FetchFailed, HttpRequest, HttpResponse, OwnedRequest, Redirects, Streaming};
 use crate::agent::LocalBoxFuture;
 
 struct AbortOnDrop {
@@ -118,6 +118,13 @@ impl Streaming for Opened {
 pub struct BrowserFetch;
 
 impl Fetch for BrowserFetch {
+    fn send_detached(&self, request: OwnedRequest) {
+        // A task of its own, so dropping whatever asked for it does not abort it. The answer
+        // is not read: once its headers are in, the request has done its work.
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = start(request.method, &request.url, &request.headers, request.body.as_deref(), request.redirects).await;
+        });
+    }
     fn get<'a>(&'a self, url: &'a str, headers: &'a [(String, String)]) -> LocalBoxFuture<'a, Result<HttpResponse, FetchFailed>> {
         Box::pin(async move {
             let opened = start("GET", url, headers, None, Redirects::Follow).await?;

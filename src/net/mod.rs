@@ -31,6 +31,15 @@ pub struct HttpRequest<'a> {
     pub redirects: Redirects,
 }
 
+/// A request that owns its parts, for `Fetch::send_detached`: it outlives the code that made it.
+pub struct OwnedRequest {
+    pub method: &'static str,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+    pub redirects: Redirects,
+}
+
 /// What a request does when the server answers with a redirect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Redirects {
@@ -72,5 +81,10 @@ pub trait Fetch {
     fn redirect_target<'a>(&'a self, _url: &'a str) -> LocalBoxFuture<'a, Option<String>> {
         Box::pin(async { None })
     }
+    /// Sends `request` and lets it go: nothing waits for the answer, and nothing the caller
+    /// drops aborts it. For a message whose reply nobody needs that must still leave while the
+    /// call it is about is being dropped (MCP's `notifications/cancelled`). By default it is
+    /// not sent: a `Fetch` that cannot run work of its own has nowhere to send it from.
+    fn send_detached(&self, _request: OwnedRequest) {}
 }
 

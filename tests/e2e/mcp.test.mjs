@@ -251,7 +251,7 @@ test('an expired session is started again, once, and the call goes through', asy
   await context.close();
 });
 
-test('Stop during a slow MCP call ends the run at once and aborts the request', async () => {
+test('Stop during a slow MCP call ends the run at once, aborts the request and tells the server', async () => {
   const mcp = await startMcp();
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   assert.ok((await connect(page, mcp.url)).ok);
@@ -272,6 +272,12 @@ test('Stop during a slow MCP call ends the run at once and aborts the request', 
   }
   assert.equal(calls[0]?.name, 'slow');
   assert.equal(calls[0]?.aborted, true, 'the request was aborted, not left running');
+  // And the server was told (notifications/cancelled), so its tool stopped working too.
+  for (let i = 0; i < 100 && !calls[0]?.cancelled; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    calls = (await mcp.state()).calls;
+  }
+  assert.match(calls[0]?.cancelled ?? '', /Thoughtline stopped waiting/);
   const tones = await traceTones(page);
   assert.equal(tones.at(-1), 'run_stopped:neutral');
   await context.close();

@@ -11,7 +11,7 @@
 //
 // Tools: get-sum {a, b}, echo {message}, weather {city} (always fails with isError),
 // slow {seconds} (waits, then answers). Test-only endpoints (never part of MCP):
-//   GET  /__state     {"calls": [{name, arguments, aborted}], "sessions": N, "headers": [...],
+//   GET  /__state     {"calls": [{name, arguments, aborted, cancelled}], "sessions": N, "headers": [...],
 //                     "openStreams": N (GET event streams still open)}
 //   POST /__add_tool  adds the tool "late-tool" and tells every session the list changed
 //   POST /__expire    forgets every session (the next request gets 404)
@@ -54,7 +54,10 @@ function newServer() {
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: input = {} } = request.params;
-    state.calls.push({ name, arguments: input, aborted: false, requestId: extra.requestId, session: extra.sessionId });
+    // `aborted`: the HTTP request went away; `cancelled`: the reason of a notifications/cancelled
+    // the client sent for it (the SDK aborts the handler's signal with it).
+    const call = { name, arguments: input, aborted: false, cancelled: null, requestId: extra.requestId, session: extra.sessionId };
+    state.calls.push(call);
     switch (name) {
       case 'get-sum':
         return { content: [{ type: 'text', text: `The sum of ${input.a} and ${input.b} is ${Number(input.a) + Number(input.b)}.` }] };
@@ -65,7 +68,14 @@ function newServer() {
       case 'weather':
         return { content: [{ type: 'text', text: `The weather service for ${input.city} is down.` }], isError: true };
       case 'slow':
-        await new Promise((resolve) => setTimeout(resolve, Number(input.seconds ?? 1) * 1000));
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, Number(input.seconds ?? 1) * 1000);
+          extra.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            call.cancelled = String(extra.signal.reason ?? 'no reason');
+            resolve();
+          });
+        });
         return { content: [{ type: 'text', text: `Waited ${input.seconds} s.` }] };
       default:
         throw new Error(`Unknown tool: ${name}`);

@@ -9,7 +9,8 @@
 //!
 //! All I/O goes through `net::Fetch`, so the whole exchange is tested natively with a scripted
 //! server. Dropping a future abandons its request (in the page: aborts the fetch), which is how
-//! Stop and time limits end a call. Every failure is an `McpError` whose message names the
+//! Stop and time limits end a call; a request dropped before its answer is also cancelled with
+//! the server (`notifications/cancelled`), so it can stop the work. Every failure is an `McpError` whose message names the
 //! server and says what to do; the secret never appears in one.
 
 use std::cell::{Cell, RefCell};
@@ -22,7 +23,7 @@ use super::schema::DESCRIPTION_LIMIT;
 use super::settings::{McpServer, McpToolInfo};
 use crate::agent::CancelToken;
 use crate::net::sse::SseDecoder;
-use crate::net::{Fetch, FetchFailed, HttpRequest, Redirects, Streaming};
+use crate::net::{Fetch, FetchFailed, HttpRequest, OwnedRequest, Redirects, Streaming};
 
 /// The protocol version this client asks for: `LATEST_PROTOCOL_VERSION` of
 /// `@modelcontextprotocol/sdk` 1.32.
@@ -101,6 +102,22 @@ enum Failure {
 impl From<McpError> for Failure {
     fn from(e: McpError) -> Self {
         Failure::Error(e)
+    }
+}
+
+/// A request on its way. Dropped before it settles (Stop, a time limit, a run that ended), it
+/// tells the server the answer is no longer wanted, as the protocol asks of a client.
+struct InFlight<'a> {
+    client: &'a McpClient,
+    id: u64,
+    settled: bool,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if !self.settled {
+            self.client.cancel(self.id);
+        }
     }
 }
 
@@ -243,7 +260,10 @@ impl McpClient {
         }
         for attempt in 0..2 {
             let id = self.take_id();
-            match self.post(&jsonrpc::request(id, method, params.clone()), Some(id)).await {
+            let mut in_flight = InFlight { client: self, id, settled: false };
+            let outcome = self.post(&jsonrpc::request(id, method, params.clone()), Some(id)).await;
+            in_flight.settled = true;
+            match outcome {
                 Ok(answer) => return Ok(answer.result.unwrap_or(Value::Null)),
                 Err(Failure::Expired) if attempt == 0 => {
                     self.connect().await?;
@@ -253,6 +273,22 @@ impl McpClient {
             }
         }
         Err(self.not_found())
+    }
+
+    /// Tells the server that the answer to request `id` is no longer wanted
+    /// (`notifications/cancelled`), so it can stop the work: sent on its own, since the call
+    /// that made the request is being dropped. Nothing is sent without a session to send it in.
+    fn cancel(&self, id: u64) {
+        let Ok(session) = self.session.try_borrow() else { return };
+        if session.is_none() {
+            return;
+        }
+        drop(session);
+        let mut headers = self.headers("application/json, text/event-stream");
+        headers.push(("Content-Type".into(), "application/json".into()));
+        let params = json!({"requestId": id, "reason": "Thoughtline stopped waiting for this call (Stop, or a time limit)."});
+        let body = jsonrpc::notification("notifications/cancelled", Some(params));
+        self.fetch.send_detached(OwnedRequest { method: "POST", url: self.url.clone(), headers, body: Some(body), redirects: self.redirects() });
     }
 
     /// Claims the one listener this client's session may have; `false` when taken.

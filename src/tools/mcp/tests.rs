@@ -4,6 +4,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use std::future::Future;
 use std::rc::Rc;
 
 use serde_json::{json, Value};
@@ -16,7 +17,7 @@ use super::settings::{display_url, merge_tools, McpServer, McpSettings, McpToolI
 use super::tool::arguments;
 use super::{build_tools, result, McpHub, RESERVED_NAMES};
 use crate::agent::LocalBoxFuture;
-use crate::net::{Fetch, FetchFailed, HttpRequest, HttpResponse, Redirects, Streaming};
+use crate::net::{Fetch, FetchFailed, HttpRequest, HttpResponse, OwnedRequest, Redirects, Streaming};
 
 // ---- a scripted server -------------------------------------------------------------------
 
@@ -30,11 +31,13 @@ struct Reply {
     fails: bool,
     /// A redirect answered to a request that refuses redirects.
     redirect: bool,
+    /// The server never answers (a slow tool): `open` stays pending.
+    hangs: bool,
 }
 
 impl Reply {
     fn json(body: Value) -> Self {
-        Reply { status: 200, headers: vec![("Content-Type".into(), "application/json".into())], chunks: vec![Ok(body.to_string())], fails: false, redirect: false }
+        Reply { status: 200, headers: vec![("Content-Type".into(), "application/json".into())], chunks: vec![Ok(body.to_string())], fails: false, redirect: false, hangs: false }
     }
     /// An SSE answer, cut into 7-byte pieces so events straddle chunks.
     fn sse(messages: &[Value]) -> Self {
@@ -43,16 +46,19 @@ impl Reply {
             text.push_str(&format!("event: message\ndata: {m}\n\n"));
         }
         let chunks = text.as_bytes().chunks(7).map(|c| Ok(String::from_utf8_lossy(c).into_owned())).collect();
-        Reply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], chunks, fails: false, redirect: false }
+        Reply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], chunks, fails: false, redirect: false, hangs: false }
     }
     fn status(status: u16, content_type: &str, body: &str) -> Self {
-        Reply { status, headers: vec![("Content-Type".into(), content_type.into())], chunks: vec![Ok(body.into())], fails: false, redirect: false }
+        Reply { status, headers: vec![("Content-Type".into(), content_type.into())], chunks: vec![Ok(body.into())], fails: false, redirect: false, hangs: false }
     }
     fn accepted() -> Self {
-        Reply { status: 202, headers: Vec::new(), chunks: Vec::new(), fails: false, redirect: false }
+        Reply { status: 202, headers: Vec::new(), chunks: Vec::new(), fails: false, redirect: false, hangs: false }
     }
     fn no_response() -> Self {
-        Reply { status: 0, headers: Vec::new(), chunks: Vec::new(), fails: true, redirect: false }
+        Reply { status: 0, headers: Vec::new(), chunks: Vec::new(), fails: true, redirect: false, hangs: false }
+    }
+    fn hang() -> Self {
+        Reply { hangs: true, ..Reply::accepted() }
     }
     fn session(mut self, id: &str) -> Self {
         self.headers.push(("mcp-session-id".into(), id.into()));
@@ -83,6 +89,8 @@ struct Server {
     redirect_to: Option<String>,
     replies: RefCell<VecDeque<Reply>>,
     seen: RefCell<Vec<Seen>>,
+    /// What was sent with `send_detached`.
+    detached: RefCell<Vec<Seen>>,
     reachable: Option<bool>,
 }
 
@@ -132,6 +140,9 @@ impl Fetch for Server {
         self.seen.borrow_mut().push(Seen { method: request.method.into(), redirects: request.redirects, headers: request.headers.to_vec(), body });
         let reply = self.replies.borrow_mut().pop_front().unwrap_or_else(|| Reply::status(500, "text/plain", "the script ran out"));
         Box::pin(async move {
+            if reply.hangs {
+                std::future::pending::<()>().await;
+            }
             if reply.fails {
                 return Err(FetchFailed("TypeError: Failed to fetch".into()));
             }
@@ -145,6 +156,10 @@ impl Fetch for Server {
     fn redirect_target<'a>(&'a self, _url: &'a str) -> LocalBoxFuture<'a, Option<String>> {
         let to = self.redirect_to.clone();
         Box::pin(async move { to })
+    }
+    fn send_detached(&self, request: OwnedRequest) {
+        let body = request.body.map(|b| serde_json::from_str(&b).expect("the client sends JSON")).unwrap_or(Value::Null);
+        self.detached.borrow_mut().push(Seen { method: request.method.into(), redirects: request.redirects, headers: request.headers, body });
     }
 }
 
@@ -711,7 +726,7 @@ fn a_react_run_lists_the_tool_with_its_input_calls_the_server_and_traces_where()
 
 #[test]
 fn a_server_with_a_token_is_never_followed_through_a_redirect() {
-    let redirect = Reply { status: 0, headers: Vec::new(), chunks: Vec::new(), fails: false, redirect: true };
+    let redirect = Reply { status: 0, headers: Vec::new(), chunks: Vec::new(), fails: false, redirect: true, hangs: false };
     let server = Rc::new(Server { replies: RefCell::new(vec![redirect].into()), redirect_to: Some("https://elsewhere.example/mcp".into()), ..Default::default() });
     let mcp = client(&server, "tok-12345");
     let err = run(mcp.list_tools()).unwrap_err();
@@ -725,4 +740,59 @@ fn a_server_with_a_token_is_never_followed_through_a_redirect() {
     let open = Server::new(handshake());
     let _ = run(client(&open, "").list_tools());
     assert!(open.seen().iter().all(|s| s.redirects == Redirects::Follow));
+}
+
+// ---- cancellation ------------------------------------------------------------------------
+
+#[test]
+fn a_call_dropped_before_its_answer_tells_the_server_it_is_cancelled() {
+    let mut replies = handshake();
+    replies.push(Reply::json(answer(2, text_result("quick"))));
+    replies.push(Reply::hang());
+    let server = Server::new(replies);
+    let client = client(&server, "tok-secret-123");
+    run(client.connect()).unwrap();
+    // An answered call cancels nothing.
+    run(client.call_tool("echo", json!({"message": "hi"}))).unwrap();
+    assert!(server.detached.borrow().is_empty());
+
+    // A slow call, dropped while it waits (what Stop and a time limit do).
+    {
+        let mut call = Box::pin(client.call_tool("slow", json!({"seconds": 60})));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        assert!(call.as_mut().poll(&mut cx).is_pending());
+    }
+    let sent = server.seen();
+    let call = sent.last().unwrap();
+    assert_eq!(call.body["params"]["name"], "slow");
+    let detached = server.detached.borrow().clone();
+    assert_eq!(detached.len(), 1, "one cancellation");
+    let note = &detached[0];
+    assert_eq!(note.method, "POST");
+    assert_eq!(note.rpc_method(), "notifications/cancelled");
+    assert_eq!(note.body["params"]["requestId"], call.body["id"], "it names the dropped request");
+    assert!(note.body.get("id").is_none(), "a notification, not a request");
+    assert!(note.body["params"]["reason"].as_str().is_some_and(|r| !r.contains("tok-secret")));
+    // Sent in the session, with the server's own token, and like every request carrying one,
+    // refusing redirects.
+    assert_eq!(note.header("Mcp-Session-Id"), Some("s1"));
+    assert_eq!(note.header("Authorization"), call.header("Authorization"));
+    assert!(note.header("Authorization").is_some());
+    assert_eq!(note.redirects, Redirects::Refuse);
+}
+
+#[test]
+fn nothing_is_cancelled_without_a_session() {
+    // The handshake itself never finishes: dropping it sends no cancellation (there is no
+    // session to send it in, and `initialize` is never cancelled).
+    let server = Server::new(vec![Reply::hang()]);
+    let client = client(&server, "");
+    {
+        let mut call = Box::pin(client.call_tool("slow", json!({})));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        assert!(call.as_mut().poll(&mut cx).is_pending());
+    }
+    assert_eq!(server.seen().len(), 1);
+    assert_eq!(server.seen()[0].rpc_method(), "initialize");
+    assert!(server.detached.borrow().is_empty());
 }
