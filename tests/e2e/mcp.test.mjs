@@ -95,9 +95,14 @@ test('Connect lists the server tools page by page, each can be switched off, and
   assert.ok((await pressConnect(page)).ok);
   for (let i = 0; i < 100 && (await mcp.state()).openStreams === 0; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal((await mcp.state()).openStreams, 1, 'the page listens again once connected');
+  const live = (await mcp.state()).headers.filter((h) => h.method === 'POST' && h.session).at(-1).session;
   await page.getByTestId('mcp-remove-0').click();
   for (let i = 0; i < 60 && (await mcp.state()).openStreams > 0; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal((await mcp.state()).openStreams, 0, 'no stream stays open to a removed server');
+  // Once nothing holds its client, the page ends the session it had (DELETE, with its id).
+  const ended = async () => (await mcp.state()).headers.filter((h) => h.method === 'DELETE').map((h) => h.session);
+  for (let i = 0; i < 60 && !(await ended()).includes(live); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok((await ended()).includes(live), `the removed server's session ${live} was ended: ${JSON.stringify(await ended())}`);
   assert.deepEqual(errors, []);
   await context.close();
 });

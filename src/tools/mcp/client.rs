@@ -105,6 +105,21 @@ impl From<McpError> for Failure {
     }
 }
 
+/// When nothing in the page holds this client any more (its server was removed or changed in
+/// Settings, and no run still uses it), the server is told it can end the session: an HTTP
+/// DELETE with the session id, as the protocol asks of a client that is done with a session.
+/// Sent on its own; a server that does not allow it answers 405, which changes nothing.
+impl Drop for McpClient {
+    fn drop(&mut self) {
+        let Some(session) = self.session_id() else { return };
+        if session.is_empty() {
+            return;
+        }
+        let headers = self.headers("application/json, text/event-stream");
+        self.fetch.send_detached(OwnedRequest { method: "DELETE", url: self.url.clone(), headers, body: None, redirects: self.redirects() });
+    }
+}
+
 /// A request on its way. Dropped before it settles (Stop, a time limit, a run that ended), it
 /// tells the server the answer is no longer wanted, as the protocol asks of a client.
 struct InFlight<'a> {

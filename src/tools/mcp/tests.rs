@@ -796,3 +796,40 @@ fn nothing_is_cancelled_without_a_session() {
     assert_eq!(server.seen()[0].rpc_method(), "initialize");
     assert!(server.detached.borrow().is_empty());
 }
+
+#[test]
+fn a_client_nobody_holds_any_more_ends_its_session() {
+    let server = Server::new(handshake());
+    let client = client(&server, "tok-secret-123");
+    run(client.connect()).unwrap();
+    let auth = server.seen()[0].header("Authorization").map(str::to_string);
+    assert!(server.detached.borrow().is_empty(), "nothing while it is in use");
+    drop(client);
+    let detached = server.detached.borrow().clone();
+    assert_eq!(detached.len(), 1);
+    assert_eq!(detached[0].method, "DELETE");
+    assert_eq!(detached[0].header("Mcp-Session-Id"), Some("s1"));
+    assert_eq!(detached[0].header("Authorization").map(str::to_string), auth);
+    assert_eq!(detached[0].redirects, Redirects::Refuse);
+
+    // A client that never started a session has none to end.
+    let idle = Server::new(Vec::new());
+    drop(McpClient::new(&server_settings("http://127.0.0.1:9/mcp", ""), idle.clone()));
+    assert!(idle.detached.borrow().is_empty());
+}
+
+#[test]
+fn a_server_removed_from_settings_has_its_session_ended_once_no_run_holds_it() {
+    let server = Server::new(handshake());
+    let hub = McpHub::new(server.clone(), Rc::new(|_: &str| {}));
+    let settings = server_settings("http://127.0.0.1:9/mcp", "");
+    let client = hub.client(&settings);
+    run(client.connect()).unwrap();
+    // A run still holds the client: removing the server retires it but keeps the session.
+    hub.keep_only(&[]);
+    assert!(client.is_retired());
+    assert!(server.detached.borrow().is_empty());
+    drop(client);
+    let detached = server.detached.borrow().clone();
+    assert_eq!(detached.iter().map(|s| s.method.as_str()).collect::<Vec<_>>(), ["DELETE"]);
+}
