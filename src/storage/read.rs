@@ -22,7 +22,6 @@ use crate::tools::settings_read::tool_settings;
 #[cfg(test)]
 mod tests;
 
-/// The `version` a stored document says it has; a document without one is version 0.
 pub(super) fn connection(value: &Value) -> Read<Connection> {
     let f = Fields::of(value)?;
     let d = Connection::default();
