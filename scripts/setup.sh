@@ -97,10 +97,18 @@ build_release() {
   (
     source "$WASM_ENV"
     if [ "${SIZE_STD:-0}" = 1 ]; then
-      export RUSTC_BOOTSTRAP=1
-      export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
-      export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
-      export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zlocation-detail=none -Zunstable-options -Cpanic=immediate-abort"
+      if (
+        export RUSTC_BOOTSTRAP=1
+        export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
+        export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
+        export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zlocation-detail=none -Zunstable-options -Cpanic=immediate-abort"
+        trunk build --release --public-url ./ "$@"
+      ); then
+        return 0
+      fi
+      # A compiler whose unstable flags differ (another release) must not stop the page from
+      # being built: the same build with the prebuilt std, said loudly.
+      say "the release build with std compiled for size failed (above); building with the prebuilt std instead (larger bundle)"
     fi
     trunk build --release --public-url ./ "$@"
   )
