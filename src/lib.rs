@@ -10,6 +10,7 @@ pub(crate) mod json_read;
 pub mod llm;
 pub mod markdown;
 pub mod net;
+pub mod number;
 pub mod secrets;
 pub mod sort;
 pub mod tools;

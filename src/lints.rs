@@ -83,3 +83,20 @@ fn stored_types_meet_json_only_as_text() {
         }
     }
 }
+
+#[test]
+fn decimal_text_is_read_through_one_reader() {
+    // `str::parse` into a float compiles the standard library's float reader and its table of
+    // powers of five into the bundle (about 14 KB gzip); `number::parse_f64` reads the same
+    // numbers through serde_json's reader, which the app has anyway.
+    for (name, text) in sources("") {
+        if name.ends_with("tests.rs") || name.contains("/tests/") {
+            continue;
+        }
+        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim_start().starts_with("//")) {
+            let typed = (line.contains(": f64 =") || line.contains(": f32 =")) && line.contains(".parse(");
+            let turbofish = line.contains("parse::<f64>") || line.contains("parse::<f32>");
+            assert!(!typed && !turbofish, "{name}:{}: read decimal text with crate::number::parse_f64", n + 1);
+        }
+    }
+}

@@ -59,7 +59,7 @@ impl RetryPolicy {
 fn retry_after_ms(value: &str, now_unix_ms: Option<f64>) -> Option<f64> {
     let value = value.trim();
     if value.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
-        let seconds: f64 = value.parse().ok()?;
+        let seconds = crate::number::parse_f64(value)?;
         return (seconds.is_finite() && seconds >= 0.0).then_some(seconds * 1000.0);
     }
     let now = now_unix_ms.filter(|n| n.is_finite())?;

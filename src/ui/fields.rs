@@ -33,7 +33,7 @@ pub fn number_field(
                 prop:value=move || settings.with(get).to_string()
                 on:change=move |ev| {
                     // Out-of-range or unreadable input snaps back to the stored value.
-                    if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                    if let Some(v) = crate::number::parse_f64(&event_target_value(&ev)) {
                         settings.update(|s| set(s, v.clamp(min, max)));
                     } else {
                         settings.update(|_| {});

@@ -113,7 +113,7 @@ fn ServerRow(page: Page, index: usize) -> impl IntoView {
                 <input type="number" min="1" max="600" step="1" data-testid=id("timeout")
                     prop:value=move || settings.with(|s| s.tools.mcp.servers.get(index).map(|s| s.common.timeout_s).unwrap_or(30.0).to_string())
                     on:change=move |ev| {
-                        if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                        if let Some(v) = crate::number::parse_f64(&event_target_value(&ev)) {
                             page.update_server(index, |s| s.common.timeout_s = v.clamp(1.0, 600.0));
                         }
                     }/>

@@ -85,7 +85,7 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
                 <input type="range" min="0" max="2" step="0.1" data-testid="temperature"
                     prop:value=move || settings.with(|s| s.agent.temperature.to_string())
                     on:input=move |ev| {
-                        if let Ok(t) = event_target_value(&ev).parse::<f32>() {
+                        if let Some(t) = crate::number::parse_f32(&event_target_value(&ev)) {
                             settings.update(|s| s.agent.temperature = t.clamp(0.0, 2.0));
                         }
                     }/>

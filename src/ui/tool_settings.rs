@@ -34,7 +34,7 @@ fn common_fields(
             <input type="number" min="1" max="300" step="1" data-testid=id("timeout")
                 prop:value=move || settings.with(|s| get(s).timeout_s.to_string())
                 on:change=move |ev| {
-                    if let Ok(v) = event_target_value(&ev).parse::<f64>() {
+                    if let Some(v) = crate::number::parse_f64(&event_target_value(&ev)) {
                         settings.update(|s| get_mut(s).timeout_s = v.clamp(1.0, 300.0));
                     }
                 }/>

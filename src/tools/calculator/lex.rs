@@ -116,7 +116,7 @@ pub(super) fn lex(input: &str) -> Result<Vec<Token>, ServiceError> {
                     }
                 }
             }
-            let value: f64 = text.parse().map_err(|_| {
+            let value = crate::number::parse_f64(&text).ok_or_else(|| {
                 bad(format!(
                     "'{}' at position {} is not a valid number.",
                     text, pos
