@@ -50,3 +50,16 @@ fn typed_numbers_are_the_nearest_f64() {
         assert_eq!(parse_f64(&text).map(f64::to_bits), Some(std.to_bits()), "{text}");
     }
 }
+
+/// The grammar is the standard library's decimal grammar (less `inf` and `NaN`): on random
+/// text made of number-like characters, both accept the same strings, and nothing panics.
+#[test]
+fn the_same_texts_are_numbers_as_for_the_standard_library() {
+    let alphabet: Vec<char> = "0123456789..eE+-+-é٣".chars().collect();
+    let mut rng = Rng::new(0xdec1_4a15);
+    for _ in 0..200_000 {
+        let len = rng.below(9);
+        let text: String = (0..len).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+        assert_eq!(parse_f64(&text).is_some(), text.parse::<f64>().is_ok(), "{text:?}");
+    }
+}
