@@ -10,8 +10,9 @@
 //! All I/O goes through `net::Fetch`, so the whole exchange is tested natively with a scripted
 //! server. Dropping a future abandons its request (in the page: aborts the fetch), which is how
 //! Stop and time limits end a call; a request dropped before its answer is also cancelled with
-//! the server (`notifications/cancelled`), so it can stop the work. Every failure is an `McpError` whose message names the
-//! server and says what to do; the secret never appears in one.
+//! the server (`notifications/cancelled`), so it can stop the work, and a client nothing holds
+//! any more ends its session (`DELETE`). Every failure is an `McpError` whose message names
+//! the server and says what to do; the secret never appears in one.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
