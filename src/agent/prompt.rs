@@ -13,7 +13,7 @@
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::model::{ChatRequest, JsonFormat, Message, ToolCall, ToolSpec};
@@ -122,7 +122,7 @@ impl PromptInput<'_> {
 }
 
 /// An earlier question and its answer, kept as conversation memory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Turn {
     pub question: String,
     pub answer: String,

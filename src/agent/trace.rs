@@ -6,7 +6,7 @@
 //! it adds to the run's previous one (`RequestRecord`), `request_at` rebuilds the exact
 //! `ChatRequest` the provider received, and API keys never enter one.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::model::{LlmError, ToolCall, Usage};
@@ -261,7 +261,7 @@ pub enum EventKind {
 
 /// The colour role of an event: blue while something is in progress, green for success, red
 /// for errors. Colour is never the only signal: the UI pairs each tone with an icon and label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tone {
     Pending,
@@ -366,7 +366,7 @@ impl EventKind {
 }
 
 /// Sums over a run, for the trace footer and comparisons.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Totals {
     pub steps: u32,
     pub llm_calls: u32,

@@ -1,9 +1,9 @@
 //! Provider presets: the base URL, default model and auth style of each service people use.
 //! Pure data, so the Settings panel and tests share one list.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Preset {
     OpenAi,
