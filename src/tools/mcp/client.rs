@@ -300,8 +300,7 @@ impl McpClient {
             return;
         }
         drop(session);
-        let mut headers = self.headers("application/json, text/event-stream");
-        headers.push(("Content-Type".into(), "application/json".into()));
+        let headers = self.message_headers();
         let params = json!({"requestId": id, "reason": "Thoughtline stopped waiting for this call (Stop, or a time limit)."});
         let body = jsonrpc::notification("notifications/cancelled", Some(params));
         self.fetch.send_detached(OwnedRequest { method: "POST", url: self.url.clone(), headers, body: Some(body), redirects: self.redirects() });
@@ -396,10 +395,17 @@ impl McpClient {
         headers
     }
 
-    /// POSTs one message; for a request (`expect` = its id) reads the answer, JSON or SSE.
-    async fn post(&self, body: &str, expect: Option<u64>) -> Result<Answer, Failure> {
+    /// The headers of a JSON-RPC message POSTed to the server (a request, a notification, an
+    /// answer to the server): JSON in, JSON or an event stream back.
+    fn message_headers(&self) -> Vec<(String, String)> {
         let mut headers = self.headers("application/json, text/event-stream");
         headers.push(("Content-Type".into(), "application/json".into()));
+        headers
+    }
+
+    /// POSTs one message; for a request (`expect` = its id) reads the answer, JSON or SSE.
+    async fn post(&self, body: &str, expect: Option<u64>) -> Result<Answer, Failure> {
+        let headers = self.message_headers();
         let sent_session = self.session_id().is_some();
         let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body), redirects: self.redirects() };
         let mut response = match self.fetch.open(request).await {
@@ -523,8 +529,7 @@ impl McpClient {
     /// POSTs our answer to a server request. Whether it arrives changes nothing for the
     /// request being read, so failures are not reported.
     async fn deliver(&self, body: &str) {
-        let mut headers = self.headers("application/json, text/event-stream");
-        headers.push(("Content-Type".into(), "application/json".into()));
+        let headers = self.message_headers();
         let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body), redirects: self.redirects() };
         let _ = self.fetch.open(request).await;
     }
