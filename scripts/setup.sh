@@ -93,25 +93,81 @@ setup_std_sources() {
 # panic traps at once instead of formatting a message (the page shows its fatal banner from
 # www/boot.js). These flags are unstable, hence RUSTC_BOOTSTRAP; they apply to this build only,
 # never to the tests, and are appended to .cargo/config.toml's wasm32 flags, not replacing them.
+# With SPLIT=1 the page is split into the first screen and parts fetched on use
+# (src/ui/parts.rs): `--cfg thoughtline_split`, scripts/split-link as the linker,
+# scripts/split-tools first on PATH, then scripts/split-page.mjs places the parts in dist/.
+# Each step that fails falls back to the build without it, saying so: split with std for
+# size, then unsplit, then with the prebuilt std.
 build_release() {
-  (
-    source "$WASM_ENV"
-    if [ "${SIZE_STD:-0}" = 1 ]; then
-      if (
-        export RUSTC_BOOTSTRAP=1
-        export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
-        export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
-        export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zlocation-detail=none -Zunstable-options -Cpanic=immediate-abort"
-        trunk build --release --public-url ./ "$@"
-      ); then
-        return 0
-      fi
-      # A compiler whose unstable flags differ (another release) must not stop the page from
-      # being built: the same build with the prebuilt std, said loudly.
-      say "the release build with std compiled for size failed (above); building with the prebuilt std instead (larger bundle)"
+  local attempts=() attempt
+  if [ "${SIZE_STD:-0}" = 1 ]; then
+    [ "${SPLIT:-0}" = 1 ] && attempts+=("std split")
+    attempts+=("std whole")
+  else
+    [ "${SPLIT:-0}" = 1 ] && attempts+=("prebuilt split")
+  fi
+  attempts+=("prebuilt whole")
+  for attempt in "${attempts[@]}"; do
+    # shellcheck disable=SC2086
+    if release_attempt $attempt "$@"; then
+      return 0
     fi
-    trunk build --release --public-url ./ "$@"
+    [ "$attempt" = "prebuilt whole" ] || say "the release build ($attempt) failed (above); trying without that step (larger first load)"
+  done
+  return 1
+}
+
+# One release build: $1 is std|prebuilt, $2 split|whole, the rest go to trunk build.
+release_attempt() {
+  local std="$1" split="$2"
+  shift 2
+  (
+    source "$WASM_ENV" || exit 1
+    local flags="" dist="dist" prev="" arg
+    for arg in "$@"; do
+      if [ "$prev" = "--dist" ]; then dist="$arg"; fi
+      prev="$arg"
+    done
+    if [ "$std" = std ]; then
+      export RUSTC_BOOTSTRAP=1
+      export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
+      export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
+      flags="-Zlocation-detail=none -Zunstable-options -Cpanic=immediate-abort"
+    fi
+    if [ "$split" = split ]; then
+      flags="$flags --cfg thoughtline_split -Clink-arg=--emit-relocs"
+      export SPLIT_LINK_LD="${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER:-}"
+      export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="$ROOT/scripts/split-link"
+      export PATH="$ROOT/scripts/split-tools:$PATH"
+    fi
+    if [ -n "$flags" ]; then
+      export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="${flags# }"
+    fi
+    # Explicit exits: this runs as an `if` condition, where `set -e` does not apply.
+    trunk build --release --public-url ./ "$@" || exit 1
+    if [ "$split" = split ]; then
+      node "$ROOT/scripts/split-page.mjs" "$dist" "${CARGO_TARGET_DIR:-$ROOT/target}/wasm32-unknown-unknown/release/thoughtline.wasm" || exit 1
+    fi
   )
+}
+
+# wasm-split-cli (crate wasm_split_cli_support, the splitter Leptos's `#[lazy]` is made for):
+# sets SPLIT=1 when it is there. Without it the page is built unsplit, said in one line.
+WASM_SPLIT_VERSION="0.2.4"
+setup_wasm_split() {
+  SPLIT=0
+  if command -v wasm-split-cli >/dev/null && [ "$(cat "$TOOLS/wasm-split-cli.version" 2>/dev/null)" = "$WASM_SPLIT_VERSION" ]; then
+    say "wasm-split-cli $WASM_SPLIT_VERSION: already installed"
+    SPLIT=1
+    return 0
+  fi
+  say "installing wasm-split-cli $WASM_SPLIT_VERSION (cargo, about a minute)"
+  if cargo install -q wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary --locked --root "$TOOLS" --force; then
+    echo "$WASM_SPLIT_VERSION" > "$TOOLS/wasm-split-cli.version"
+    SPLIT=1
+  else
+    say "wasm-split-cli could not be installed; the release page is built unsplit (larger first load)"
+  fi
 }
 
 setup_wasm_bindgen() {
@@ -192,6 +248,7 @@ setup_all() {
   setup_trunk
   setup_cargo_deps
   setup_std_sources
+  setup_wasm_split
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -13,6 +13,7 @@ mod markdown_view;
 mod notices;
 mod page;
 mod mcp_settings;
+pub(crate) mod parts;
 mod run;
 mod session;
 mod settings_panel;
@@ -52,6 +53,8 @@ pub fn App() -> impl IntoView {
     let (trace, streaming, running) = (chat_run.trace, chat_run.streaming, chat_run.running);
     let show_settings = RwSignal::new(false);
     let show_compare = RwSignal::new(false);
+    // Bumped by "Try again" when a part of the page could not be fetched (`parts`).
+    let (settings_retry, compare_retry) = (RwSignal::new(0u32), RwSignal::new(0u32));
     let compare_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_compare.get());
     let theme = RwSignal::new(load_theme());
     // Applied on load, saved only when changed: nothing is written on load.
@@ -67,6 +70,14 @@ pub fn App() -> impl IntoView {
     });
     let chats = chats::Chats::restore(messages, trace, running);
     let session = session::Session::new(settings.read_only(), messages, chat_run);
+
+    // The agent's engine is fetched as soon as the first screen is up, so a first question
+    // does not wait for it (`parts`); Settings and Compare when the pointer or focus reaches
+    // their buttons.
+    #[cfg(target_arch = "wasm32")]
+    Effect::new(move |_| leptos::task::spawn_local(async { let _ = run::preload_engine().await; }));
+    let fetch_settings = move || leptos::task::spawn_local(async { let _ = preload_settings().await; });
+    let fetch_compare = move || leptos::task::spawn_local(async { let _ = preload_compare().await; });
 
     let on_send = Callback::new(move |question: String| session.ask(question));
     let on_stop = Callback::new(move |_: ()| chat_run.stop());
@@ -92,6 +103,7 @@ pub fn App() -> impl IntoView {
                 </button>
                 <button class="ghost" data-testid="compare-toggle"
                     aria-pressed=move || show_compare.get().to_string()
+                    on:pointerenter=move |_| fetch_compare() on:focus=move |_| fetch_compare()
                     on:click=move |_| show_compare.update(|c| *c = !*c)>
                     {move || if show_compare.get() { "← Chat" } else { "⇆ Compare" }}
                 </button>
@@ -100,6 +112,7 @@ pub fn App() -> impl IntoView {
                     data-testid="settings-toggle"
                     aria-expanded=move || show_settings.get().to_string()
                     aria-controls="settings"
+                    on:pointerenter=move |_| fetch_settings() on:focus=move |_| fetch_settings()
                     on:click=move |_| show_settings.update(|s| *s = !*s)
                 >
                     "⚙ Settings"
@@ -115,18 +128,51 @@ pub fn App() -> impl IntoView {
                     <trace_tools::TraceTools trace=trace.read_only() settings=settings.read_only() running=running.read_only() on_import/>
                 </trace_view::TracePane>
             </main>
-            // Built the first time it is opened, not on load (the page is ready sooner), then
-            // hidden rather than removed like the chat.
+            // Built (and, in the shipped page, fetched: `parts`) the first time it is opened,
+            // not on load, then hidden rather than removed like the chat.
             <div class="compare-view" hidden=move || !show_compare.get()>
                 <Show when=move || compare_opened.get()>
-                    <compare::ComparePane settings=settings.read_only()/>
+                    {move || {
+                        compare_retry.track();
+                        Suspend::new(async move {
+                            compare_part(settings.read_only()).await.unwrap_or_else(|missing| part_missing(missing, "Compare", compare_retry))
+                        })
+                    }}
                 </Show>
             </div>
+            // Loaded the first time it is opened (`parts`): most visits never open it.
             <Show when=move || show_settings.get()>
-                <settings_panel::SettingsPanel settings on_close=Callback::new(move |_: ()| show_settings.set(false))/>
+                {move || {
+                    settings_retry.track();
+                    Suspend::new(async move {
+                        let on_close = Callback::new(move |_: ()| show_settings.set(false));
+                        settings_part(settings, on_close).await.unwrap_or_else(|missing| {
+                            view! { <div class="part-missing-overlay">{part_missing(missing, "Settings", settings_retry)}</div> }.into_any()
+                        })
+                    })
+                }}
             </Show>
         </div>
     }
+}
+
+parts::part!(settings, preload = preload_settings, fn settings_part(settings: RwSignal<crate::storage::Settings>, on_close: Callback<()>) -> AnyView {
+    view! { <settings_panel::SettingsPanel settings on_close/> }.into_any()
+});
+
+parts::part!(compare, preload = preload_compare, fn compare_part(settings: ReadSignal<crate::storage::Settings>) -> AnyView {
+    view! { <compare::ComparePane settings/> }.into_any()
+});
+
+/// Shown where a part that could not be fetched would be, with a button that tries again.
+fn part_missing(missing: parts::PartMissing, what: &str, retry: RwSignal<u32>) -> AnyView {
+    view! {
+        <div class="notice error part-missing" role="alert" data-testid="part-missing">
+            <span>{missing.message(what)}</span>
+            <button class="ghost" data-testid="part-retry" on:click=move |_| retry.update(|n| *n += 1)>"Try again"</button>
+        </div>
+    }
+    .into_any()
 }
 
 /// Auto (follow the OS) → light → dark → auto.

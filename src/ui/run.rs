@@ -220,9 +220,11 @@ impl RunObserver for Observer<'_> {
 /// The browser side of a run.
 #[cfg(target_arch = "wasm32")]
 mod page {
+    use std::future::Future;
+    use std::pin::Pin;
     use std::rc::Rc;
 
-    use super::{Env, Job, OnEnd, RunControl};
+    use super::{Env, Job, OnEnd, Outcome, RunControl};
     use crate::agent::Tool;
     use crate::browser::BrowserClock;
     use crate::llm::Provider;
@@ -236,17 +238,29 @@ mod page {
         Provider::new(settings.provider.clone(), settings.connection.clone(), Rc::new(BrowserFetch), Rc::new(BrowserClock)).masking(secrets)
     }
 
+    /// Starts the run. The engine (provider, tools, agent loop) is a part of its own
+    /// (`parts`), fetched ahead of the first question (`preload_engine`); if it cannot be
+    /// fetched the run ends saying so, and the next question tries again.
     pub fn launch(control: RunControl, job: Job, on_end: OnEnd) {
         leptos::task::spawn_local(async move {
+            let outcome = match engine(control, job).await {
+                Ok(run) => run.await,
+                Err(missing) => Outcome::Ended(missing.message("The agent")),
+            };
+            control.end(outcome, on_end);
+        });
+    }
+
+    crate::ui::parts::part!(run, preload = preload_engine, pub(in crate::ui) fn engine(control: RunControl, job: Job) -> Pin<Box<dyn Future<Output = Outcome>>> {
+        Box::pin(async move {
             let settings = &job.start.settings;
             let model = provider(settings, &job.secrets);
             let mut owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
             owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::mcp_settings::hub()));
             let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
-            let outcome = control.drive(job, Env { model: &model, tools: &tools, clock: &BrowserClock }).await;
-            control.end(outcome, on_end);
-        });
-    }
+            control.drive(job, Env { model: &model, tools: &tools, clock: &BrowserClock }).await
+        })
+    });
 }
 
 /// Native builds (tests) have no fetch: a run started there ends at once, saying so.
@@ -260,7 +274,7 @@ mod page {
 }
 
 #[cfg(target_arch = "wasm32")]
-pub(super) use page::provider;
+pub(super) use page::{preload_engine, provider};
 
 #[cfg(test)]
 mod tests;

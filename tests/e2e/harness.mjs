@@ -66,9 +66,10 @@ export function takeCspViolations() {
 let scopes = 0;
 /**
  * A fresh page on the app, with its own server scope and a record of console errors.
- * `seed(scope, base)` may return stored settings to start with (as if saved earlier).
+ * `seed(scope, base)` may return stored settings to start with (as if saved earlier);
+ * `beforeLoad(context)` runs before the page is opened (to set up routes).
  */
-export async function openApp(browser, origin, { viewport = { width: 1280, height: 800 }, seed } = {}) {
+export async function openApp(browser, origin, { viewport = { width: 1280, height: 800 }, seed, beforeLoad } = {}) {
   const context = await browser.newContext({ viewport });
   const scope = `t${process.pid}-${++scopes}`;
   const base = `${origin}/s/${scope}/v1`;
@@ -90,6 +91,7 @@ export async function openApp(browser, origin, { viewport = { width: 1280, heigh
     if (msg.type() === 'error') errors.push(msg.text());
   });
   page.on('pageerror', (err) => errors.push(String(err)));
+  if (beforeLoad) await beforeLoad(context);
   await page.goto(`${origin}/thoughtline/`);
   await page.getByTestId('composer').waitFor();
   return { page, context, errors, scope, base };

@@ -1,0 +1,82 @@
+// Places the parts of a split release build in dist/ (src/ui/parts.rs, README "Bundle size").
+//
+//   node scripts/split-page.mjs DIST WASM
+//
+// WASM is the module Trunk built from (target/wasm32-unknown-unknown/release/thoughtline.wasm):
+// the main module scripts/split-link left. Its parts are in the `<deps output>.split/` directory
+// whose main.sha256 matches it. Each part is optimised with wasm-opt like the main module and
+// named by its content's hash, as Trunk names the rest, so a browser never mixes files of two
+// releases; the loader wasm-split wrote is pointed at those names and at the hashed JavaScript
+// Trunk wrote, hashed in turn, and the JavaScript imports it under that name (its integrity in
+// index.html updated). Exits non-zero, saying why, when anything does not match.
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const [dist, wasm] = process.argv.slice(2);
+if (!dist || !wasm) {
+  console.error('usage: node scripts/split-page.mjs DIST WASM');
+  process.exit(2);
+}
+const fail = (why) => {
+  console.error(`split-page: ${why}`);
+  process.exit(1);
+};
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+const sri = (bytes) => `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
+
+// The parts of exactly this main module.
+const mainSha = sha256(fs.readFileSync(wasm));
+const deps = path.join(path.dirname(wasm), 'deps');
+const parts = fs
+  .readdirSync(deps)
+  .map((name) => path.join(deps, name))
+  .find((dir) => dir.endsWith('.split') && fs.existsSync(path.join(dir, 'main.sha256'))
+    && fs.readFileSync(path.join(dir, 'main.sha256'), 'utf8').trim() === mainSha);
+if (!parts) fail(`no split output matches ${wasm} (was it linked by scripts/split-link?)`);
+
+// The JavaScript Trunk wrote, as index.html names it.
+const indexPath = path.join(dist, 'index.html');
+let index = fs.readFileSync(indexPath, 'utf8');
+const jsName = index.match(/data-js="?\.\/([^"\s>]+\.js)/)?.[1];
+if (!jsName) fail('index.html names no JavaScript module (data-js)');
+const jsPath = path.join(dist, jsName);
+const js = fs.readFileSync(jsPath, 'utf8');
+// wasm-bindgen imports the loader once per part (the same module each time).
+const importOfLoader = /(from\s*)(["'])\.\/__wasm_split\.js\2/g;
+if (!js.match(importOfLoader)) fail(`${jsName} does not import ./__wasm_split.js: the build was not split`);
+
+let loader = fs.readFileSync(path.join(parts, '__wasm_split.js'), 'utf8');
+const mainImport = '"./thoughtline.js"';
+if (!loader.includes(mainImport)) fail('the loader does not import ./thoughtline.js');
+loader = loader.replace(mainImport, JSON.stringify(`./${jsName}`));
+
+const wasmOpt = ['-Oz', '--low-memory-unused', '--enable-bulk-memory', '--enable-nontrapping-float-to-int',
+  '--enable-sign-ext', '--enable-mutable-globals', '--enable-multivalue', '--enable-reference-types'];
+const placed = [];
+for (const file of fs.readdirSync(parts).filter((f) => f.endsWith('.wasm')).sort()) {
+  const reference = JSON.stringify(`./${file}`);
+  if (!loader.includes(reference)) fail(`the loader does not fetch ${file}`);
+  const optimised = path.join(parts, `${file}.opt`);
+  execFileSync('wasm-opt', [...wasmOpt, path.join(parts, file), '-o', optimised], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const bytes = fs.readFileSync(optimised);
+  const name = `${file.replace(/\.wasm$/, '')}-${sha256(bytes).slice(0, 16)}.wasm`;
+  fs.writeFileSync(path.join(dist, name), bytes);
+  loader = loader.replaceAll(reference, JSON.stringify(`./${name}`));
+  placed.push(name);
+}
+
+const loaderName = `__wasm_split-${sha256(loader).slice(0, 16)}.js`;
+fs.writeFileSync(path.join(dist, loaderName), loader);
+const newJs = js.replace(importOfLoader, `$1$2./${loaderName}$2`);
+fs.writeFileSync(jsPath, newJs);
+
+// The module's integrity, and the loader fetched alongside it rather than after it.
+const oldSri = sri(Buffer.from(js));
+if (!index.includes(oldSri)) fail(`index.html carries no integrity for ${jsName}`);
+index = index.replace(oldSri, sri(Buffer.from(newJs)));
+index = index.replace('</head>', `<link rel=modulepreload href=./${loaderName} integrity=${sri(Buffer.from(loader))} crossorigin></head>`);
+fs.writeFileSync(indexPath, index);
+
+console.log(`split-page: ${placed.length} parts fetched on use (${placed.join(', ')}), loader ${loaderName}`);

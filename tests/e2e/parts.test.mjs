@@ -1,0 +1,96 @@
+// End-to-end tests of the parts of the page fetched on use (src/ui/parts.rs, README "Bundle
+// size"): what the first screen loads, and what a person sees when a part cannot be fetched.
+// They need the split release build (scripts/test builds it); an unsplit page fails the first.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { suite, openApp, script, requests, ask, loopbackSettings, shot } from './harness.mjs';
+
+const env = suite();
+
+/** The part a request fetches (`split_settings`, `chunk_3`, …), or null for any other file. */
+const partOf = (url) => url.match(/\/((?:split|chunk)_[a-z0-9_]+)-[0-9a-f]{16}\.wasm$/)?.[1] ?? null;
+const unavailable = (route) => route.fulfill({ status: 503, body: 'unavailable' });
+
+async function until(condition, what, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('the first screen loads without its parts; the agent follows, Settings and Compare when opened', async () => {
+  const fetched = [];
+  const { page, context, errors } = await openApp(env.browser, env.server.origin, {
+    beforeLoad: (c) => c.on('request', (r) => partOf(r.url()) && fetched.push(partOf(r.url()))),
+  });
+  // The agent's part is fetched once the first screen is up, so a question need not wait.
+  await until(() => fetched.includes('split_run'), 'the agent part');
+  await page.waitForTimeout(300);
+  assert.ok(!fetched.includes('split_settings'), `Settings not fetched before use: ${fetched}`);
+  assert.ok(!fetched.includes('split_compare'), `Compare not fetched before use: ${fetched}`);
+
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('settings').waitFor();
+  assert.ok(fetched.includes('split_settings'));
+  await page.getByTestId('settings-close').click();
+  await page.getByTestId('compare-toggle').click();
+  await page.getByTestId('compare-question').waitFor();
+  assert.ok(fetched.includes('split_compare'));
+  // Each part is fetched once, however often it is opened.
+  await page.getByTestId('compare-toggle').click();
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('settings').waitFor();
+  for (const part of new Set(fetched)) {
+    assert.equal(fetched.filter((p) => p === part).length, 1, `${part} fetched once: ${fetched}`);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('Settings that cannot be fetched say so without stopping the page, and open on the next try', async () => {
+  const settingsPart = /\/split_settings-[0-9a-f]{16}\.wasm$/;
+  const { page, context } = await openApp(env.browser, env.server.origin, {
+    beforeLoad: (c) => c.route(settingsPart, unavailable),
+  });
+  await page.getByTestId('settings-toggle').click();
+  const notice = page.getByTestId('part-missing');
+  await notice.waitFor();
+  assert.match(await notice.textContent(), /^Settings could not be loaded: .*Check the connection and try again/);
+  await shot(page, 'part-missing');
+  assert.equal(await page.getByTestId('fatal-banner').count(), 0, 'no fatal banner');
+  assert.equal(await page.getByTestId('settings').count(), 0);
+  // The chat still works around it.
+  await page.getByTestId('composer').fill('still here');
+  assert.equal(await page.getByTestId('composer').inputValue(), 'still here');
+
+  await context.unroute(settingsPart);
+  await page.getByTestId('part-retry').click();
+  await page.getByTestId('settings').waitFor();
+  assert.equal(await page.getByTestId('part-missing').count(), 0);
+  assert.equal(await page.getByTestId('api-key').getAttribute('type'), 'password');
+  await context.close();
+});
+
+test('a question whose agent part cannot be fetched ends saying so; the next question runs', async () => {
+  const runPart = /\/split_run-[0-9a-f]{16}\.wasm$/;
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, {
+    seed: loopbackSettings,
+    beforeLoad: (c) => c.route(runPart, unavailable),
+  });
+  await script(env.server.origin, scope, [{ text: 'Thought: I know it.\nFinal Answer: 42' }]);
+  await ask(page, 'What is six times seven?');
+  const problem = page.locator('.bubble.problem');
+  await problem.waitFor();
+  assert.match(await problem.textContent(), /The agent could not be loaded: .*reload it/);
+  assert.equal(await page.getByTestId('fatal-banner').count(), 0, 'no fatal banner');
+  assert.equal((await requests(env.server.origin, scope)).length, 0, 'nothing was sent to the model');
+  // The composer is free again.
+  assert.equal(await page.getByTestId('composer').isEnabled(), true);
+
+  await context.unroute(runPart);
+  await ask(page, 'What is six times seven?');
+  await page.locator('.bubble.assistant').waitFor();
+  assert.equal(await page.locator('.bubble.assistant .text').textContent(), '42');
+  await context.close();
+});
