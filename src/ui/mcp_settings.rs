@@ -58,7 +58,7 @@ pub fn install(settings: RwSignal<Settings>) {
     PAGE.with(|p| p.set(Some(Page { settings, status: RwSignal::new(Vec::new()) })));
     // A server removed, or given another address or secret, loses its client and listener.
     #[cfg(target_arch = "wasm32")]
-    Effect::new(move |_| settings.with(|s| hub().keep_only(&s.tools.mcp.servers)));
+    Effect::new(move |_| settings.with(|s| io::made_hub().map(|hub| hub.keep_only(&s.tools.mcp.servers))));
 }
 
 fn page() -> Option<Page> {
@@ -216,6 +216,7 @@ fn ToolList(page: Page, index: usize) -> impl IntoView {
 /// The browser side: the page's hub, Connect, refreshes and listeners.
 #[cfg(target_arch = "wasm32")]
 mod io {
+    use std::cell::OnceCell;
     use std::rc::Rc;
 
     use leptos::prelude::*;
@@ -229,12 +230,18 @@ mod io {
     use crate::tools::mcp::{ListenEnd, McpClient, McpError, McpHub, McpServer, McpToolInfo};
 
     thread_local! {
-        static HUB: Rc<McpHub> = Rc::new(McpHub::new(Rc::new(BrowserFetch), Rc::new(|url: &str| refresh(url.to_string()))));
+        static HUB: OnceCell<Rc<McpHub>> = const { OnceCell::new() };
     }
 
-    /// The page's MCP clients.
+    /// The page's MCP clients, made on first use: by Settings or a run, both parts fetched on
+    /// use (`parts`), so the client's code is not in the first load.
     pub fn hub() -> Rc<McpHub> {
-        HUB.with(Rc::clone)
+        HUB.with(|hub| Rc::clone(hub.get_or_init(|| Rc::new(McpHub::new(Rc::new(BrowserFetch), Rc::new(|url: &str| refresh(url.to_string())))))))
+    }
+
+    /// The hub if anything has made it yet (nothing to let go of otherwise).
+    pub fn made_hub() -> Option<Rc<McpHub>> {
+        HUB.with(|hub| hub.get().cloned())
     }
 
     fn timeout_ms(server: &McpServer) -> f64 {

@@ -225,7 +225,8 @@ mod page {
     use std::rc::Rc;
 
     use super::{Env, Job, OnEnd, Outcome, RunControl};
-    use crate::agent::Tool;
+    use crate::agent::time::{race, Either};
+    use crate::agent::{StopReason, Tool};
     use crate::browser::BrowserClock;
     use crate::llm::Provider;
     use crate::net::browser::BrowserFetch;
@@ -240,12 +241,15 @@ mod page {
 
     /// Starts the run. The engine (provider, tools, agent loop) is a part of its own
     /// (`parts`), fetched ahead of the first question (`preload_engine`); if it cannot be
-    /// fetched the run ends saying so, and the next question tries again.
+    /// fetched the run ends saying so, and the next question tries again. Stop works while it
+    /// is being fetched, too.
     pub fn launch(control: RunControl, job: Job, on_end: OnEnd) {
         leptos::task::spawn_local(async move {
-            let outcome = match engine(control, job).await {
-                Ok(run) => run.await,
-                Err(missing) => Outcome::Ended(missing.message("The agent")),
+            let token = job.token.clone();
+            let outcome = match race(engine(control, job), token.cancelled()).await {
+                Either::Left(Ok(run)) => run.await,
+                Either::Left(Err(missing)) => Outcome::Ended(missing.message("The agent")),
+                Either::Right(()) => Outcome::Ended(StopReason::Cancelled.describe()),
             };
             control.end(outcome, on_end);
         });

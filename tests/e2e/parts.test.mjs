@@ -94,3 +94,21 @@ test('a question whose agent part cannot be fetched ends saying so; the next que
   assert.equal(await page.locator('.bubble.assistant .text').textContent(), '42');
   await context.close();
 });
+
+test('Stop works while the agent part is still on its way', async () => {
+  const runPart = /\/split_run-[0-9a-f]{16}\.wasm$/;
+  const held = [];
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, {
+    seed: loopbackSettings,
+    // The part's request is held unanswered: a network that never delivers it.
+    beforeLoad: (c) => c.route(runPart, (route) => held.push(route)),
+  });
+  await ask(page, 'What is six times seven?');
+  await page.getByTestId('stop').click();
+  const problem = page.locator('.bubble.problem');
+  await problem.waitFor();
+  assert.equal(await problem.locator('.text').textContent(), 'Stopped by you.');
+  assert.equal((await requests(env.server.origin, scope)).length, 0, 'nothing was sent to the model');
+  assert.ok(held.length > 0, 'the part was requested');
+  await context.close();
+});

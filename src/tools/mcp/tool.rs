@@ -136,7 +136,7 @@ fn coerce(kind: Option<&str>, value: Value) -> Value {
     let text = text.trim();
     let parsed = match kind {
         Some("integer") => text.parse::<i64>().ok().map(Value::from),
-        Some("number") => crate::number::parse_f64(text).and_then(|n| serde_json::Number::from_f64(n)).map(Value::Number),
+        Some("number") => crate::number::parse_f64(text).and_then(serde_json::Number::from_f64).map(Value::Number),
         Some("boolean") => text.parse::<bool>().ok().map(Value::Bool),
         _ => None,
     };
