@@ -36,7 +36,8 @@ function instrument() {
   const fetch0 = w.fetch.bind(w);
   w.fetch = async (input, init) => {
     const res = await fetch0(input, init);
-    const url = typeof input === 'string' ? input : input.url;
+    // A string, a URL (the page's parts are fetched with one) or a Request.
+    const url = input instanceof Request ? input.url : String(input);
     if (!url.includes('/chat/completions') || !res.body) return res;
     // Pass the body through unchanged, noting the moment its stream closes.
     const tap = new TransformStream({ flush() { w.__bench.replyEnds.push(performance.now()); } });
@@ -120,7 +121,11 @@ try {
     await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
     await cdp.send('Profiler.start');
   }
-  await page.locator('li[data-kind="final_answer"]').waitFor({ timeout: 15 * 60_000 });
+  // The answer, or a run that ended without one (then there is nothing to measure).
+  await page.locator('li[data-kind="final_answer"], .bubble.problem').first().waitFor({ timeout: 15 * 60_000 });
+  if (await page.locator('.bubble.problem').count()) {
+    throw new Error(`the run ended without an answer: ${await page.locator('.bubble.problem').first().textContent()}`);
+  }
   const profile = PROFILE ? (await cdp.send('Profiler.stop')).profile : null;
   const timeline = TIMELINE ? JSON.parse((await browser.stopTracing()).toString()) : null;
   const runMs = Date.now() - t0;

@@ -63,7 +63,11 @@ for (const file of fs.readdirSync(parts).filter((f) => f.endsWith('.wasm')).sort
   const bytes = fs.readFileSync(optimised);
   const name = `${file.replace(/\.wasm$/, '')}-${sha256(bytes).slice(0, 16)}.wasm`;
   fs.writeFileSync(path.join(dist, name), bytes);
-  loader = loader.replaceAll(reference, JSON.stringify(`./${name}`));
+  // Fetched with its integrity, as the main module's preload is: a part from another build
+  // (a stale cache, a half-finished upload) is refused, and reported as a part not loaded.
+  const fetchOf = `fetch(new URL(${reference}, import.meta.url))`;
+  if (!loader.includes(fetchOf)) fail(`the loader does not fetch ${file} as expected`);
+  loader = loader.replaceAll(fetchOf, `fetch(new URL(${JSON.stringify(`./${name}`)}, import.meta.url), { integrity: ${JSON.stringify(sri(bytes))} })`);
   placed.push(name);
 }
 

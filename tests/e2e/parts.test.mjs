@@ -112,3 +112,18 @@ test('Stop works while the agent part is still on its way', async () => {
   assert.ok(held.length > 0, 'the part was requested');
   await context.close();
 });
+
+test('a part whose bytes are not the ones built is refused, not run', async () => {
+  const settingsPart = /\/split_settings-[0-9a-f]{16}\.wasm$/;
+  // A valid, empty WebAssembly module: without the integrity check it would load, and the
+  // first call into it would trap.
+  const empty = Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
+  const { page, context } = await openApp(env.browser, env.server.origin, {
+    beforeLoad: (c) => c.route(settingsPart, (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: empty })),
+  });
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('part-missing').waitFor();
+  assert.equal(await page.getByTestId('fatal-banner').count(), 0, 'no fatal banner');
+  assert.equal(await page.getByTestId('settings').count(), 0);
+  await context.close();
+});
