@@ -71,11 +71,11 @@ pub fn App() -> impl IntoView {
     let chats = chats::Chats::restore(messages, trace, running);
     let session = session::Session::new(settings.read_only(), messages, chat_run);
 
-    // The agent's engine is fetched as soon as the first screen is up, so a first question
-    // does not wait for it (`parts`); Settings and Compare when the pointer or focus reaches
-    // their buttons.
+    // The agent's engine is fetched once the first screen is up and the page is idle, so a
+    // first question does not wait for it and the first screen does not wait for the engine
+    // (`parts`); Settings and Compare when the pointer or focus reaches their buttons.
     #[cfg(target_arch = "wasm32")]
-    Effect::new(move |_| leptos::task::spawn_local(async { let _ = run::preload_engine().await; }));
+    request_idle_callback(|| leptos::task::spawn_local(async { let _ = run::preload_engine().await; }));
     let fetch_settings = move || leptos::task::spawn_local(async { let _ = preload_settings().await; });
     let fetch_compare = move || leptos::task::spawn_local(async { let _ = preload_compare().await; });
 
