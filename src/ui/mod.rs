@@ -55,6 +55,8 @@ pub fn App() -> impl IntoView {
     let show_compare = RwSignal::new(false);
     // Bumped by "Try again" when a part of the page could not be fetched (`parts`).
     let (settings_retry, compare_retry) = (RwSignal::new(0u32), RwSignal::new(0u32));
+    // The part on its way, if a person is waiting for one (a slow connection).
+    let loading = RwSignal::new(None::<&'static str>);
     let compare_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_compare.get());
     let theme = RwSignal::new(load_theme());
     // Applied on load, saved only when changed: nothing is written on load.
@@ -135,19 +137,24 @@ pub fn App() -> impl IntoView {
                     {move || {
                         compare_retry.track();
                         Suspend::new(async move {
-                            compare_part(settings.read_only()).await.unwrap_or_else(|missing| part_missing(missing, "Compare", compare_retry))
+                            let part = waiting_for(loading, "Compare", compare_part(settings.read_only())).await;
+                            part.unwrap_or_else(|missing| part_missing(missing, "Compare", compare_retry))
                         })
                     }}
                 </Show>
             </div>
+            {move || loading.get().map(|what| view! {
+                <div class="part-overlay"><div class="notice" role="status" data-testid="part-loading">{format!("Loading {what}…")}</div></div>
+            })}
             // Loaded the first time it is opened (`parts`): most visits never open it.
             <Show when=move || show_settings.get()>
                 {move || {
                     settings_retry.track();
                     Suspend::new(async move {
                         let on_close = Callback::new(move |_: ()| show_settings.set(false));
-                        settings_part(settings, on_close).await.unwrap_or_else(|missing| {
-                            view! { <div class="part-missing-overlay">{part_missing(missing, "Settings", settings_retry)}</div> }.into_any()
+                        let part = waiting_for(loading, "Settings", settings_part(settings, on_close)).await;
+                        part.unwrap_or_else(|missing| {
+                            view! { <div class="part-overlay">{part_missing(missing, "Settings", settings_retry)}</div> }.into_any()
                         })
                     })
                 }}
@@ -163,6 +170,21 @@ parts::part!(settings, preload = preload_settings, fn settings_part(settings: Rw
 parts::part!(compare, preload = preload_compare, fn compare_part(settings: ReadSignal<crate::storage::Settings>) -> AnyView {
     view! { <compare::ComparePane settings/> }.into_any()
 });
+
+/// Awaits a part, saying "Loading …" meanwhile. A part already fetched is ready at the first
+/// poll, so the note is set and cleared in one go and never drawn; one closed while on its way
+/// (its future dropped) clears the note too.
+async fn waiting_for<T>(loading: RwSignal<Option<&'static str>>, what: &'static str, part: impl std::future::Future<Output = T>) -> T {
+    struct Clear(RwSignal<Option<&'static str>>);
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            self.0.set(None);
+        }
+    }
+    loading.set(Some(what));
+    let _clear = Clear(loading);
+    part.await
+}
 
 /// Shown where a part that could not be fetched would be, with a button that tries again.
 fn part_missing(missing: parts::PartMissing, what: &str, retry: RwSignal<u32>) -> AnyView {

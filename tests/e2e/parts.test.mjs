@@ -127,3 +127,24 @@ test('a part whose bytes are not the ones built is refused, not run', async () =
   assert.equal(await page.getByTestId('settings').count(), 0);
   await context.close();
 });
+
+test('a part on a slow connection says it is loading, then opens', async () => {
+  const settingsPart = /\/split_settings-[0-9a-f]{16}\.wasm$/;
+  const held = [];
+  const { page, context, errors } = await openApp(env.browser, env.server.origin, {
+    beforeLoad: (c) => c.route(settingsPart, (route) => held.push(route)),
+  });
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('part-loading').waitFor();
+  assert.equal(await page.getByTestId('part-loading').textContent(), 'Loading Settings…');
+  // Closed while on its way: the note goes with it.
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('part-loading').waitFor({ state: 'detached' });
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('part-loading').waitFor();
+  for (const route of held.splice(0)) await route.continue();
+  await page.getByTestId('settings').waitFor();
+  assert.equal(await page.getByTestId('part-loading').count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
