@@ -69,7 +69,7 @@ impl Opened {
 }
 
 /// Starts a request and waits for the response headers.
-async fn start(method: &str, url: &str, headers: &[(String, String)], body: Option<&str>, redirects: Redirects) -> Result<Opened, FetchFailed> {
+async fn start(method: &str, url: &str, headers: &[(String, String)], body: Option<&str>, redirects: Redirects, keepalive: bool) -> Result<Opened, FetchFailed> {
     let controller = AbortController::new().map_err(|e| FetchFailed(js_message(&e)))?;
     let guard = AbortOnDrop { controller, finished: false };
     let init = RequestInit::new();
@@ -80,6 +80,11 @@ async fn start(method: &str, url: &str, headers: &[(String, String)], body: Opti
         Redirects::Refuse => RequestRedirect::Manual,
     });
     init.set_signal(Some(&guard.controller.signal()));
+    // A request that must outlive the page (a session ended as the page goes away). web-sys
+    // has no setter for this member of RequestInit, so it is set as the property it is.
+    if keepalive {
+        js_sys::Reflect::set(&init, &JsValue::from_str("keepalive"), &JsValue::TRUE).map_err(|e| FetchFailed(js_message(&e)))?;
+    }
     if let Some(body) = body {
         init.set_body(&JsValue::from_str(body));
     }
@@ -119,15 +124,16 @@ pub struct BrowserFetch;
 
 impl Fetch for BrowserFetch {
     fn send_detached(&self, request: OwnedRequest) {
-        // A task of its own, so dropping whatever asked for it does not abort it. The answer
-        // is not read: once its headers are in, the request has done its work.
+        // A task of its own, so dropping whatever asked for it does not abort it, and
+        // `keepalive`, so the page going away does not either. The answer is not read: once
+        // its headers are in, the request has done its work.
         wasm_bindgen_futures::spawn_local(async move {
-            let _ = start(request.method, &request.url, &request.headers, request.body.as_deref(), request.redirects).await;
+            let _ = start(request.method, &request.url, &request.headers, request.body.as_deref(), request.redirects, true).await;
         });
     }
     fn get<'a>(&'a self, url: &'a str, headers: &'a [(String, String)]) -> LocalBoxFuture<'a, Result<HttpResponse, FetchFailed>> {
         Box::pin(async move {
-            let opened = start("GET", url, headers, None, Redirects::Follow).await?;
+            let opened = start("GET", url, headers, None, Redirects::Follow, false).await?;
             let status = opened.status();
             let retry_after = opened.header("Retry-After");
             Ok(HttpResponse { status, retry_after, body: opened.text_limited(BODY_LIMIT).await? })
@@ -136,14 +142,14 @@ impl Fetch for BrowserFetch {
 
     fn open<'a>(&'a self, request: HttpRequest<'a>) -> LocalBoxFuture<'a, Result<Box<dyn Streaming>, FetchFailed>> {
         Box::pin(async move {
-            let opened = start(request.method, request.url, request.headers, request.body, request.redirects).await?;
+            let opened = start(request.method, request.url, request.headers, request.body, request.redirects, false).await?;
             Ok(Box::new(opened) as Box<dyn Streaming>)
         })
     }
 
     fn redirect_target<'a>(&'a self, url: &'a str) -> LocalBoxFuture<'a, Option<String>> {
         Box::pin(async move {
-            let opened = start("GET", url, &[], None, Redirects::Follow).await.ok()?;
+            let opened = start("GET", url, &[], None, Redirects::Follow, false).await.ok()?;
             // Dropping `opened` aborts the body, which is not needed.
             opened.response.redirected().then(|| opened.response.url())
         })

@@ -59,6 +59,13 @@ pub fn install(settings: RwSignal<Settings>) {
     // A server removed, or given another address or secret, loses its client and listener.
     #[cfg(target_arch = "wasm32")]
     Effect::new(move |_| settings.with(|s| io::made_hub().map(|hub| hub.keep_only(&s.tools.mcp.servers))));
+    // The page going away (closed, reloaded, navigated from) ends every session it had.
+    #[cfg(target_arch = "wasm32")]
+    let _ = window_event_listener(leptos::ev::pagehide, |_| {
+        if let Some(hub) = io::made_hub() {
+            hub.end_sessions();
+        }
+    });
 }
 
 fn page() -> Option<Page> {

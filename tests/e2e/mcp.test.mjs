@@ -310,3 +310,20 @@ test('two servers with the same tool names: each tool gets a unique name and cal
   assert.match(sent[0].body.messages[0].content, /- thoughtline_test_mcp_get-sum: .*\n- thoughtline_test_mcp_echo: /);
   await context.close();
 });
+
+test('leaving the page ends its MCP session, even the one its listener holds', async () => {
+  const mcp = await startMcp();
+  const { page, context, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url)).ok);
+  // The server announces tool-list changes, so the page listens: a listener holds the client.
+  for (let i = 0; i < 100 && (await mcp.state()).openStreams === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await mcp.state()).openStreams, 1);
+  const live = (await mcp.state()).headers.filter((h) => h.method === 'POST' && h.session).at(-1).session;
+  const ended = async () => (await mcp.state()).headers.filter((h) => h.method === 'DELETE').map((h) => h.session);
+  assert.deepEqual(await ended(), [], 'nothing ended while the page is open');
+  assert.deepEqual(errors, []);
+  await page.goto('about:blank');
+  for (let i = 0; i < 60 && !(await ended()).includes(live); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(await ended(), [live], 'the session was ended once, with its id');
+  await context.close();
+});

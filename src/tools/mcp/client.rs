@@ -112,11 +112,24 @@ impl From<McpError> for Failure {
 /// Sent on its own; a server that does not allow it answers 405, which changes nothing.
 impl Drop for McpClient {
     fn drop(&mut self) {
+        self.end_session();
+    }
+}
+
+impl McpClient {
+    /// Ends the session now, once: the DELETE above, sent on its own. Used when nothing holds
+    /// the client any more, and by the hub when the page goes away (`McpHub::end_sessions`).
+    /// Used again afterwards, the client starts a new session.
+    pub fn end_session(&self) {
         let Some(session) = self.session_id() else { return };
         if session.is_empty() {
             return;
         }
         let headers = self.headers("application/json, text/event-stream");
+        // Busy (a borrow held elsewhere) means the client is in use; its session stays.
+        let Ok(mut current) = self.session.try_borrow_mut() else { return };
+        *current = None;
+        drop(current);
         self.fetch.send_detached(OwnedRequest { method: "DELETE", url: self.url.clone(), headers, body: None, redirects: self.redirects() });
     }
 }

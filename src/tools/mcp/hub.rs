@@ -47,6 +47,15 @@ impl McpHub {
         self.retire_where(|c| !servers.iter().any(|s| c.serves(s)));
     }
 
+    /// The page is going away: every client is retired and its session ended now (the clients
+    /// runs or listeners still hold would otherwise end theirs only when let go, too late).
+    pub fn end_sessions(&self) {
+        for client in self.clients.take() {
+            client.retire();
+            client.end_session();
+        }
+    }
+
     fn retire_where(&self, unwanted: impl Fn(&McpClient) -> bool) {
         self.clients.borrow_mut().retain(|c| {
             let keep = !unwanted(c);

@@ -833,3 +833,20 @@ fn a_server_removed_from_settings_has_its_session_ended_once_no_run_holds_it() {
     let detached = server.detached.borrow().clone();
     assert_eq!(detached.iter().map(|s| s.method.as_str()).collect::<Vec<_>>(), ["DELETE"]);
 }
+
+#[test]
+fn a_page_going_away_ends_every_session_at_once_even_one_a_run_holds() {
+    let server = Server::new(handshake());
+    let hub = McpHub::new(server.clone(), Rc::new(|_: &str| {}));
+    let client = hub.client(&server_settings("http://127.0.0.1:9/mcp", ""));
+    run(client.connect()).unwrap();
+    hub.end_sessions();
+    assert!(client.is_retired());
+    assert!(!hub.is_current(&client), "the hub holds no client any more");
+    let methods = || server.detached.borrow().iter().map(|s| s.method.clone()).collect::<Vec<_>>();
+    assert_eq!(methods(), ["DELETE"]);
+    assert_eq!(server.detached.borrow()[0].header("Mcp-Session-Id"), Some("s1"));
+    // Ended once: letting go of the client later sends nothing more.
+    drop(client);
+    assert_eq!(methods(), ["DELETE"]);
+}
