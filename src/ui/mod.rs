@@ -55,8 +55,8 @@ pub fn App() -> impl IntoView {
     let show_compare = RwSignal::new(false);
     // Bumped by "Try again" when a part of the page could not be fetched (`parts`).
     let (settings_retry, compare_retry) = (RwSignal::new(0u32), RwSignal::new(0u32));
-    // The part on its way, if a person is waiting for one (a slow connection).
-    let loading = RwSignal::new(None::<&'static str>);
+    // The parts a person is waiting for (a slow connection), in the order asked for.
+    let loading = RwSignal::new(Vec::<&'static str>::new());
     let compare_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_compare.get());
     let theme = RwSignal::new(load_theme());
     // Applied on load, saved only when changed: nothing is written on load.
@@ -143,9 +143,9 @@ pub fn App() -> impl IntoView {
                     }}
                 </Show>
             </div>
-            {move || loading.get().map(|what| view! {
-                <div class="part-overlay"><div class="notice" role="status" data-testid="part-loading">{format!("Loading {what}…")}</div></div>
-            })}
+            {move || loading.with(|parts| parts.first().map(|what| view! {
+                <div class="part-overlay"><div class="notice" role="status" data-testid="part-loading">{format!("Loading {}…", parts_list(what, &parts[1..]))}</div></div>
+            }))}
             // Loaded the first time it is opened (`parts`): most visits never open it.
             <Show when=move || show_settings.get()>
                 {move || {
@@ -174,16 +174,26 @@ parts::part!(compare, preload = preload_compare, fn compare_part(settings: ReadS
 /// Awaits a part, saying "Loading …" meanwhile. A part already fetched is ready at the first
 /// poll, so the note is set and cleared in one go and never drawn; one closed while on its way
 /// (its future dropped) clears the note too.
-async fn waiting_for<T>(loading: RwSignal<Option<&'static str>>, what: &'static str, part: impl std::future::Future<Output = T>) -> T {
-    struct Clear(RwSignal<Option<&'static str>>);
+async fn waiting_for<T>(loading: RwSignal<Vec<&'static str>>, what: &'static str, part: impl std::future::Future<Output = T>) -> T {
+    struct Clear(RwSignal<Vec<&'static str>>, &'static str);
     impl Drop for Clear {
         fn drop(&mut self) {
-            self.0.set(None);
+            let what = self.1;
+            self.0.update(|parts| {
+                if let Some(at) = parts.iter().position(|p| *p == what) {
+                    parts.remove(at);
+                }
+            });
         }
     }
-    loading.set(Some(what));
-    let _clear = Clear(loading);
+    loading.update(|parts| parts.push(what));
+    let _clear = Clear(loading, what);
     part.await
+}
+
+/// "Settings", "Settings and Compare".
+fn parts_list(first: &str, rest: &[&str]) -> String {
+    rest.iter().fold(first.to_string(), |list, what| format!("{list} and {what}"))
 }
 
 /// Shown where a part that could not be fetched would be, with a button that tries again.

@@ -43,15 +43,27 @@ impl From<leptos::wasm_split::SplitLoaderError> for PartMissing {
 }
 
 /// `part!(chunk, preload = NAME, VIS fn NAME(ARG: TYPE, ...) -> TYPE { BODY })` declares
-/// `VIS async fn NAME(...) -> Result<TYPE, PartMissing>` and `VIS async fn PRELOAD()`. Parts
-/// with the same `chunk` share one file. Arguments and the result cross the split as plain
-/// values, so the function has no generics and no receiver.
+/// `VIS async fn NAME(...) -> Result<TYPE, PartMissing>` and
+/// `VIS async fn PRELOAD() -> Result<(), PartMissing>`. Each part names its own `chunk` (the
+/// file it becomes; a name used twice fails the link). Arguments and the result cross the split
+/// as plain values, so the function has no generics and no receiver.
 macro_rules! part {
     ($chunk:ident, preload = $preload:ident, $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
         #[cfg(thoughtline_split)]
-        #[::leptos::wasm_split::wasm_split($chunk, wasm_split_path = ::leptos::wasm_split, fallible, preload(#[allow(dead_code)] $preload))]
+        #[::leptos::wasm_split::wasm_split($chunk, wasm_split_path = ::leptos::wasm_split, fallible)]
         $vis fn $name($($arg: $ty),*) -> Result<$ret, $crate::ui::parts::PartMissing> {
             Ok($body)
+        }
+
+        /// Fetches the part ahead of its first call (it is not fetched twice).
+        #[cfg(thoughtline_split)]
+        #[allow(dead_code)]
+        $vis async fn $preload() -> Result<(), $crate::ui::parts::PartMissing> {
+            #[::leptos::wasm_split::wasm_split($chunk, wasm_split_path = ::leptos::wasm_split, fallible)]
+            fn fetched() -> Result<(), $crate::ui::parts::PartMissing> {
+                Ok(())
+            }
+            fetched().await
         }
 
         #[cfg(not(thoughtline_split))]

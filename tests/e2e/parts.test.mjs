@@ -129,10 +129,10 @@ test('a part whose bytes are not the ones built is refused, not run', async () =
 });
 
 test('a part on a slow connection says it is loading, then opens', async () => {
-  const settingsPart = /\/split_settings-[0-9a-f]{16}\.wasm$/;
+  const slowParts = /\/split_(settings|compare)-[0-9a-f]{16}\.wasm$/;
   const held = [];
   const { page, context, errors } = await openApp(env.browser, env.server.origin, {
-    beforeLoad: (c) => c.route(settingsPart, (route) => held.push(route)),
+    beforeLoad: (c) => c.route(slowParts, (route) => held.push(route)),
   });
   await page.getByTestId('settings-toggle').click();
   await page.getByTestId('part-loading').waitFor();
@@ -142,8 +142,12 @@ test('a part on a slow connection says it is loading, then opens', async () => {
   await page.getByTestId('part-loading').waitFor({ state: 'detached' });
   await page.getByTestId('settings-toggle').click();
   await page.getByTestId('part-loading').waitFor();
+  // Two on their way at once are both named.
+  await page.getByTestId('compare-toggle').click();
+  await page.getByText('Loading Settings and Compare…').waitFor();
   for (const route of held.splice(0)) await route.continue();
   await page.getByTestId('settings').waitFor();
+  await page.getByTestId('compare').waitFor();
   assert.equal(await page.getByTestId('part-loading').count(), 0);
   assert.deepEqual(errors, []);
   await context.close();
