@@ -57,7 +57,6 @@ const wasmOpt = ['-Oz', '--low-memory-unused', '--enable-bulk-memory', '--enable
 const placed = [];
 for (const file of fs.readdirSync(parts).filter((f) => f.endsWith('.wasm')).sort()) {
   const reference = JSON.stringify(`./${file}`);
-  if (!loader.includes(reference)) fail(`the loader does not fetch ${file}`);
   const optimised = path.join(parts, `${file}.opt`);
   execFileSync('wasm-opt', [...wasmOpt, path.join(parts, file), '-o', optimised], { stdio: ['ignore', 'ignore', 'pipe'] });
   const bytes = fs.readFileSync(optimised);

@@ -13,8 +13,6 @@
 //! Each part also gets a `preload` function that fetches it without calling it (its error is
 //! ignored: the call that needs the part reports it).
 
-use std::fmt;
-
 /// A part of the page could not be fetched: the network is down, or the site was updated and
 /// this page's files are gone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,12 +24,6 @@ impl PartMissing {
         format!(
             "{what} could not be loaded: part of this page did not arrive from the site. Check the connection and try again; if the site was updated since this page was opened, reload it."
         )
-    }
-}
-
-impl fmt::Display for PartMissing {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a part of the page could not be loaded")
     }
 }
 
