@@ -27,9 +27,9 @@ mod lints;
 /// Helpers shared by the unit tests.
 #[cfg(test)]
 pub(crate) mod test_support {
-    /// A recorded response from ../shared/fixtures (see its README for what each file is).
+    /// A recorded response from tests/fixtures (its README says where each came from).
     pub fn fixture(path: &str) -> String {
-        let full = format!("{}/../shared/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
+        let full = format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
         std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("cannot read fixture {full}: {e}"))
     }
 

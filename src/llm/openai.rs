@@ -1,7 +1,7 @@
 //! The OpenAI-compatible Chat Completions client (`POST {base}/chat/completions`), used for
 //! OpenAI and every server that copies its API (Ollama, llama.cpp, vLLM, LM Studio, …).
 //! Request building and response reading are pure functions, tested natively against the
-//! recorded bodies in ../shared/fixtures; only `OpenAiCompatible::complete` does I/O.
+//! recorded bodies in tests/fixtures; only `OpenAiCompatible::complete` does I/O.
 
 use serde_json::{json, Value};
 

@@ -1,7 +1,7 @@
 //! Assembles an OpenAI-compatible streamed chat completion (`stream: true`) from its SSE events:
 //! visible text, reasoning text, token usage, finish reason and tool-call fragments. It owns the
 //! tolerance for how OpenAI, Ollama, llama.cpp, DashScope and friends each bend the chunk format
-//! (see ../shared/fixtures/README.md). It does no I/O: the caller decodes bytes with
+//! (see tests/fixtures/README.md). It does no I/O: the caller decodes bytes with
 //! `net::sse::SseDecoder` and hands each event here.
 //!
 //! `StreamStep` is also what `anthropic::AnthropicStream` yields, so the fetch loop that shows

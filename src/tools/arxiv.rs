@@ -3,7 +3,7 @@
 //! text. It does no I/O; the fetch layer (or a CORS proxy in front of arXiv,
 //! which sends no `Access-Control-Allow-Origin`) performs the request.
 //!
-//! Shapes handled (see shared/fixtures/README.md, arxiv/):
+//! Shapes handled (see tests/fixtures/README.md, arxiv/):
 //! - current backend (2025-11 on): namespaces declared once on `<feed>`,
 //!   errors as HTTP 400 with a one-entry feed;
 //! - legacy backend: every element repeats its `xmlns`, dates carry offsets,

@@ -6,7 +6,7 @@
 //! headed by `SOURCE_NOTE` so the model knows where the text came from.
 //! It does no I/O.
 //!
-//! Format facts relied on (shared/fixtures/README.md, openalex/): list
+//! Format facts relied on (tests/fixtures/README.md, openalex/): list
 //! responses are `{"meta":{..},"results":[work..]}`; the abstract exists only
 //! as `abstract_inverted_index` (word → positions); arXiv copies appear as a
 //! `locations[]` entry whose `source.id` is `https://openalex.org/S4306400194`

@@ -1,5 +1,5 @@
 //! The tools through their `Tool` interface, with a fake `Fetch` replaying the recorded
-//! responses in ../shared/fixtures, and a fake clock: routing (CORS proxy, dev proxy, OpenAlex
+//! responses in tests/fixtures, and a fake clock: routing (CORS proxy, dev proxy, OpenAlex
 //! fallback), arXiv's request spacing, and the calculator's model call for prose.
 
 use std::cell::{Cell, RefCell};

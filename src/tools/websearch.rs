@@ -10,7 +10,7 @@
 //! Builders return the request; interpreters turn status + body into the
 //! observation or a `ServiceError`. No I/O here.
 //!
-//! DuckDuckGo quirks relied on (shared/fixtures/README.md, duckduckgo/):
+//! DuckDuckGo quirks relied on (tests/fixtures/README.md, duckduckgo/):
 //! every key is always present and empty values are `""`, so fields change
 //! type (`Infobox` is `""` or an object, `ImageHeight` `""` or a number);
 //! hence `serde_json::Value` access instead of strict structs. Empty answers

@@ -11,7 +11,7 @@
 //! 3. Otherwise `extracts_url(base, &titles)` → fetch →
 //!    `interpret_extracts(.., &titles, lang, max_chars)`.
 //!
-//! Format facts relied on (see shared/fixtures/README.md, wikipedia/):
+//! Format facts relied on (see tests/fixtures/README.md, wikipedia/):
 //! formatversion 1 JSON; `query.pages` is an object keyed by pageid with no
 //! useful order, missing pages are keyed `"-1"`, `"-2"`.. and carry
 //! `"missing":""`; titles we send may come back rewritten through

@@ -1,6 +1,6 @@
 // The loopback test server: the only "internet" the tests see. It serves the release dist/
 // under a sub-path (as GitHub Pages would) and speaks the providers' wire formats from
-// scripts the tests post, replaying the recorded bodies in ../shared/fixtures.
+// scripts the tests post, replaying the recorded bodies in tests/fixtures.
 //
 //   node tests/server/loopback.mjs [--port N] [--dist DIR]
 // prints "listening http://127.0.0.1:PORT" once ready.
@@ -48,7 +48,7 @@ import { allowPage } from './cors.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
-const fixtures = path.resolve(root, '..', 'shared', 'fixtures');
+const fixtures = path.resolve(root, 'tests', 'fixtures');
 
 const args = process.argv.slice(2);
 const arg = (name, dflt) => {

@@ -3,7 +3,7 @@
 //! Anthropic is not OpenAI-compatible: the system prompt is a top-level field, roles must
 //! alternate, `max_tokens` is required, and the stream is a sequence of typed events rather
 //! than chunk deltas. Everything here is a pure function or accumulator with no I/O, tested
-//! natively against the recorded bodies in ../shared/fixtures/anthropic.
+//! natively against the recorded bodies in tests/fixtures/anthropic.
 //!
 //! Inside: `request` writes the request body from a [`ChatRequest`] (here: endpoint and
 //! headers); the answer comes back either whole, read by `reply`, or as a stream of events fed

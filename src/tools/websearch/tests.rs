@@ -5,7 +5,7 @@ use crate::test_support::fixture;
 
 
 /// HAND-MADE sample, not a recording (no SearXNG capture exists in
-/// shared/fixtures). Written from SearXNG's documented JSON output
+/// tests/fixtures). Written from SearXNG's documented JSON output
 /// (docs.searxng.org "Search API", `format=json`) and the field lists
 /// client libraries declare: top-level `query`, `number_of_results`,
 /// `results[{url,title,content,engine,parsed_url,template,engines,
