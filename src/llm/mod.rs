@@ -1,7 +1,7 @@
 //! Language-model providers over `fetch`: the only code that talks HTTP to a model. `client.rs`
 //! implements `agent::ChatModel` for every preset (streaming, retries, time limits); the
-//! per-API modules (`openai.rs`, `anthropic/`) and the stream decoders (`sse.rs`,
-//! `stream.rs`) are pure and tested natively against recorded provider responses.
+//! per-API modules (`openai.rs`, `anthropic/`) and the stream reader (`stream.rs`, fed by the
+//! SSE decoder in `net/sse.rs`) are pure and tested natively against recorded provider responses.
 
 pub mod anthropic;
 pub mod client;

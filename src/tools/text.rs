@@ -3,9 +3,9 @@
 //! layer, and small text helpers (percent-encoding, HTML-tag stripping,
 //! whitespace collapsing, bounded observations, HTTP status triage).
 //!
-//! Everything here is pure: no I/O, no clocks, no randomness. The browser
-//! fetch layer (written elsewhere) performs the request and passes status,
-//! `Retry-After` and body back to the tool's interpreter.
+//! Everything here is pure: no I/O, no clocks, no randomness. The tools in
+//! `tools/adapters.rs` perform the request through the `net::Fetch` seam and pass
+//! status, `Retry-After` and body back to the tool's interpreter.
 //!
 //! Panic policy: a panic inside WASM takes the whole page down, so nothing in
 //! this file indexes slices with untrusted positions or unwraps. String work is
