@@ -2,6 +2,7 @@
 // playwright-core (never a downloaded browser), and helpers that act like a person.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { before, after, afterEach } from 'node:test';
@@ -130,6 +131,21 @@ export async function ask(page, question) {
 export async function shot(page, name) {
   fs.mkdirSync(screenshotDir, { recursive: true });
   await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+}
+
+/**
+ * The README's picture of a finished run (the visible window, as a person sees it). Written to
+ * docs/screenshot.png only when THOUGHTLINE_SCREENSHOT=1; otherwise to the system's temporary
+ * folder, so an ordinary test run leaves the work tree as it was. Returns the file written.
+ */
+export async function readmeShot(page) {
+  const dir = process.env.THOUGHTLINE_SCREENSHOT === '1'
+    ? path.join(here, '..', '..', 'docs')
+    : path.join(os.tmpdir(), 'thoughtline-e2e');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'screenshot.png');
+  await page.screenshot({ path: file });
+  return file;
 }
 
 export async function toolRequests(origin, scope) {

@@ -2,7 +2,8 @@
 // server replaying recorded responses, and everything else is the real page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, openApp, script, requests, toolRequests, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
+import fs from 'node:fs';
+import { suite, openApp, script, requests, toolRequests, ask, shot, readmeShot, loopbackSettings, traceTones, action } from './harness.mjs';
 
 const env = suite();
 
@@ -20,6 +21,9 @@ test('a Wikipedia question runs blue then green and ends with the answer', async
   assert.equal(tones.at(-1), 'run_stopped:success');
   const finished = await page.locator('[data-tone="pending"]').evaluateAll((els) => els.every((e) => e.classList.contains('done')));
   assert.ok(finished, 'once answered, no step is drawn as still in progress');
+  // The README's screenshot: a finished run with a tool call and its answer, before any step
+  // is opened (THOUGHTLINE_SCREENSHOT=1 writes docs/screenshot.png; see readmeShot).
+  assert.ok(fs.statSync(await readmeShot(page)).size > 0);
   const observation = page.locator('[data-kind="tool_result"]');
   assert.match(await observation.textContent(), /wikipedia/);
   await observation.locator('summary').click();
