@@ -88,7 +88,7 @@ setup_std_sources() {
 }
 
 # The shipped page: Trunk's release build into dist/ (extra arguments go to trunk build).
-# With SIZE_STD=1 the standard library is compiled with the app, for size (README, "Bundle size"):
+# With SIZE_STD=1 the standard library is compiled with the app, for size (docs/performance.md, "Bundle size"):
 # std's small-code variants (`optimize_for_size`), no source locations kept for panics, and a
 # panic traps at once instead of formatting a message (the page shows its fatal banner from
 # www/boot.js). These flags are unstable, hence RUSTC_BOOTSTRAP; they apply to this build only,

@@ -14,7 +14,7 @@ function showFatal(message, detail) {
   document.body.prepend(banner);
 }
 
-// The release build compiles panics to an immediate trap (README, "Bundle size"), so no Rust
+// The release build compiles panics to an immediate trap (docs/performance.md, "Bundle size"), so no Rust
 // code runs after one and the Rust panic hook never sees it: the banner is shown from here. A
 // trap is a WebAssembly.RuntimeError thrown to the JavaScript that called into the module: an
 // event listener or timer (reported as an 'error' event) or a promise callback

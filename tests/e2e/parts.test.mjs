@@ -1,5 +1,6 @@
-// End-to-end tests of the parts of the page fetched on use (src/ui/parts.rs, README "Bundle
-// size"): what the first screen loads, and what a person sees when a part cannot be fetched.
+// End-to-end tests of the parts of the page fetched on use (src/ui/parts.rs;
+// docs/performance.md, "Bundle size"): what the first screen loads, and what a person sees when
+// a part cannot be fetched.
 // They need the split release build (scripts/test builds it); an unsplit page fails the first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -162,7 +162,7 @@ test('on a phone-sized screen the trace sits below the chat', async () => {
   await context.close();
 });
 
-// The release build traps on a panic (README, "Bundle size"), so www/boot.js shows the banner.
+// The release build traps on a panic (docs/performance.md, "Bundle size"), so www/boot.js shows the banner.
 // A trap reaches the page as a WebAssembly.RuntimeError thrown from a listener or timer, or
 // rejected from a promise; both are raised here as the engine raises them.
 test('a trap in the app shows the fatal banner as text; other script errors do not', async () => {
