@@ -6,6 +6,7 @@
 //! ARCHITECTURE.md has the map and the flow of one question.
 
 pub mod agent;
+pub mod conversation;
 pub(crate) mod json_read;
 pub mod llm;
 pub mod markdown;

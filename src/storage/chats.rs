@@ -1,25 +1,146 @@
-//! The stored shape of a conversation, apart from the UI's types, and the pure rules on it:
-//! titles, reading tolerantly, and marking a run a reload cut off. Written by serde, read by
-//! hand (`read.rs`): a missing field takes its value from its struct's `Default`.
+//! The stored shapes of a conversation, apart from the record itself (`crate::conversation`),
+//! and the rules for reading them back: tolerant, and every earlier version. Written by serde,
+//! read by hand (`read.rs`): a missing field takes its value from its struct's `Default`.
+//!
+//! Version 3 stores a chat as several records, so a save during a run writes only what changed:
+//! - the **head**, under the chat's id: version, id, title and how many runs it has;
+//! - one **run** record per run, under `{id}/{run}`: question, clarifications, outcome, whether
+//!   its steps were kept and how many events it has;
+//! - its events in **chunks** of `CHUNK` events, under `{id}/{run}/{chunk}`.
+//!
+//! Versions 1 (the `localStorage` release) and 2 kept one record per chat: its messages and
+//! the trace of its latest run only. They read as runs: the messages give each run's question
+//! and outcome, the trace goes to the run it belongs to, and the other runs say their steps
+//! were not kept.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use super::lenient::{read_lenient, stored_version};
-use crate::agent::{Event, EventKind, StopReason};
+use crate::agent::trace::question;
+use crate::agent::{Event, EventKind};
+use crate::conversation::{Clarification, Conversation, Outcome, Run};
 
-/// Version 1 was the `localStorage` release (one key per chat plus an index). Version 2 is
-/// the IndexedDB record; its trace records each model request as what it adds to the last
-/// one, and it reads version 1's traces unchanged.
-pub const CHAT_VERSION: u32 = 2;
+pub const CHAT_VERSION: u32 = 3;
+/// Events per stored chunk: a save rewrites at most the chunk still filling.
+pub const CHUNK: usize = 32;
 
+/// The key of run `run`'s record.
+pub fn run_key(id: &str, run: usize) -> String {
+    format!("{id}/{run}")
+}
+
+/// The key of chunk `chunk` of run `run`'s events.
+pub fn chunk_key(id: &str, run: usize, chunk: usize) -> String {
+    format!("{id}/{run}/{chunk}")
+}
+
+/// The head record of a version 3 chat.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoredHead {
+    pub version: u32,
+    pub id: String,
+    /// Empty when the person never named it: the first question's title is used.
+    pub title: String,
+    pub runs: u32,
+}
+
+impl Default for StoredHead {
+    fn default() -> Self {
+        StoredHead { version: CHAT_VERSION, id: String::new(), title: String::new(), runs: 0 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeKind {
+    Answer,
+    Asks,
+    Ended,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoredOutcome {
+    pub kind: OutcomeKind,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoredClarification {
+    pub asked: String,
+    pub reply: String,
+}
+
+/// A run as stored (its events apart) and as exported (its events inline, `trace`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoredRun {
+    pub question: String,
+    pub clarified: Vec<StoredClarification>,
+    pub steps_kept: bool,
+    /// `None` while the run goes on.
+    pub outcome: Option<StoredOutcome>,
+    /// How many events the run has (stored in chunks beside it).
+    pub events: u32,
+}
+
+impl Default for StoredRun {
+    fn default() -> Self {
+        StoredRun { question: String::new(), clarified: Vec::new(), steps_kept: true, outcome: None, events: 0 }
+    }
+}
+
+impl From<&Outcome> for StoredOutcome {
+    fn from(o: &Outcome) -> Self {
+        let kind = match o {
+            Outcome::Answer(_) => OutcomeKind::Answer,
+            Outcome::Asks(_) => OutcomeKind::Asks,
+            Outcome::Ended(_) => OutcomeKind::Ended,
+        };
+        StoredOutcome { kind, text: o.text().to_string() }
+    }
+}
+
+impl From<StoredOutcome> for Outcome {
+    fn from(o: StoredOutcome) -> Self {
+        match o.kind {
+            OutcomeKind::Answer => Outcome::Answer(o.text),
+            OutcomeKind::Asks => Outcome::Asks(o.text),
+            OutcomeKind::Ended => Outcome::Ended(o.text),
+        }
+    }
+}
+
+impl StoredRun {
+    pub fn of(run: &Run) -> Self {
+        StoredRun {
+            question: run.question.clone(),
+            clarified: run.clarified.iter().map(|c| StoredClarification { asked: c.asked.clone(), reply: c.reply.clone() }).collect(),
+            steps_kept: run.steps_kept,
+            outcome: run.outcome.as_ref().map(StoredOutcome::from),
+            events: run.events.len() as u32,
+        }
+    }
+
+    pub fn into_run(self, events: Vec<Event>) -> Run {
+        Run {
+            question: self.question,
+            clarified: self.clarified.into_iter().map(|c| Clarification { asked: c.asked, reply: c.reply }).collect(),
+            events,
+            steps_kept: self.steps_kept,
+            outcome: self.outcome.map(Outcome::from),
+        }
+    }
+}
+
+/// Who wrote a message of a version 1 or 2 chat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StoredWho {
     User,
     Assistant,
-    /// The run ended without an answer; the text says why and what to do.
     Problem,
-    /// The agent asked the person a question (stored under its first tag, see `EventKind`).
+    /// The agent asked the person a question (stored under its first tag).
     #[serde(rename = "clarify")]
     AskedPerson,
 }
@@ -30,21 +151,77 @@ pub struct StoredMessage {
     pub text: String,
 }
 
-/// One conversation as stored: its messages and the trace of its latest run.
+/// A chat as versions 1 and 2 stored it: its messages and the trace of its latest run.
+/// Only read (and written by the tests, as those releases did).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StoredChat {
+pub struct LegacyChat {
     pub version: u32,
     pub id: String,
     pub title: String,
     pub messages: Vec<StoredMessage>,
     pub trace: Vec<Event>,
-    /// A run was in progress when this was saved.
     pub running: bool,
 }
 
-impl Default for StoredChat {
+impl Default for LegacyChat {
     fn default() -> Self {
-        StoredChat { version: CHAT_VERSION, id: String::new(), title: String::new(), messages: Vec::new(), trace: Vec::new(), running: false }
+        LegacyChat { version: 2, id: String::new(), title: String::new(), messages: Vec::new(), trace: Vec::new(), running: false }
+    }
+}
+
+/// The runs of a version 1 or 2 chat. Its messages give each run's question, the agent's
+/// questions with the replies, and the outcome; its trace goes to the latest run that asked
+/// the trace's question, and the other runs' steps were not kept.
+pub fn runs_of_legacy(chat: LegacyChat) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    for m in chat.messages {
+        let waiting = runs.last().is_some_and(Run::waiting);
+        match m.who {
+            StoredWho::User if waiting => {
+                let run = runs.last_mut().expect("a waiting run");
+                if let Some(Outcome::Asks(asked)) = run.outcome.take() {
+                    run.clarified.push(Clarification { asked, reply: m.text });
+                }
+            }
+            StoredWho::User => runs.push(Run { steps_kept: false, ..Run::new(m.text) }),
+            StoredWho::Assistant => end_last(&mut runs, Outcome::Answer(m.text)),
+            StoredWho::AskedPerson => end_last(&mut runs, Outcome::Asks(m.text)),
+            StoredWho::Problem => end_last(&mut runs, Outcome::Ended(m.text)),
+        }
+    }
+    // A chat saved while running: its latest run had not ended. Every other run without an
+    // outcome ended in a way the messages do not tell.
+    let count = runs.len();
+    for (i, run) in runs.iter_mut().enumerate() {
+        if run.outcome.is_none() && !(chat.running && i + 1 == count) {
+            run.outcome = Some(Outcome::Ended("This run ended without an answer.".into()));
+        }
+    }
+    if !chat.trace.is_empty() {
+        let asked = question(&chat.trace).unwrap_or_default();
+        let owner = runs.iter().rposition(|r| r.question == asked).or(runs.len().checked_sub(1));
+        match owner {
+            Some(i) => {
+                runs[i].events = chat.trace;
+                runs[i].steps_kept = true;
+            }
+            None => {
+                let mut run = Run::new(asked.to_string());
+                run.outcome = Some(crate::conversation::outcome(&chat.trace));
+                run.events = chat.trace;
+                runs.push(run);
+            }
+        }
+    }
+    runs
+}
+
+/// An outcome message ends the latest run, or is a run of its own when none is open (a
+/// message whose question was lost).
+fn end_last(runs: &mut Vec<Run>, outcome: Outcome) {
+    match runs.last_mut().filter(|r| r.outcome.is_none()) {
+        Some(run) => run.outcome = Some(outcome),
+        None => runs.push(Run { steps_kept: false, outcome: Some(outcome), ..Run::new(String::new()) }),
     }
 }
 
@@ -67,51 +244,9 @@ impl Default for ChatSummary {
 }
 
 impl ChatSummary {
-    pub fn of(chat: &StoredChat, updated_unix_ms: f64) -> Self {
-        ChatSummary { id: chat.id.clone(), title: chat.title.clone(), updated_unix_ms, ..Default::default() }
+    pub fn of(chat: &Conversation, updated_unix_ms: f64) -> Self {
+        ChatSummary { id: chat.id.clone(), title: chat.title(), updated_unix_ms, ..Default::default() }
     }
-}
-
-/// A title from the first question, cut at a word boundary.
-pub fn chat_title(messages: &[StoredMessage]) -> String {
-    let first = messages.iter().find(|m| m.who == StoredWho::User).map(|m| m.text.as_str()).unwrap_or("");
-    title_from(first)
-}
-
-/// A title from a question, cut at a word boundary.
-pub fn title_from(question: &str) -> String {
-    let first = question.trim();
-    if first.is_empty() {
-        return "New chat".into();
-    }
-    let line = first.lines().next().unwrap_or(first);
-    if line.chars().count() <= 60 {
-        return line.to_string();
-    }
-    let cut: String = line.chars().take(60).collect();
-    let cut = cut.rsplit_once(' ').map(|(head, _)| head).filter(|h| h.len() > 20).unwrap_or(&cut);
-    format!("{cut}…")
-}
-
-/// A chat saved while a run was in progress was cut off by a reload or a closed tab: say so
-/// in the chat and the trace, and clear the flag. Returns whether anything changed.
-pub fn mark_interrupted(chat: &mut StoredChat) -> bool {
-    if !chat.running {
-        return false;
-    }
-    chat.running = false;
-    let message = "This run was interrupted (the page was reloaded or closed before it finished). Ask again to run it anew.";
-    chat.messages.push(StoredMessage { who: StoredWho::Problem, text: message.into() });
-    let index = chat.trace.len() as u32;
-    let (step, at) = chat.trace.last().map(|e| (e.step, e.ended_ms)).unwrap_or((0, 0.0));
-    chat.trace.push(Event {
-        index,
-        step,
-        started_ms: at,
-        ended_ms: at,
-        kind: EventKind::RunStopped { reason: StopReason::Interrupted, message: message.into() },
-    });
-    true
 }
 
 /// Why a record written by a newer release is not opened here.
@@ -121,26 +256,83 @@ pub const SAVED_BY_NEWER: &str = "saved by a newer version of Thoughtline; reloa
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReadChat {
     /// The chat, and a note when some parts could not be read and were left out.
-    Chat { chat: StoredChat, note: Option<String> },
+    /// `current` says it was read from the current version's records (nothing to move).
+    Chat { chat: Conversation, note: Option<String>, current: bool },
     /// Nothing usable: the reason. The stored text stays as it is, for download.
     Unreadable { reason: String },
 }
 
-/// Reads a stored chat body, keeping every part that can be read.
-pub fn read_chat(json: &str) -> ReadChat {
-    if stored_version(json) > CHAT_VERSION {
+/// Reads a stored chat: its head record `body` and the records beside it (`parts`, by key),
+/// keeping every part that can be read. `id` is the record's key, which wins over the id
+/// written inside.
+pub fn read_chat(id: &str, body: &str, parts: &BTreeMap<String, String>) -> ReadChat {
+    let version = stored_version(body);
+    if version > CHAT_VERSION {
         return ReadChat::Unreadable { reason: SAVED_BY_NEWER.into() };
     }
-    match read_lenient::<StoredChat>(json) {
-        Ok(read) if read.value.id.is_empty() && read.value.messages.is_empty() && read.value.trace.is_empty() => {
-            ReadChat::Unreadable { reason: "the stored record holds no conversation".into() }
+    let mut dropped = Vec::new();
+    let chat = if version == CHAT_VERSION {
+        let head = match read_lenient::<StoredHead>(body) {
+            Ok(read) => {
+                dropped.extend(read.dropped);
+                read.value
+            }
+            Err(e) => return ReadChat::Unreadable { reason: format!("the stored text is damaged ({e})") },
+        };
+        let runs = (0..head.runs as usize).map(|r| read_run(id, r, parts, &mut dropped)).collect();
+        Conversation::with_runs(id.to_string(), head.title, runs)
+    } else {
+        match read_lenient::<LegacyChat>(body) {
+            Ok(read) if read.value.id.is_empty() && read.value.messages.is_empty() && read.value.trace.is_empty() => {
+                return ReadChat::Unreadable { reason: "the stored record holds no conversation".into() };
+            }
+            Ok(read) => {
+                dropped.extend(read.dropped);
+                let title = read.value.title.clone();
+                Conversation::with_runs(id.to_string(), title, runs_of_legacy(read.value))
+            }
+            Err(e) => return ReadChat::Unreadable { reason: format!("the stored text is damaged ({e})") },
         }
-        Ok(read) => {
-            let note = (!read.dropped.is_empty()).then(|| {
-                format!("Parts of this chat could not be read and are left out ({}); the rest is shown.", read.dropped.join(", "))
-            });
-            ReadChat::Chat { chat: read.value, note }
+    };
+    let note = (!dropped.is_empty())
+        .then(|| format!("Parts of this chat could not be read and are left out ({}); the rest is shown.", dropped.join(", ")));
+    ReadChat::Chat { chat, note, current: version == CHAT_VERSION }
+}
+
+/// Run `run` of a version 3 chat, with every event that can be read. A missing or damaged
+/// record costs only its part, named in `dropped`.
+fn read_run(id: &str, run: usize, parts: &BTreeMap<String, String>, dropped: &mut Vec<String>) -> Run {
+    let key = run_key(id, run);
+    let stored = match parts.get(&key).map(|text| read_lenient::<StoredRun>(text)) {
+        Some(Ok(read)) => {
+            dropped.extend(read.dropped.into_iter().map(|d| format!("run {}: {d}", run + 1)));
+            read.value
         }
-        Err(e) => ReadChat::Unreadable { reason: format!("the stored text is damaged ({e})") },
+        _ => {
+            dropped.push(format!("run {}", run + 1));
+            return Run { steps_kept: false, outcome: Some(Outcome::Ended("This run could not be read.".into())), ..Run::new(String::new()) };
+        }
+    };
+    let count = stored.events as usize;
+    let mut events = Vec::with_capacity(count);
+    for chunk in 0..count.div_ceil(CHUNK) {
+        match parts.get(&chunk_key(id, run, chunk)).map(|text| read_lenient::<Vec<Event>>(text)) {
+            Some(Ok(read)) => {
+                if !read.dropped.is_empty() {
+                    dropped.push(format!("run {}: {} of its events", run + 1, read.dropped.len()));
+                }
+                events.extend(read.value);
+            }
+            _ => dropped.push(format!("run {}: events {} to {}", run + 1, chunk * CHUNK + 1, ((chunk + 1) * CHUNK).min(count))),
+        }
     }
+    stored.into_run(events)
+}
+
+/// When the chat's latest run started (for ordering a list whose times were not kept).
+pub fn last_started(chat: &Conversation) -> Option<f64> {
+    chat.runs.iter().rev().flat_map(|r| r.events.iter().rev()).find_map(|e| match e.kind {
+        EventKind::RunStarted { started_unix_ms, .. } => Some(started_unix_ms),
+        _ => None,
+    })
 }

@@ -1,19 +1,22 @@
-//! The run export: one run as a JSON file a person can keep, share and open again without
-//! any key. Import reads every version this release knows and refuses newer ones.
+//! The conversation export: every run of a chat, with its steps, as one JSON file a person can
+//! keep, share and open again without any key. Import reads every version this release knows
+//! (a single-run file of versions 1 and 2 becomes a one-run chat) and refuses newer ones.
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::read::{export_header, exported_run};
+use super::chats::{StoredClarification, StoredOutcome, StoredRun};
+use super::read::{export_header, exported_chat, exported_single_run};
 use super::settings::Settings;
-use crate::agent::{AgentSettings, Trace};
+use crate::agent::{AgentSettings, Event, Trace};
+use crate::conversation::{clarified_of, outcome, Conversation, Outcome, Run};
 use crate::llm::Connection;
 use crate::tools::ToolSettings;
 
 pub const EXPORT_FORMAT: &str = "thoughtline.run";
-/// Version 2 records each model request as what it adds to the previous one; version 1 files
-/// (whole requests) read the same way.
-const EXPORT_VERSION: u32 = 2;
+/// Version 3 holds every run of a conversation; versions 1 and 2 held one run (2 records each
+/// model request as what it adds to the previous one; 1 whole requests, read the same way).
+pub const EXPORT_VERSION: u32 = 3;
 
 /// The settings a run used, as exported: everything but the secrets. Read by hand
 /// (`read.rs`): a missing field takes its value from `Default` below.
@@ -47,45 +50,100 @@ impl From<&Settings> for ExportedSettings {
     }
 }
 
-/// One run as a file a person can keep, share and open again without any key. Read by hand
-/// (`read.rs`).
+/// One run in an export: what the stored run record says, and its events inline.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExportedRun {
-    pub format: String,
-    pub version: u32,
-    pub exported_unix_ms: f64,
     pub question: String,
-    pub answer: Option<String>,
-    pub settings: ExportedSettings,
+    pub clarified: Vec<StoredClarification>,
+    pub steps_kept: bool,
+    pub outcome: Option<StoredOutcome>,
     pub trace: Trace,
 }
 
-pub fn export_run(trace: &Trace, settings: &Settings, now_unix_ms: f64) -> String {
-    let question = crate::agent::trace::question(&trace.events).unwrap_or_default().to_string();
-    let run = ExportedRun {
-        format: EXPORT_FORMAT.into(),
-        version: EXPORT_VERSION,
-        exported_unix_ms: now_unix_ms.round(),
-        question,
-        answer: trace.final_answer().map(str::to_string),
-        settings: ExportedSettings::from(settings),
-        trace: trace.clone(),
-    };
-    // Compact like every other write: a pretty printer would compile every serializer twice.
-    serde_json::to_string(&run).unwrap_or_default()
+/// A conversation as a file. Read by hand (`read.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExportedChat {
+    pub format: String,
+    pub version: u32,
+    /// The release that wrote it (Cargo's version).
+    pub app_version: String,
+    pub exported_unix_ms: f64,
+    pub title: String,
+    pub settings: ExportedSettings,
+    pub runs: Vec<ExportedRun>,
 }
 
-/// Reads an exported run, saying what is wrong with a file that is not one.
-pub fn import_run(json: &str) -> Result<ExportedRun, String> {
+/// A run exported by versions 1 and 2 (one run per file).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SingleRun {
+    pub question: String,
+    pub answer: Option<String>,
+    pub trace: Trace,
+}
+
+impl ExportedRun {
+    fn of(run: &Run) -> Self {
+        let StoredRun { question, clarified, steps_kept, outcome, .. } = StoredRun::of(run);
+        ExportedRun { question, clarified, steps_kept, outcome, trace: Trace { events: run.events.clone() } }
+    }
+
+    fn into_run(self) -> Run {
+        let stored = StoredRun { question: self.question, clarified: self.clarified, steps_kept: self.steps_kept, outcome: self.outcome, events: 0 };
+        let mut run = stored.into_run(self.trace.events);
+        // A file cut off mid-run has no outcome: it is not running here.
+        if run.outcome.is_none() {
+            run.outcome = Some(outcome(&run.events));
+        }
+        run
+    }
+}
+
+/// The whole conversation, every run with its steps, as export text. The settings go without
+/// their secrets.
+pub fn export_chat(chat: &Conversation, settings: &Settings, now_unix_ms: f64) -> String {
+    let file = ExportedChat {
+        format: EXPORT_FORMAT.into(),
+        version: EXPORT_VERSION,
+        app_version: env!("CARGO_PKG_VERSION").into(),
+        exported_unix_ms: now_unix_ms.round(),
+        title: chat.title(),
+        settings: ExportedSettings::from(settings),
+        runs: chat.runs.iter().map(ExportedRun::of).collect(),
+    };
+    // Compact like every other write: a pretty printer would compile every serializer twice.
+    serde_json::to_string(&file).unwrap_or_default()
+}
+
+/// The run of a version 1 or 2 file as a run of a conversation.
+fn single_run(file: SingleRun) -> Run {
+    let events: Vec<Event> = file.trace.events;
+    let ended = match file.answer {
+        Some(answer) => Outcome::Answer(answer),
+        None => outcome(&events),
+    };
+    Run { question: file.question, clarified: clarified_of(&events), events, steps_kept: true, outcome: Some(ended) }
+}
+
+/// Reads an export as a conversation (its id empty: the caller gives it one), saying what is
+/// wrong with a file that is not one.
+pub fn import_chat(json: &str) -> Result<Conversation, String> {
     // Read once; the header first, so a file that is not an export is named as such.
     let not_an_object = |e: &dyn std::fmt::Display| format!("This file is not a JSON object ({e}).");
     let value: Value = serde_json::from_str(json).map_err(|e| not_an_object(&e))?;
     let (format, version) = export_header(&value).map_err(|e| not_an_object(&e))?;
     if format != EXPORT_FORMAT {
-        return Err("This JSON file is not a Thoughtline run export (its \"format\" is not \"thoughtline.run\").".into());
+        return Err("This JSON file is not a Thoughtline export (its \"format\" is not \"thoughtline.run\").".into());
     }
     if version > EXPORT_VERSION {
-        return Err("This run was exported by a newer Thoughtline; update the page to open it.".into());
+        return Err("This file was exported by a newer Thoughtline; update the page to open it.".into());
     }
-    exported_run(&value).map_err(|e| format!("This run export is damaged: {e}."))
+    let damaged = |e: crate::json_read::ReadError| format!("This export is damaged: {e}.");
+    if version >= 3 {
+        let file = exported_chat(&value).map_err(damaged)?;
+        let runs = file.runs.into_iter().map(ExportedRun::into_run).collect();
+        Ok(Conversation::with_runs(String::new(), file.title, runs))
+    } else {
+        let run = single_run(exported_single_run(&value).map_err(damaged)?);
+        Ok(Conversation::with_runs(String::new(), String::new(), vec![run]))
+    }
 }

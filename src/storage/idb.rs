@@ -1,6 +1,7 @@
 //! IndexedDB, the browser's transactional database, as the chat store's `Backend`: two object
-//! stores keyed by chat id, `chats` (the list lines) and `bodies` (the chats), written together
-//! in one transaction. Values are JSON text, read back through the same tolerant readers as
+//! stores, `chats` (the list lines, keyed by chat id) and `bodies` (each chat's head under its
+//! id, and its run records and event chunks under keys that start with `{id}/`), written
+//! together in one transaction. Values are JSON text, read back through the same tolerant readers as
 //! everything else. Browser-only; the rules live in `store.rs`.
 //!
 //! A request or transaction is awaited by handing a Promise's own resolve/reject functions to
@@ -9,10 +10,10 @@
 use js_sys::{Function, Promise};
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{IdbDatabase, IdbObjectStore, IdbRequest, IdbTransaction, IdbTransactionMode};
+use web_sys::{IdbDatabase, IdbKeyRange, IdbObjectStore, IdbRequest, IdbTransaction, IdbTransactionMode};
 
 use super::error::{StorageError, StorageErrorKind};
-use super::store::{Backend, Record};
+use super::store::{Backend, Record, Stored};
 use crate::agent::LocalBoxFuture;
 
 const DB_NAME: &str = "thoughtline";
@@ -146,6 +147,11 @@ impl IdbBackend {
         Ok((tx, stores))
     }
 
+    /// The keys of the records beside chat `id`'s head: `{id}/` then anything.
+    fn parts_of(id: &str) -> Result<IdbKeyRange, StorageError> {
+        IdbKeyRange::bound(&JsValue::from_str(&format!("{id}/")), &JsValue::from_str(&format!("{id}/\u{ffff}"))).map_err(|e| dom(&e))
+    }
+
     fn refuse_if_read_only(&self) -> Result<(), StorageError> {
         if self.read_only {
             Err(StorageError::new(StorageErrorKind::Newer, "the chats were saved by a newer Thoughtline"))
@@ -177,11 +183,23 @@ impl Backend for IdbBackend {
         })
     }
 
-    fn body<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<String>, StorageError>> {
+    fn chat<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Stored>, StorageError>> {
         Box::pin(async move {
             let (_tx, stores) = self.store(&[BODIES], IdbTransactionMode::Readonly)?;
-            let req = stores[0].get(&JsValue::from_str(id)).map_err(|e| dom(&e))?;
-            Ok(text_of(&finished(&req).await?))
+            let range = Self::parts_of(id)?;
+            // Issued back to back, each watched before anything is awaited.
+            let head = stores[0].get(&JsValue::from_str(id)).map_err(|e| dom(&e))?;
+            let head_done = watch(&head);
+            let keys = stores[0].get_all_keys_with_key(&range).map_err(|e| dom(&e))?;
+            let keys_done = watch(&keys);
+            let values = stores[0].get_all_with_key(&range).map_err(|e| dom(&e))?;
+            let values_done = watch(&values);
+            let head = outcome(&head, head_done).await?;
+            let keys: js_sys::Array = outcome(&keys, keys_done).await?.unchecked_into();
+            let values: js_sys::Array = outcome(&values, values_done).await?.unchecked_into();
+            let Some(body) = text_of(&head) else { return Ok(None) };
+            let parts = keys.iter().zip(values.iter()).map(|(k, v)| (k.as_string().unwrap_or_default(), text_of(&v).unwrap_or_default())).collect();
+            Ok(Some(Stored { body, parts }))
         })
     }
 
@@ -192,7 +210,8 @@ impl Backend for IdbBackend {
             let issued = records.iter().try_for_each(|record| {
                 let key = JsValue::from_str(&record.id);
                 stores[0].put_with_key(&JsValue::from_str(&record.summary), &key)?;
-                stores[1].put_with_key(&JsValue::from_str(&record.body), &key).map(drop)
+                stores[1].put_with_key(&JsValue::from_str(&record.body), &key)?;
+                record.parts.iter().try_for_each(|(key, text)| stores[1].put_with_key(&JsValue::from_str(text), &JsValue::from_str(key)).map(drop))
             });
             if let Err(e) = issued {
                 // All or nothing: what was already queued must not commit on its own.
@@ -208,7 +227,9 @@ impl Backend for IdbBackend {
             self.refuse_if_read_only()?;
             let (tx, stores) = self.store(&[SUMMARIES, BODIES], IdbTransactionMode::Readwrite)?;
             let key = JsValue::from_str(id);
-            if let Err(e) = stores.iter().try_for_each(|store| store.delete(&key).map(drop)) {
+            let range = Self::parts_of(id)?;
+            let issued = stores.iter().try_for_each(|store| store.delete(&key).map(drop)).and_then(|()| stores[1].delete(&range).map(drop));
+            if let Err(e) = issued {
                 let _ = tx.abort();
                 return Err(dom(&e));
             }

@@ -2,11 +2,11 @@
 //! types so that changing the UI never silently breaks saved data. Imports no UI module.
 //!
 //! - `settings.rs`: settings and theme in `localStorage` (`local.rs`), read field by field.
-//! - `chats.rs`: the stored conversation and its rules; `store.rs`: listing, opening, saving,
-//!   deleting and moving an older release's chats, over a `Backend`; `idb.rs`: that backend in
-//!   IndexedDB.
-//! - `trace_json.rs`: the open chat's trace as stored JSON, extended save by save during a run.
-//! - `export.rs`: the run export file. `lenient.rs`: tolerant reading for all of the above;
+//! - `chats.rs`: the stored shapes of a conversation (`crate::conversation`) and reading every
+//!   version of them; `writer.rs`: what a save writes (only the records that changed);
+//!   `store.rs`: listing, opening, saving, deleting and moving an older release's chats, over a
+//!   `Backend`; `idb.rs`: that backend in IndexedDB.
+//! - `export.rs`: the conversation export file. `lenient.rs`: tolerant reading for all of the above;
 //!   `read.rs`: the readers of the stored shapes (serde writes them, these read them).
 //! - `tabs.rs`: telling other tabs what changed, and which runs are live.
 //!
@@ -25,14 +25,14 @@ mod read;
 pub mod settings;
 pub mod store;
 pub mod tabs;
-pub mod trace_json;
+pub mod writer;
 
 #[cfg(test)]
 mod tests;
 
-pub use chats::{chat_title, mark_interrupted, title_from, ChatSummary, StoredChat, StoredMessage, StoredWho};
+pub use chats::ChatSummary;
 pub use error::{StorageError, StorageErrorKind};
-pub use export::{export_run, import_run, ExportedRun, ExportedSettings, EXPORT_FORMAT};
+pub use export::{export_chat, import_chat, ExportedSettings, EXPORT_FORMAT};
 pub use settings::{
     load_settings, load_theme, read_settings, save_settings, save_theme, settings_from_json, settings_to_json, LoadedSettings, Settings,
     SETTINGS_KEY,

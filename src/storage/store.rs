@@ -1,32 +1,64 @@
 //! The chat store: the rules for listing, opening, saving and deleting conversations, over a
-//! `Backend` that keeps two record kinds per chat (a summary for the list and the chat itself),
-//! always written together in one transaction. The browser's backend is IndexedDB (`idb.rs`);
+//! `Backend` that keeps a summary for the list and the chat's records (its head under the
+//! chat's id, its runs and their event chunks under keys that start with `{id}/`), always
+//! written together in one transaction. The browser's backend is IndexedDB (`idb.rs`);
 //! tests use a map.
 //!
 //! **Invariant:** the chat list is read from the same database as the chats, written in the
 //! same transaction, so the two cannot disagree; a record that cannot be read stays listed.
 
-use super::chats::{read_chat, ChatSummary, ReadChat, StoredChat};
+use std::collections::BTreeMap;
+
+use super::chats::{last_started, read_chat, ChatSummary, ReadChat};
 use super::error::StorageError;
 use super::local;
+use super::writer::{Batch, ChatWriter};
 use crate::agent::LocalBoxFuture;
+use crate::conversation::Conversation;
 
-/// One chat as written: its id, its list line and the chat itself, both as JSON text.
+/// One save of a chat: its id, its list line, its head (or, before version 3, the whole chat)
+/// and the records beside it that changed, all JSON text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
     pub id: String,
     pub summary: String,
     pub body: String,
+    /// `(key, text)`: run records and event chunks (`chats::run_key`, `chats::chunk_key`).
+    pub parts: Vec<(String, String)>,
+}
+
+/// A chat as stored: its head and every record beside it, by key.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stored {
+    pub body: String,
+    pub parts: BTreeMap<String, String>,
+}
+
+impl Stored {
+    /// Everything stored for the chat as one JSON text, for the person to download.
+    pub fn raw(&self) -> String {
+        if self.parts.is_empty() {
+            return self.body.clone();
+        }
+        let parts: Vec<String> = self.parts.iter().map(|(k, v)| format!("{}:{}", json_string(k), json_string(v))).collect();
+        format!("{{\"body\":{},\"parts\":{{{}}}}}", json_string(&self.body), parts.join(","))
+    }
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
 }
 
 /// Where chats are kept. Every method is one transaction.
 pub trait Backend {
     /// Every summary record as `(id, stored text)`.
     fn summaries(&self) -> LocalBoxFuture<'_, Result<Vec<(String, String)>, StorageError>>;
-    /// The stored text of one chat.
-    fn body<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<String>, StorageError>>;
-    /// Writes all `records` in one transaction: all of them or none. Resolves once committed.
+    /// Everything stored of one chat (its head and the records beside it).
+    fn chat<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Stored>, StorageError>>;
+    /// Writes all `records` (each with its parts) in one transaction: all of them or none.
+    /// Resolves once committed.
     fn put(&self, records: Vec<Record>) -> LocalBoxFuture<'_, Result<(), StorageError>>;
+    /// Deletes the chat: its summary, head and every record beside it.
     fn delete<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(), StorageError>>;
     /// Written by a newer release: every write is refused.
     fn read_only(&self) -> bool {
@@ -58,43 +90,37 @@ pub async fn list(backend: &dyn Backend) -> Result<Vec<ChatSummary>, StorageErro
 /// What opening a chat gave.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Opened {
-    Chat { chat: StoredChat, note: Option<String> },
-    /// It cannot be shown; `raw` is the stored text, for the person to download.
+    /// `current`: read from records of this version (nothing needs rewriting).
+    Chat { chat: Conversation, note: Option<String>, current: bool },
+    /// It cannot be shown; `raw` is what is stored, for the person to download.
     Unreadable { reason: String, raw: String },
     Missing,
 }
 
 pub async fn open(backend: &dyn Backend, id: &str) -> Result<Opened, StorageError> {
-    let Some(raw) = backend.body(id).await? else { return Ok(Opened::Missing) };
-    Ok(match read_chat(&raw) {
-        ReadChat::Chat { mut chat, note } => {
-            // The record's key is the truth: a damaged id field must not move the chat.
-            chat.id = id.to_string();
-            Opened::Chat { chat, note }
-        }
-        ReadChat::Unreadable { reason } => Opened::Unreadable { reason, raw },
+    let Some(stored) = backend.chat(id).await? else { return Ok(Opened::Missing) };
+    Ok(match read_chat(id, &stored.body, &stored.parts) {
+        ReadChat::Chat { chat, note, current } => Opened::Chat { chat, note, current },
+        ReadChat::Unreadable { reason } => Opened::Unreadable { reason, raw: stored.raw() },
     })
 }
 
-/// The records that save `chat` as of `now`: its summary and itself.
-fn record(chat: &StoredChat, body: String, now_unix_ms: f64) -> (Record, ChatSummary) {
-    let summary = ChatSummary::of(chat, now_unix_ms);
-    let record = Record { id: chat.id.clone(), summary: serde_json::to_string(&summary).unwrap_or_default(), body };
-    (record, summary)
-}
-
-pub async fn save(backend: &dyn Backend, chat: &StoredChat, now_unix_ms: f64) -> Result<ChatSummary, StorageError> {
-    let (record, summary) = record(chat, serde_json::to_string(chat).unwrap_or_default(), now_unix_ms);
-    backend.put(vec![record]).await?;
+/// Saves what `writer` does not know to be stored of `chat`, and marks it stored once the
+/// transaction has committed. A failure leaves `writer` as it was: the next save writes it all
+/// again.
+pub async fn save_changes(backend: &dyn Backend, writer: &std::cell::RefCell<ChatWriter>, chat: &Conversation, now_unix_ms: f64) -> Result<ChatSummary, StorageError> {
+    let batch: Batch = writer.borrow().batch(chat, now_unix_ms);
+    let summary = batch.summary.clone();
+    backend.put(vec![batch.record.clone()]).await?;
+    writer.borrow_mut().committed(&batch);
     Ok(summary)
 }
 
-/// Saves `chat` as `body`, its stored text already written (`TraceJson::chat_body`: how the
-/// open chat is saved while its run grows, serialising only the events added since).
-pub async fn save_text(backend: &dyn Backend, chat: &StoredChat, body: String, now_unix_ms: f64) -> Result<ChatSummary, StorageError> {
-    let (record, summary) = record(chat, body, now_unix_ms);
-    backend.put(vec![record]).await?;
-    Ok(summary)
+/// Saves the whole of `chat` (a chat that is not the open one: a rename, an import).
+pub async fn save(backend: &dyn Backend, chat: &Conversation, now_unix_ms: f64) -> Result<ChatSummary, StorageError> {
+    let batch = ChatWriter::default().batch(chat, now_unix_ms);
+    backend.put(vec![batch.record]).await?;
+    Ok(batch.summary)
 }
 
 pub async fn delete(backend: &dyn Backend, id: &str) -> Result<(), StorageError> {
@@ -115,21 +141,14 @@ pub fn legacy_records(now_unix_ms: f64) -> (Vec<Record>, Vec<String>) {
     for key in local::keys() {
         let Some(id) = key.strip_prefix(LEGACY_CHAT_PREFIX).filter(|id| !id.is_empty()) else { continue };
         let Some(body) = local::read(&key) else { continue };
-        let (title, updated) = match read_chat(&body) {
-            ReadChat::Chat { chat, .. } => {
-                let title = if chat.title.is_empty() { super::chats::chat_title(&chat.messages) } else { chat.title };
-                // The old index kept the time of the last save; the last run's start is close,
-                // and keeps the list in the order it had.
-                let started = chat.trace.iter().rev().find_map(|e| match e.kind {
-                    crate::agent::EventKind::RunStarted { started_unix_ms, .. } => Some(started_unix_ms),
-                    _ => None,
-                });
-                (title, started.unwrap_or(now_unix_ms))
-            }
+        let (title, updated) = match read_chat(id, &body, &BTreeMap::new()) {
+            // The old index kept the time of the last save; the last run's start is close,
+            // and keeps the list in the order it had.
+            ReadChat::Chat { chat, .. } => (chat.title(), last_started(&chat).unwrap_or(now_unix_ms)),
             ReadChat::Unreadable { .. } => ("Chat that could not be read".into(), now_unix_ms),
         };
         let summary = ChatSummary { id: id.to_string(), title, updated_unix_ms: updated, ..Default::default() };
-        records.push(Record { id: id.to_string(), summary: serde_json::to_string(&summary).unwrap_or_default(), body });
+        records.push(Record { id: id.to_string(), summary: serde_json::to_string(&summary).unwrap_or_default(), body, parts: Vec::new() });
         keys.push(key);
     }
     if local::read(LEGACY_INDEX_KEY).is_some() {

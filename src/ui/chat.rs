@@ -3,47 +3,8 @@
 
 use leptos::prelude::*;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Who {
-    User,
-    Assistant,
-    /// The run ended without an answer; the text says why and what to do.
-    Problem,
-    /// The agent asked the person a question; their next message answers it.
-    AskedPerson,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChatMessage {
-    pub who: Who,
-    pub text: String,
-}
-
-impl From<crate::storage::StoredMessage> for ChatMessage {
-    fn from(m: crate::storage::StoredMessage) -> Self {
-        use crate::storage::StoredWho;
-        let who = match m.who {
-            StoredWho::User => Who::User,
-            StoredWho::Assistant => Who::Assistant,
-            StoredWho::Problem => Who::Problem,
-            StoredWho::AskedPerson => Who::AskedPerson,
-        };
-        ChatMessage { who, text: m.text }
-    }
-}
-
-impl From<ChatMessage> for crate::storage::StoredMessage {
-    fn from(m: ChatMessage) -> Self {
-        use crate::storage::StoredWho;
-        let who = match m.who {
-            Who::User => StoredWho::User,
-            Who::Assistant => StoredWho::Assistant,
-            Who::Problem => StoredWho::Problem,
-            Who::AskedPerson => StoredWho::AskedPerson,
-        };
-        crate::storage::StoredMessage { who, text: m.text }
-    }
-}
+pub use crate::conversation::{ChatMessage, Who};
+use crate::conversation::Conversation;
 
 const EXAMPLES: [&str; 3] = [
     "Who is Albert Einstein?",
@@ -53,11 +14,13 @@ const EXAMPLES: [&str; 3] = [
 
 #[component]
 pub fn ChatPane(
-    messages: ReadSignal<Vec<ChatMessage>>,
+    chat: RwSignal<Conversation>,
     running: ReadSignal<bool>,
     on_send: Callback<String>,
     on_stop: Callback<()>,
 ) -> impl IntoView {
+    // The bubbles are derived from the conversation's runs.
+    let messages = Memo::new(move |_| chat.with(Conversation::messages));
     let draft = RwSignal::new(String::new());
     let send = move || {
         let text = draft.get_untracked();
@@ -85,8 +48,8 @@ pub fn ChatPane(
                     </li>
                 </Show>
                 // Keyed by position and text: switching conversations replaces rows whose text changed.
-                <For each=move || messages.get().into_iter().enumerate() key=|(i, m)| (*i, m.text.clone()) let:item>
-                    <Bubble message=item.1/>
+                <For each=move || messages.get().into_iter().enumerate() key=|(i, m)| (*i, m.text.clone(), m.ends_run) let:item>
+                    <Bubble message=item.1 chat running/>
                 </For>
             </ol>
             <form class="composer" on:submit=move |ev| { ev.prevent_default(); send(); }>
@@ -123,7 +86,7 @@ pub fn ChatPane(
 }
 
 #[component]
-fn Bubble(message: ChatMessage) -> impl IntoView {
+fn Bubble(message: ChatMessage, chat: RwSignal<Conversation>, running: ReadSignal<bool>) -> impl IntoView {
     let (class, label) = match message.who {
         Who::User => ("bubble user", "You"),
         Who::Assistant => ("bubble assistant", "Thoughtline"),
@@ -140,9 +103,24 @@ fn Bubble(message: ChatMessage) -> impl IntoView {
             </button>
         }
     });
+    // The message that ends a run offers that run's steps in the trace pane.
+    let run = message.run;
+    let shown = move || chat.with(|c| c.shown() == Some(run));
+    let steps = message.ends_run.then(|| {
+        view! {
+            <button class="ghost small show-steps" data-testid="show-steps" class:shown=shown
+                aria-pressed=move || shown().to_string()
+                disabled=move || running.get()
+                title="Show how this was reached, in the trace pane"
+                on:click=move |_| { chat.update(|c| { c.show(run); }); }>
+                {move || if shown() { "Steps shown →" } else { "Show steps →" }}
+            </button>
+        }
+    });
     view! {
         <li class=class data-testid="message">
             {copy}
+            {steps}
             <span class="who">{label}</span>
             // Never raw HTML: answers come from a model and may quote tool output. The
             // person's own text and problems are plain text; answers are sanitised Markdown.

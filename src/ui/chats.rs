@@ -1,43 +1,41 @@
 //! Conversations: the sidebar list (new, open, rename, delete, download an unreadable one) and
-//! keeping the open one saved in the browser's database, so a reload loses nothing. Every
-//! save that fails is shown in the banner (`problem`), and the chat in memory stays until a
-//! later save succeeds. Other tabs hear of each save and delete and refresh their lists; a run
+//! keeping the open one saved in the browser's database, so a reload loses nothing. Saving is
+//! called by whoever changes the conversation (`changed`, with what the change asks for), and
+//! writes only the records that changed (`storage::writer`). Every save that fails is shown in
+//! the banner (`problem`), and the chat in memory stays until a later save succeeds. Other tabs hear of each save and delete and refresh their lists; a run
 //! going on in another tab is left alone rather than marked interrupted.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use crate::agent::Event;
+use crate::conversation::{Conversation, Save};
 use crate::storage::store::{self, Backend, Opened};
 use crate::storage::tabs::{self, RunLock, TabNews};
-use crate::storage::trace_json::TraceJson;
-use crate::storage::{self, ChatSummary, StoredChat};
+use crate::storage::writer::ChatWriter;
+use crate::storage::{self, ChatSummary};
 
-use super::chat::ChatMessage;
 use super::page::now_ms;
 
-/// The conversation signals and the operations on them. `Copy`, so handlers capture it freely.
+/// The conversation list, the open conversation and keeping it stored. `Copy`, so handlers
+/// capture it freely.
 #[derive(Clone, Copy)]
 pub struct Chats {
     pub list: RwSignal<Vec<ChatSummary>>,
-    pub current: RwSignal<String>,
+    /// The open conversation: the one record the chat, the trace pane, saving and export read.
+    pub chat: RwSignal<Conversation>,
     /// A save or load that failed, in words saying what was not saved and what to do.
     pub problem: RwSignal<Option<String>>,
     /// About the open chat: parts that could not be read, or a run going on in another tab.
     pub note: RwSignal<Option<String>>,
-    messages: RwSignal<Vec<ChatMessage>>,
-    trace: RwSignal<Vec<Event>>,
-    running: RwSignal<bool>,
     backend: StoredValue<Option<Rc<dyn Backend>>, LocalStorage>,
+    /// What is known to be stored of the open chat, so a save writes only what changed.
+    writer: StoredValue<Rc<RefCell<ChatWriter>>, LocalStorage>,
     save_pending: StoredValue<bool>,
     /// The open chat is being run by another tab: that tab saves it, this one must not.
     live_elsewhere: StoredValue<bool>,
     run_lock: StoredValue<Option<RunLock>, LocalStorage>,
-    /// The conversation was just read from storage: showing it is not a change to save.
-    just_shown: StoredValue<bool>,
-    /// The open chat's trace as stored JSON, extended save by save while its run grows.
-    trace_json: StoredValue<TraceJson, LocalStorage>,
 }
 
 fn new_id() -> String {
@@ -51,51 +49,51 @@ fn new_id() -> String {
 impl Chats {
     /// Opens the database (moving an older release's chats into it), lists the chats and
     /// opens the one that was open last.
-    pub fn restore(messages: RwSignal<Vec<ChatMessage>>, trace: RwSignal<Vec<Event>>, running: RwSignal<bool>) -> Self {
+    pub fn restore() -> Self {
         let chats = Chats {
             list: RwSignal::new(Vec::new()),
-            current: RwSignal::new(new_id()),
+            chat: RwSignal::new(Conversation::new(new_id())),
             problem: RwSignal::new(None),
             note: RwSignal::new(None),
-            messages,
-            trace,
-            running,
             backend: StoredValue::new_local(None),
+            writer: StoredValue::new_local(Rc::default()),
             save_pending: StoredValue::new(false),
             live_elsewhere: StoredValue::new(false),
             run_lock: StoredValue::new_local(None),
-            just_shown: StoredValue::new(false),
-            trace_json: StoredValue::new_local(TraceJson::default()),
         };
         leptos::task::spawn_local(chats.connect());
-        // Whatever the conversation shows is saved shortly after it changes; a burst of
-        // trace events costs one save. The end of a run is saved at once: a reload right
-        // after the answer (or the agent's question) must not find the run still running.
-        Effect::new(move |was_running: Option<bool>| {
-            chats.messages.track();
-            chats.trace.track();
-            let running = chats.running.get();
-            if running && was_running != Some(true) {
-                if chats.live_elsewhere.get_value() {
-                    // Two tabs must not write one chat: the question asked here goes on in a
-                    // chat of its own, with the conversation so far.
-                    chats.live_elsewhere.set_value(false);
-                    chats.current.set(new_id());
-                    chats.note.set(Some("That chat is still running in another tab, so this question continues in a new chat.".into()));
-                }
-                chats.run_lock.set_value(Some(tabs::hold_run_lock(&chats.current.get_untracked())));
-            }
-            if was_running == Some(true) && !running {
-                chats.persist();
-                chats.run_lock.set_value(None);
-            } else if chats.just_shown.get_value() {
-                chats.just_shown.set_value(false);
-            } else if was_running.is_some() {
-                chats.persist_soon();
-            }
-            running
-        });
         chats
+    }
+
+    fn running(self) -> bool {
+        self.chat.with_untracked(|c| c.running().is_some())
+    }
+
+    /// A run is about to start in the open chat. Two tabs must not write one chat: if another
+    /// tab runs it, the question goes on in a new chat of its own, with the conversation so far.
+    pub fn run_starting(self) {
+        if self.live_elsewhere.get_value() {
+            self.live_elsewhere.set_value(false);
+            self.chat.update(|c| c.id = new_id());
+            self.note.set(Some("That chat is still running in another tab, so this question continues in a new chat.".into()));
+        }
+        self.run_lock.set_value(Some(tabs::hold_run_lock(&self.chat.with_untracked(|c| c.id.clone()))));
+    }
+
+    /// What a change to the open conversation asks of storage. The end of a run is saved at
+    /// once: a reload right after the answer (or the agent's question) must not find the run
+    /// still running; a burst of events costs one save.
+    pub fn changed(self, save: Save) {
+        match save {
+            Save::No => {}
+            Save::Soon => self.persist_soon(),
+            Save::Now => {
+                self.persist();
+                if !self.running() {
+                    self.run_lock.set_value(None);
+                }
+            }
+        }
     }
 
     async fn connect(self) {
@@ -126,12 +124,10 @@ impl Chats {
             .or_else(|| self.list.with_untracked(|l| l.iter().find(|c| c.problem.is_none()).map(|c| c.id.clone())));
         // A question asked while the database was opening wins over the chat of last time,
         // and is saved now that there is somewhere to save it.
-        if !self.messages.with_untracked(Vec::is_empty) {
+        if !self.chat.with_untracked(Conversation::is_empty) {
             self.persist();
         } else if let Some(id) = last {
-            if !self.running.get_untracked() {
-                self.load(id).await;
-            }
+            self.load(id).await;
         }
         tabs::listen(move |news| leptos::task::spawn_local(self.hear(news)));
     }
@@ -157,7 +153,7 @@ impl Chats {
     async fn hear(self, news: TabNews) {
         self.refresh_list().await;
         let (TabNews::Saved { id } | TabNews::Deleted { id }) = &news;
-        if *id != self.current.get_untracked() || self.running.get_untracked() {
+        if *id != self.chat.with_untracked(|c| c.id.clone()) || self.running() {
             return;
         }
         match news {
@@ -178,16 +174,24 @@ impl Chats {
     async fn load(self, id: String) {
         let Some(backend) = self.backend() else { return };
         match store::open(backend.as_ref(), &id).await {
-            Ok(Opened::Chat { mut chat, note }) => {
-                let live = chat.running && tabs::run_is_live(&id).await;
-                let interrupted = !live && storage::mark_interrupted(&mut chat);
+            Ok(Opened::Chat { mut chat, note, current }) => {
+                let live = chat.running().is_some() && tabs::run_is_live(&id).await;
+                let interrupted = !live && chat.mark_interrupted();
                 self.live_elsewhere.set_value(live);
                 self.note.set(if live {
                     Some("This chat's run is going on in another tab; it shows here as that tab saves it.".into())
                 } else {
                     note
                 });
-                self.show(chat);
+                // Records of this version are stored as they are; an older version's chat is
+                // written whole, in this version's records, with its next change.
+                let writer = self.writer.get_value();
+                if current {
+                    writer.borrow_mut().loaded(&chat);
+                } else {
+                    *writer.borrow_mut() = ChatWriter::default();
+                }
+                self.chat.set(chat);
                 if interrupted {
                     self.persist();
                 }
@@ -202,19 +206,10 @@ impl Chats {
         }
     }
 
-    fn show(self, chat: StoredChat) {
-        self.just_shown.set_value(true);
-        self.current.set(chat.id);
-        self.messages.set(chat.messages.into_iter().map(ChatMessage::from).collect());
-        self.trace.set(chat.trace);
-    }
-
     fn clear(self) {
         self.live_elsewhere.set_value(false);
         self.note.set(None);
-        self.current.set(new_id());
-        self.messages.set(Vec::new());
-        self.trace.set(Vec::new());
+        self.chat.set(Conversation::new(new_id()));
     }
 
     fn persist_soon(self) {
@@ -242,25 +237,20 @@ impl Chats {
 
     /// Saves the open conversation now; whether it is safely stored (or there is nothing to store).
     async fn save_open(self) -> bool {
-        let messages = self.messages.get_untracked();
-        if messages.is_empty() || self.live_elsewhere.get_value() {
+        if self.chat.with_untracked(Conversation::is_empty) || self.live_elsewhere.get_value() {
             return true;
         }
         let Some(backend) = self.backend() else { return false };
-        let id = self.current.get_untracked();
-        let known_title = self.list.with_untracked(|l| l.iter().find(|c| c.id == id).map(|c| c.title.clone()));
-        let messages: Vec<_> = messages.into_iter().map(Into::into).collect();
-        let title = known_title.unwrap_or_else(|| storage::chat_title(&messages));
-        // The trace is not copied: the events added since the last save are serialised onto
-        // the text kept from it.
-        let chat = StoredChat { id: id.clone(), title, messages, running: self.running.get_untracked(), ..Default::default() };
-        self.trace.with_untracked(|events| self.trace_json.update_value(|json| json.update(&id, events)));
-        let body = self.trace_json.with_value(|json| json.chat_body(&chat));
-        match store::save_text(backend.as_ref(), &chat, body, now_ms()).await {
-            Ok(summary) => {
+        let writer = self.writer.get_value();
+        // Only what changed since the last save that committed is serialised and written.
+        let batch = self.chat.with_untracked(|chat| writer.borrow().batch(chat, now_ms()));
+        let (id, title) = (batch.summary.id.clone(), batch.summary.title.clone());
+        match backend.put(vec![batch.record.clone()]).await {
+            Ok(()) => {
+                writer.borrow_mut().committed(&batch);
                 self.list.update(|list| {
                     list.retain(|c| c.id != id);
-                    list.insert(0, summary);
+                    list.insert(0, batch.summary);
                 });
                 self.problem.set(None);
                 storage::set_current_chat_id(&id);
@@ -268,10 +258,7 @@ impl Chats {
                 true
             }
             Err(e) => {
-                self.problem.set(Some(format!(
-                    "“{}” is not saved: {e} It stays on this page; the next change tries to save it again.",
-                    chat.title
-                )));
+                self.problem.set(Some(format!("“{title}” is not saved: {e} It stays on this page; the next change tries to save it again.")));
                 false
             }
         }
@@ -290,7 +277,7 @@ impl Chats {
     }
 
     pub fn new_chat(self) {
-        if self.running.get_untracked() {
+        if self.running() {
             return;
         }
         leptos::task::spawn_local(async move {
@@ -301,7 +288,7 @@ impl Chats {
     }
 
     pub fn open(self, id: String) {
-        if self.running.get_untracked() || id == self.current.get_untracked() {
+        if self.running() || self.chat.with_untracked(|c| c.id == id) {
             return;
         }
         leptos::task::spawn_local(async move {
@@ -311,9 +298,10 @@ impl Chats {
         });
     }
 
-    /// Opens an exported run as a chat of its own; the open chat is kept as it was.
-    pub fn open_imported(self, run: crate::storage::ExportedRun) {
-        if self.running.get_untracked() {
+    /// Opens an exported conversation as a chat of its own, every run with its steps; the
+    /// open chat is kept as it was.
+    pub fn open_imported(self, mut imported: Conversation) {
+        if self.running() {
             return;
         }
         leptos::task::spawn_local(async move {
@@ -321,10 +309,10 @@ impl Chats {
                 return;
             }
             self.clear();
-            let title = storage::title_from(&run.question);
-            self.list.update(|l| l.insert(0, ChatSummary { id: self.current.get_untracked(), title, updated_unix_ms: now_ms(), ..Default::default() }));
-            self.messages.set(super::session::imported_messages(&run));
-            self.trace.set(run.trace.events);
+            imported.id = self.chat.with_untracked(|c| c.id.clone());
+            let summary = ChatSummary::of(&imported, now_ms());
+            self.list.update(|l| l.insert(0, summary));
+            self.chat.set(imported);
             // Saved in a task of its own, not in the one that just read the file: a long run
             // costs tens of milliseconds to read and as many to write.
             self.persist_soon();
@@ -337,15 +325,16 @@ impl Chats {
             return;
         }
         self.list.update(|l| l.iter_mut().filter(|c| c.id == id).for_each(|c| c.title = title.clone()));
-        if id == self.current.get_untracked() {
-            self.persist();
+        if self.chat.with_untracked(|c| c.id == id) {
+            let save = self.chat.try_update(|c| c.rename(&title)).unwrap_or(Save::No);
+            self.changed(save);
             return;
         }
         let Some(backend) = self.backend() else { return };
         leptos::task::spawn_local(async move {
             let saved = match store::open(backend.as_ref(), &id).await {
                 Ok(Opened::Chat { mut chat, .. }) => {
-                    chat.title = title;
+                    chat.rename(&title);
                     store::save(backend.as_ref(), &chat, now_ms()).await.map(drop)
                 }
                 Ok(_) => Ok(()),
@@ -362,7 +351,7 @@ impl Chats {
     /// Deletes a chat. Deleting the open one opens the next (or a new chat), so a reload
     /// never lands on a chat that is gone.
     pub fn delete(self, id: String) {
-        if self.running.get_untracked() && id == self.current.get_untracked() {
+        if self.running() && self.chat.with_untracked(|c| c.id == id) {
             return;
         }
         let Some(backend) = self.backend() else { return };
@@ -373,7 +362,7 @@ impl Chats {
             }
             tabs::announce(&TabNews::Deleted { id: id.clone() });
             self.list.update(|l| l.retain(|c| c.id != id));
-            if id == self.current.get_untracked() {
+            if self.chat.with_untracked(|c| c.id == id) {
                 self.clear();
                 let next = self.list.with_untracked(|l| l.iter().find(|c| c.problem.is_none()).map(|c| c.id.clone()));
                 match next {
@@ -384,12 +373,12 @@ impl Chats {
         });
     }
 
-    /// Saves the stored text of a chat that cannot be opened, exactly as it is.
+    /// Saves what is stored of a chat that cannot be opened, exactly as it is.
     pub fn download_raw(self, id: String) {
         let Some(backend) = self.backend() else { return };
         leptos::task::spawn_local(async move {
-            let outcome = match backend.body(&id).await {
-                Ok(Some(raw)) => super::page::download(&format!("thoughtline-chat-{id}.json"), "application/json", &raw),
+            let outcome = match backend.chat(&id).await {
+                Ok(Some(stored)) => super::page::download(&format!("thoughtline-chat-{id}.json"), "application/json", &stored.raw()),
                 Ok(None) => Err("Nothing is stored for this chat any more.".into()),
                 Err(e) => Err(e.to_string()),
             };
@@ -416,7 +405,7 @@ pub fn ChatList(chats: Chats, running: ReadSignal<bool>) -> impl IntoView {
                         let id = chat.id.clone();
                         let (open_id, rename_id, delete_id, raw_id) = (id.clone(), id.clone(), id.clone(), id.clone());
                         let title = chat.title.clone();
-                        let is_current = Signal::derive(move || chats.current.get() == id);
+                        let is_current = Signal::derive(move || chats.chat.with(|c| c.id == id));
                         let problem = chat.problem.clone();
                         let unreadable = problem.is_some();
                         view! {

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use crate::agent::trace::{self, Totals};
 use crate::agent::{Event, Strategy};
+use crate::conversation::Conversation;
 use crate::storage::Settings;
 
 use super::run::{Ask, RunControl, Start};
@@ -29,7 +30,7 @@ impl Side {
             strategy: RwSignal::new(strategy),
             model: RwSignal::new(String::new()),
             structured: RwSignal::new(structured),
-            run: RunControl::new(),
+            run: RunControl::new(RwSignal::new(Conversation::default()), None),
         }
     }
 
@@ -46,8 +47,10 @@ impl Side {
     }
 
     fn start(self, base: &Settings, question: String) {
-        // The summary row reads the outcome from the trace itself.
-        self.run.start(Start { settings: self.settings(base), ask: Ask::Question(question), history: Vec::new() }, |_| {});
+        // Each side shows one run at a time, with no memory; the summary row reads the outcome
+        // from the trace itself.
+        self.run.chat.set(Conversation::default());
+        self.run.start(Start { settings: self.settings(base), ask: Ask::Question(question) });
     }
 }
 
@@ -113,7 +116,7 @@ pub fn ComparePane(settings: ReadSignal<Settings>) -> impl IntoView {
             <div class="compare-traces">
                 {sides.into_iter().map(|side| view! {
                     <div class="compare-trace" data-testid=format!("compare-trace-{}", side.name.to_lowercase())>
-                        <TracePane trace=side.run.trace.read_only() streaming=side.run.streaming.read_only() running=side.run.running.read_only()>
+                        <TracePane chat=side.run.chat streaming=side.run.streaming.read_only() running=side.run.running.read_only()>
                             <span class="side-name">{move || format!("{}: {}", side.name, side.strategy.get().label())}</span>
                         </TracePane>
                     </div>
@@ -157,7 +160,7 @@ fn SideChoice(side: Side) -> impl IntoView {
 
 #[component]
 fn SummaryRow(side: Side, settings: ReadSignal<Settings>) -> impl IntoView {
-    let row = Memo::new(move |_| side.run.trace.with(|events| summary_row(events)));
+    let row = Memo::new(move |_| side.run.chat.with(|c| summary_row(c.shown_events())));
     view! {
         <tr data-testid="compare-row">
             <th scope="row">{side.name}</th>

@@ -25,7 +25,7 @@ use leptos::prelude::*;
 
 use crate::storage::{load_settings, load_theme, save_settings, save_theme};
 
-pub use chat::{ChatMessage, Who};
+pub use crate::conversation::{ChatMessage, Who};
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -47,10 +47,11 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    let messages = RwSignal::new(Vec::<ChatMessage>::new());
-    // The one copy of the chat's run: the trace pane, the saved chat and exports all read it.
-    let chat_run = run::RunControl::new();
-    let (trace, streaming, running) = (chat_run.trace, chat_run.streaming, chat_run.running);
+    // The open conversation is the one record the chat, the trace pane, saving and export read.
+    let chats = chats::Chats::restore();
+    let chat = chats.chat;
+    let chat_run = run::RunControl::new(chat, Some(Callback::new(move |save| chats.changed(save))));
+    let (streaming, running) = (chat_run.streaming, chat_run.running);
     let show_settings = RwSignal::new(false);
     let show_compare = RwSignal::new(false);
     // Bumped by "Try again" when a part of the page could not be fetched (`parts`).
@@ -70,8 +71,7 @@ pub fn App() -> impl IntoView {
             }
         })
     });
-    let chats = chats::Chats::restore(messages, trace, running);
-    let session = session::Session::new(settings.read_only(), messages, chat_run);
+    let session = session::Session::new(settings.read_only(), chats, chat_run);
 
     // The agent's engine is fetched once the first screen is up and the page is idle, so a
     // first question does not wait for it and the first screen does not wait for the engine
@@ -83,7 +83,7 @@ pub fn App() -> impl IntoView {
 
     let on_send = Callback::new(move |question: String| session.ask(question));
     let on_stop = Callback::new(move |_: ()| chat_run.stop());
-    let on_import = Callback::new(move |imported: crate::storage::ExportedRun| {
+    let on_import = Callback::new(move |imported: crate::conversation::Conversation| {
         if !running.get_untracked() {
             chats.open_imported(imported)
         }
@@ -125,9 +125,9 @@ pub fn App() -> impl IntoView {
             // Hidden rather than removed, so a run in either view keeps streaming into it.
             <main class="layout" hidden=move || show_compare.get()>
                 <chats::ChatList chats running=running.read_only()/>
-                <chat::ChatPane messages=messages.read_only() running=running.read_only() on_send on_stop/>
-                <trace_view::TracePane trace=trace.read_only() streaming=streaming.read_only() running=running.read_only()>
-                    <trace_tools::TraceTools trace=trace.read_only() settings=settings.read_only() running=running.read_only() on_import/>
+                <chat::ChatPane chat running=running.read_only() on_send on_stop/>
+                <trace_view::TracePane chat streaming=streaming.read_only() running=running.read_only()>
+                    <trace_tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import/>
                 </trace_view::TracePane>
             </main>
             // Built (and, in the shipped page, fetched: `parts`) the first time it is opened,

@@ -1,11 +1,14 @@
-//! The run controller: one run of the agent as the page holds it, for the chat and for Compare
-//! alike. It owns the run's signals (the events shown, the live text of the model call in
-//! progress, whether it is running) and its `CancelToken`; it starts a run with the given
-//! settings, question, memory and (for a reply to the agent's question) the run it continues,
-//! stops it, and ends it with an `Outcome` read from the run's own trace.
+//! The run controller: runs of the agent into a conversation (`crate::conversation`), for the
+//! chat and for Compare alike. It holds the live text of the model call in progress, whether a
+//! run is going on and its `CancelToken`; it starts a run with the given settings and question
+//! (memory from the conversation's earlier runs) or continues the run waiting for the person's
+//! reply, records each event into that run, stops it, and ends it with an `Outcome` read from
+//! the run's own trace. Every change is reported with what it asks of storage (`Save`): saving
+//! is called, never inferred.
 //!
-//! The page keeps one copy of a run: the `trace` signal, masked on the way in. The agent's own
-//! trace (unmasked, which the next prompt is built from) lives only while the run does.
+//! The page keeps one copy of a run: its run in the conversation, masked on the way in. The
+//! agent's own trace (unmasked, which the next prompt is built from) lives only while the run
+//! does.
 //!
 //! Everything that needs a browser (spawning, the `Provider`, the tools' `fetch`, the clock) is
 //! in `page` at the bottom of this file; the rest runs natively in the tests with a scripted
@@ -16,82 +19,56 @@
 
 use leptos::prelude::*;
 
-use crate::agent::trace::{open_question, question};
-use crate::agent::{run_agent, CancelToken, ChatModel, Clock, Event, EventKind, AnsweredQuestion, RunInput, RunObserver, StopReason, Tool, Turn};
+use crate::agent::trace::question;
+use crate::agent::{run_agent, AnsweredQuestion, CancelToken, ChatModel, Clock, Event, EventKind, RunInput, RunObserver, Tool, Turn};
+pub use crate::conversation::Outcome;
+use crate::conversation::{outcome, Conversation, Save};
 use crate::secrets::{mask, mask_event, Secrets};
 use crate::storage::Settings;
 
 #[derive(Clone, Copy)]
 pub struct RunControl {
-    /// The run shown: its events, masked. A run that continues one which asked the person a
-    /// question is appended after that run's events, renumbered, so the pane shows one story.
-    pub trace: RwSignal<Vec<Event>>,
+    /// The conversation its runs belong to: a run's events are recorded into its run there,
+    /// masked, as they happen (the one copy of them the page holds).
+    pub chat: RwSignal<Conversation>,
     /// The text of the model call in progress, as it streams in (masked).
     pub streaming: RwSignal<String>,
     pub running: RwSignal<bool>,
     cancel: StoredValue<Option<CancelToken>, LocalStorage>,
+    /// Told of every change a run makes to `chat` and what it asks of storage (the chat's
+    /// saving; Compare stores nothing).
+    on_change: Option<Callback<Save>>,
 }
 
 /// What to run.
 pub struct Start {
     pub settings: Settings,
     pub ask: Ask,
-    /// Earlier turns of the conversation, as memory.
-    pub history: Vec<Turn>,
 }
 
 pub enum Ask {
-    /// A new question: the shown run is replaced.
+    /// A new question: a new run of the conversation.
     Question(String),
-    /// The person's answer to the question the shown run ended with: that run goes on, with its
-    /// original question, after the events already shown.
+    /// The person's answer to the question the latest run ended with: that run goes on, with
+    /// its original question, after the events it holds.
     Answer(String),
 }
 
-/// How a run ended, read from its trace.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    Answer(String),
-    /// The agent asked the person something; their next message is the reply.
-    Asks(String),
-    /// The run ended without an answer: why, in words a person can act on.
-    Ended(String),
-}
-
-impl Outcome {
-    fn text_mut(&mut self) -> &mut String {
-        match self {
-            Outcome::Answer(text) | Outcome::Asks(text) | Outcome::Ended(text) => text,
-        }
-    }
-}
-
-/// The outcome of the run whose events these are.
-pub fn outcome(events: &[Event]) -> Outcome {
-    match (crate::agent::trace::final_answer(events), crate::agent::trace::stop_reason(events)) {
-        (Some(answer), _) => Outcome::Answer(answer.to_string()),
-        (None, Some(StopReason::AskedPerson)) => Outcome::Asks(open_question(events).unwrap_or_default().to_string()),
-        (None, Some(reason)) => {
-            // The most useful explanation is the last failed model call's own message.
-            let detail = events.iter().rev().find_map(|e| match &e.kind {
-                EventKind::LlmFailed { error } => Some(error.message.clone()),
-                _ => None,
-            });
-            Outcome::Ended(detail.unwrap_or_else(|| reason.describe()))
-        }
-        (None, None) => Outcome::Ended("The run ended without an answer.".into()),
-    }
-}
-
-/// What to do with the outcome; called while `running` is still set.
-type OnEnd = Box<dyn FnOnce(Outcome)>;
-
-/// A run that has been set up (signals reset, token made) and is about to be driven.
+/// A run that has been set up (its run in the conversation made, the token made) and is about
+/// to be driven.
 pub(super) struct Job {
-    start: Start,
+    settings: Settings,
+    /// The question as typed (unmasked: the model gets what the person wrote).
+    question: String,
+    /// For an answer to the agent's question: the person's reply.
+    answer: Option<String>,
+    /// The run of the conversation this is.
+    run: usize,
     /// The events of the run this one continues (empty for a new question).
     earlier: Vec<Event>,
-    /// Every secret the settings hold: masked out of what reaches the signals.
+    /// Earlier turns of the conversation, as memory.
+    history: Vec<Turn>,
+    /// Every secret the settings hold: masked out of what reaches the conversation.
     secrets: Secrets,
     token: CancelToken,
 }
@@ -105,21 +82,21 @@ pub(super) struct Env<'a> {
 }
 
 impl RunControl {
-    pub fn new() -> Self {
-        RunControl {
-            trace: RwSignal::new(Vec::new()),
-            streaming: RwSignal::new(String::new()),
-            running: RwSignal::new(false),
-            cancel: StoredValue::new_local(None),
+    pub fn new(chat: RwSignal<Conversation>, on_change: Option<Callback<Save>>) -> Self {
+        RunControl { chat, streaming: RwSignal::new(String::new()), running: RwSignal::new(false), cancel: StoredValue::new_local(None), on_change }
+    }
+
+    fn changed(self, save: Save) {
+        if let Some(on_change) = self.on_change {
+            on_change.run(save);
         }
     }
 
-    /// Starts a run; `on_end` gets its outcome (masked) while `running` is still set, so what it
-    /// changes is saved together with the end of the run.
-    pub fn start(self, start: Start, on_end: impl FnOnce(Outcome) + 'static) {
+    /// Starts a run: a new run of the conversation for a question, or the waiting run going on
+    /// for an answer.
+    pub fn start(self, start: Start) {
         let job = self.begin(start);
-        // Boxed: one compiled copy of the run for every caller.
-        page::launch(self, job, Box::new(on_end));
+        page::launch(self, job);
     }
 
     /// Trips the run's token: the loop stops, and the request in flight is dropped (aborting
@@ -131,42 +108,52 @@ impl RunControl {
     }
 
     fn begin(self, start: Start) -> Job {
-        let earlier = match start.ask {
-            // Copied once: the agent reads these while new events are pushed into the signal.
-            Ask::Answer(_) => self.trace.get_untracked(),
-            Ask::Question(_) => {
-                self.trace.set(Vec::new());
-                Vec::new()
+        let Start { settings, ask } = start;
+        let secrets = crate::secrets::collect(&settings);
+        // A question becomes memory only with its answer, so one the agent is still asking
+        // about is not part of it.
+        let history = self.chat.with_untracked(Conversation::turns);
+        // What the person typed is sent to the model, but a key pasted into it is never shown
+        // or stored.
+        let (question, answer, run, earlier) = match ask {
+            Ask::Answer(answer) => {
+                let mut run = None;
+                let mut earlier = Vec::new();
+                self.chat.update(|c| {
+                    run = c.reply(mask(&answer, &secrets));
+                    // Copied once: the agent reads these while new events are recorded.
+                    earlier = run.map(|r| c.runs[r].events.clone()).unwrap_or_default();
+                });
+                match run {
+                    Some(run) => (question(&earlier).unwrap_or_default().to_string(), Some(answer), run, earlier),
+                    // Nothing waits for an answer: it is a question of its own.
+                    None => {
+                        let run = self.chat.try_update(|c| c.ask(mask(&answer, &secrets))).unwrap_or_default();
+                        (answer, None, run, Vec::new())
+                    }
+                }
+            }
+            Ask::Question(text) => {
+                let run = self.chat.try_update(|c| c.ask(mask(&text, &secrets))).unwrap_or_default();
+                (text, None, run, Vec::new())
             }
         };
         self.streaming.set(String::new());
         self.running.set(true);
+        self.changed(Save::Now);
         let token = CancelToken::new();
         self.cancel.set_value(Some(token.clone()));
-        let secrets = crate::secrets::collect(&start.settings);
-        Job { start, earlier, secrets, token }
+        Job { settings, question, answer, run, earlier, history, secrets, token }
     }
 
     async fn drive(self, job: Job, env: Env<'_>) -> Outcome {
-        let Job { start, earlier, secrets, token } = job;
-        let mut agent = start.settings.agent.clone();
+        let Job { settings, question, answer, run, earlier, history, secrets, token } = job;
+        let mut agent = settings.agent.clone();
         // Settings say so beside the box; a request the API cannot take is never sent.
-        agent.structured_output = start.settings.structured_output();
-        let (question, answered) = match &start.ask {
-            Ask::Question(text) => (text.as_str(), None),
-            Ask::Answer(answer) => (question(&earlier).unwrap_or_default(), Some(AnsweredQuestion { earlier: &earlier, answer })),
-        };
-        let observer = Observer { trace: self.trace, streaming: self.streaming, offset: earlier.len() as u32, secrets: &secrets };
-        let input = RunInput {
-            question,
-            history: &start.history,
-            model: env.model,
-            tools: env.tools,
-            settings: &agent,
-            clock: env.clock,
-            cancel: &token,
-            answered,
-        };
+        agent.structured_output = settings.structured_output();
+        let answered = answer.as_deref().map(|answer| AnsweredQuestion { earlier: &earlier, answer });
+        let observer = Observer { control: self, run, secrets: &secrets };
+        let input = RunInput { question: &question, history: &history, model: env.model, tools: env.tools, settings: &agent, clock: env.clock, cancel: &token, answered };
         let trace = run_agent(input, &observer).await;
         let mut end = outcome(&trace.events);
         let text = end.text_mut();
@@ -174,41 +161,41 @@ impl RunControl {
         end
     }
 
-    fn end(self, outcome: Outcome, on_end: OnEnd) {
-        on_end(outcome);
+    /// The run is over: its outcome goes into the conversation, which is saved at once.
+    fn end(self, run: usize, outcome: Outcome) {
+        let save = self.chat.try_update(|c| c.end(run, outcome)).unwrap_or(Save::No);
         self.running.set(false);
         self.cancel.set_value(None);
+        self.changed(save);
     }
 }
 
-/// Pushes events into the trace signal as they happen, masked and numbered after the events
-/// already shown.
+/// Records events into the conversation's run as they happen, masked; numbered there, after
+/// the events the run already holds.
 struct Observer<'a> {
-    trace: RwSignal<Vec<Event>>,
-    streaming: RwSignal<String>,
-    /// Added to each event's index: the number of events already shown.
-    offset: u32,
+    control: RunControl,
+    run: usize,
     secrets: &'a Secrets,
 }
 
 impl RunObserver for Observer<'_> {
     fn on_event(&self, event: &Event) {
         if matches!(event.kind, EventKind::LlmRequest { .. }) {
-            self.streaming.set(String::new());
+            self.control.streaming.set(String::new());
         }
         let mut event = event.clone();
-        event.index += self.offset;
         mask_event(&mut event, self.secrets);
-        self.trace.update(|t| t.push(event));
+        let save = self.control.chat.try_update(|c| c.record(self.run, event)).unwrap_or(Save::No);
+        self.control.changed(save);
     }
     // Live text is masked piece by piece (a key split across two pieces shows until the reply
     // ends, when the masked reply event replaces the live box).
     fn on_delta(&self, _step: u32, delta: &str) {
-        self.streaming.update(|s| s.push_str(&mask(delta, self.secrets)));
+        self.control.streaming.update(|s| s.push_str(&mask(delta, self.secrets)));
     }
     fn on_reasoning(&self, _step: u32, delta: &str) {
         // Shown in the live box, set apart from the reply; never parsed.
-        self.streaming.update(|s| {
+        self.control.streaming.update(|s| {
             if s.is_empty() {
                 s.push_str("(thinking) ");
             }
@@ -224,7 +211,7 @@ mod page {
     use std::pin::Pin;
     use std::rc::Rc;
 
-    use super::{Env, Job, OnEnd, Outcome, RunControl};
+    use super::{Env, Job, Outcome, RunControl};
     use crate::agent::time::{race, Either};
     use crate::agent::{StopReason, Tool};
     use crate::browser::BrowserClock;
@@ -243,21 +230,22 @@ mod page {
     /// (`parts`), fetched ahead of the first question (`preload_engine`); if it cannot be
     /// fetched the run ends saying so, and the next question tries again. Stop works while it
     /// is being fetched, too.
-    pub fn launch(control: RunControl, job: Job, on_end: OnEnd) {
+    pub fn launch(control: RunControl, job: Job) {
         leptos::task::spawn_local(async move {
             let token = job.token.clone();
+            let run = job.run;
             let outcome = match race(engine(control, job), token.cancelled()).await {
                 Either::Left(Ok(run)) => run.await,
                 Either::Left(Err(missing)) => Outcome::Ended(missing.message("The agent")),
                 Either::Right(()) => Outcome::Ended(StopReason::Cancelled.describe()),
             };
-            control.end(outcome, on_end);
+            control.end(run, outcome);
         });
     }
 
     crate::ui::parts::part!(run, preload = preload_engine, pub(in crate::ui) fn engine(control: RunControl, job: Job) -> Pin<Box<dyn Future<Output = Outcome>>> {
         Box::pin(async move {
-            let settings = &job.start.settings;
+            let settings = &job.settings;
             let model = provider(settings, &job.secrets);
             let mut owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
             owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::mcp_settings::hub()));
@@ -270,10 +258,10 @@ mod page {
 /// Native builds (tests) have no fetch: a run started there ends at once, saying so.
 #[cfg(not(target_arch = "wasm32"))]
 mod page {
-    use super::{Job, OnEnd, Outcome, RunControl};
+    use super::{Job, Outcome, RunControl};
 
-    pub fn launch(control: RunControl, _job: Job, on_end: OnEnd) {
-        control.end(Outcome::Ended("Running the agent needs a browser.".into()), on_end);
+    pub fn launch(control: RunControl, job: Job) {
+        control.end(job.run, Outcome::Ended("Running the agent needs a browser.".into()));
     }
 }
 

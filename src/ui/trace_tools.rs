@@ -1,48 +1,45 @@
-//! The trace's toolbar: export the run as JSON, copy it as Markdown, and import an exported
-//! run to look at it again (no key needed: nothing is re-run).
+//! The trace's toolbar: export the conversation (every run, with its steps) as JSON, copy the
+//! run shown as Markdown, and import an exported conversation to look at it again (no key
+//! needed: nothing is re-run).
 
 use leptos::prelude::*;
 
-use crate::agent::{Event, Trace};
-use crate::storage::{ExportedRun, Settings};
+use crate::agent::Trace;
+use crate::conversation::Conversation;
+use crate::storage::Settings;
 
 #[component]
 pub fn TraceTools(
-    trace: ReadSignal<Vec<Event>>,
+    chat: RwSignal<Conversation>,
     settings: ReadSignal<Settings>,
     running: ReadSignal<bool>,
-    on_import: Callback<ExportedRun>,
+    on_import: Callback<Conversation>,
 ) -> impl IntoView {
     let status = RwSignal::new(String::new());
-    let empty = move || trace.with(Vec::is_empty) || running.get();
-    let current = move || Trace { events: trace.get_untracked() };
-
-    // The shown events are masked already; masking again at the exit also covers a secret
+    let empty = move || chat.with(Conversation::is_empty) || running.get();
+    // What is shown is masked already; masking again at the exit also covers a secret
     // configured after the run was recorded.
-    let masked = move || {
-        let mut trace = current();
-        crate::secrets::mask_events(&mut trace.events, &settings.with_untracked(crate::secrets::collect));
-        trace
-    };
+    let secrets = move || settings.with_untracked(crate::secrets::collect);
     let export = move |_| {
-        let json = crate::storage::export_run(&masked(), &settings.get_untracked(), super::page::now_ms());
-        status.set(match super::page::download("thoughtline-run.json", "application/json", &json) {
-            Ok(()) => "Exported.".into(),
+        let mut whole = chat.get_untracked();
+        whole.mask(&secrets());
+        let json = crate::storage::export_chat(&whole, &settings.get_untracked(), super::page::now_ms());
+        status.set(match super::page::download("thoughtline-chat.json", "application/json", &json) {
+            Ok(()) => format!("Exported {} run{}.", whole.runs.len(), if whole.runs.len() == 1 { "" } else { "s" }),
             Err(e) => e,
         });
     };
+    // The run shown, as the pane shows it.
     let copy = move |_| {
-        let markdown = masked().to_markdown();
-        copy_later(markdown, status);
+        let mut trace = Trace { events: chat.with_untracked(|c| c.shown_events().to_vec()) };
+        crate::secrets::mask_events(&mut trace.events, &secrets());
+        copy_later(trace.to_markdown(), status);
     };
     // An imported file may hold a key of ours (a run exported before it was configured, or
     // shared back): it is masked before it is shown or stored.
-    let on_import = Callback::new(move |mut run: ExportedRun| {
-        let secrets = settings.with_untracked(crate::secrets::collect);
-        crate::secrets::mask_events(&mut run.trace.events, &secrets);
-        run.question = crate::secrets::mask(&run.question, &secrets);
-        run.answer = run.answer.map(|a| crate::secrets::mask(&a, &secrets));
-        on_import.run(run);
+    let on_import = Callback::new(move |mut imported: Conversation| {
+        imported.mask(&secrets());
+        on_import.run(imported);
     });
     let import = move |ev: leptos::ev::Event| {
         let input = event_target::<web_sys::HtmlInputElement>(&ev);
@@ -51,8 +48,8 @@ pub fn TraceTools(
 
     view! {
         <div class="trace-tools" role="toolbar" aria-label="Trace actions">
-            <button class="ghost small" data-testid="export" disabled=empty on:click=export>"⬇ Export JSON"</button>
-            <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy>"Copy as Markdown"</button>
+            <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"⬇ Export JSON"</button>
+            <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy title="The run shown">"Copy as Markdown"</button>
             <label class="ghost small file-button">
                 "⬆ Import…"
                 <input type="file" accept="application/json,.json" data-testid="import" class="visually-hidden" on:change=import/>
@@ -84,14 +81,16 @@ fn copy_later(_text: String, status: RwSignal<String>) {
 }
 
 #[cfg(target_arch = "wasm32")]
-fn import_later(input: web_sys::HtmlInputElement, on_import: Callback<ExportedRun>, status: RwSignal<String>) {
+fn import_later(input: web_sys::HtmlInputElement, on_import: Callback<Conversation>, status: RwSignal<String>) {
     leptos::task::spawn_local(async move {
-        let result = crate::browser::read_chosen_file(&input, IMPORT_LIMIT_BYTES).await.and_then(|text| crate::storage::import_run(&text));
+        let result = crate::browser::read_chosen_file(&input, IMPORT_LIMIT_BYTES).await.and_then(|text| crate::storage::import_chat(&text));
         input.set_value("");
         match result {
-            Ok(run) => {
-                status.set(format!("Imported a run of {} events.", run.trace.events.len()));
-                on_import.run(run);
+            Ok(chat) => {
+                let events: usize = chat.runs.iter().map(|r| r.events.len()).sum();
+                let runs = chat.runs.len();
+                status.set(format!("Imported {runs} run{} with {events} events.", if runs == 1 { "" } else { "s" }));
+                on_import.run(chat);
             }
             Err(e) => status.set(e),
         }
@@ -99,6 +98,6 @@ fn import_later(input: web_sys::HtmlInputElement, on_import: Callback<ExportedRu
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn import_later(_input: web_sys::HtmlInputElement, _on_import: Callback<ExportedRun>, status: RwSignal<String>) {
+fn import_later(_input: web_sys::HtmlInputElement, _on_import: Callback<Conversation>, status: RwSignal<String>) {
     status.set("Importing needs a browser.".into());
 }

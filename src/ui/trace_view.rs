@@ -1,4 +1,5 @@
-//! The trace column: every event of the current run, as it happens. Blue while in progress,
+//! The trace column: every event of the run shown (the latest, or an earlier one the person
+//! picked with "Show steps"), as it happens. Blue while in progress,
 //! green for success, red for errors, each with an icon and a label so colour is never the
 //! only signal. Every row expands to the raw data (messages sent, raw reply, full observation).
 //! A request's messages are rebuilt from the trace (`trace::request_at`) when its row is opened.
@@ -6,9 +7,30 @@
 use leptos::prelude::*;
 
 use crate::agent::{Event, EventKind, Tone};
+use crate::conversation::Conversation;
+
+/// The events the pane shows: those of the conversation's shown run, read in place (a run's
+/// events are never copied to be drawn).
+#[derive(Clone, Copy)]
+pub struct Steps(pub RwSignal<Conversation>);
+
+impl Steps {
+    fn with<R>(self, f: impl FnOnce(&[Event]) -> R) -> R {
+        self.0.with(|c| f(c.shown_events()))
+    }
+
+    fn with_untracked<R>(self, f: impl FnOnce(&[Event]) -> R) -> R {
+        self.0.with_untracked(|c| f(c.shown_events()))
+    }
+
+    fn track(self) {
+        self.0.track();
+    }
+}
 
 #[component]
-pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, running: ReadSignal<bool>, children: Children) -> impl IntoView {
+pub fn TracePane(chat: RwSignal<Conversation>, streaming: ReadSignal<String>, running: ReadSignal<bool>, children: Children) -> impl IntoView {
+    let trace = Steps(chat);
     let pane = NodeRef::<leptos::html::Section>::new();
     // Follow the run to the bottom, until the person scrolls up to read; scrolling back to
     // the bottom resumes following.
@@ -111,7 +133,8 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
                 <h2>"Trace"</h2>
                 {children()}
             </div>
-            <Show when=move || trace.with(Vec::is_empty) && !running.get()>
+            <ShownRun chat/>
+            <Show when=move || trace.with(<[Event]>::is_empty) && !running.get() && chat.with(|c| c.shown_run().is_none_or(|r| r.steps_kept))>
                 <p class="placeholder">"Each step of the agent appears here: the model's thoughts, tool calls and observations."</p>
             </Show>
             <Show when=move || trace.with(|events| events.len() > MAX_ROWS)>
@@ -139,10 +162,38 @@ pub fn TracePane(trace: ReadSignal<Vec<Event>>, streaming: ReadSignal<String>, r
                     <LiveText streaming/>
                 </div>
             </Show>
-            <Show when=move || !trace.with(Vec::is_empty)>
+            <Show when=move || !trace.with(<[Event]>::is_empty)>
                 <p class="trace-totals" data-testid="trace-totals">{totals}</p>
             </Show>
         </section>
+    }
+}
+
+/// Which question's steps the pane shows, once a conversation has more than one run, with the
+/// way back to the latest; and a plain note for a run whose steps were not kept.
+#[component]
+fn ShownRun(chat: RwSignal<Conversation>) -> impl IntoView {
+    let line = move || {
+        chat.with(|c| {
+            let at = c.shown()?;
+            (c.runs.len() > 1).then(|| (at + 1, c.runs.len(), c.runs[at].question.clone(), c.shows_earlier()))
+        })
+    };
+    let not_kept = move || chat.with(|c| c.shown_run().is_some_and(|r| !r.steps_kept));
+    view! {
+        {move || line().map(|(number, of, question, earlier)| view! {
+            <p class="shown-run" class:earlier=earlier data-testid="shown-run">
+                <span data-testid="shown-question">{format!("Question {number} of {of}: “{question}”")}</span>
+                {earlier.then(|| view! {
+                    <button class="ghost small" data-testid="show-latest" on:click=move |_| { chat.update(|c| { c.show_latest(); }); }>"Back to the latest"</button>
+                })}
+            </p>
+        })}
+        <Show when=not_kept>
+            <p class="placeholder" data-testid="steps-not-kept">
+                "The steps of this run were not kept: it was saved by an earlier version of Thoughtline, which kept only the last run of a chat. Its question and answer are all there is."
+            </p>
+        </Show>
     }
 }
 
@@ -193,7 +244,7 @@ fn row_key(e: &Event) -> RowKey {
 
 /// The event a row stands for: at its index as a rule, searched for if a damaged stored trace
 /// lost an event before it.
-fn event_for(trace: ReadSignal<Vec<Event>>, key: RowKey) -> Option<Event> {
+fn event_for(trace: Steps, key: RowKey) -> Option<Event> {
     trace.with_untracked(|events| {
         let at = events.get(key.0 as usize).filter(|e| row_key(e) == key);
         at.or_else(|| events.iter().find(|e| row_key(e) == key)).cloned()
@@ -212,7 +263,7 @@ fn icon(tone: Tone) -> &'static str {
 /// Fills an opened request's details with the messages it sent, rebuilt from the trace: the
 /// trace records each request as what it adds to the one before, and rebuilding every row's at
 /// once would cost the whole run per row. Set as text, once (recorded requests never change).
-fn show_request(ev: &leptos::ev::Event, trace: ReadSignal<Vec<Event>>, index: u32) {
+fn show_request(ev: &leptos::ev::Event, trace: Steps, index: u32) {
     let Some(pre) = event_target::<web_sys::Element>(ev).last_element_child() else { return };
     if pre.text_content().is_some_and(|text| !text.is_empty()) {
         return;
@@ -228,7 +279,7 @@ fn show_request(ev: &leptos::ev::Event, trace: ReadSignal<Vec<Event>>, index: u3
 }
 
 /// A plan as a checklist whose items tick as the tool calls after it succeed.
-fn plan_checklist(event: &Event, trace: ReadSignal<Vec<Event>>) -> Option<impl IntoView> {
+fn plan_checklist(event: &Event, trace: Steps) -> Option<impl IntoView> {
     let EventKind::Plan { items, .. } = &event.kind else { return None };
     let index = event.index;
     let ticks = Memo::new(move |_| {
@@ -264,7 +315,7 @@ fn plan_checklist(event: &Event, trace: ReadSignal<Vec<Event>>) -> Option<impl I
 }
 
 #[component]
-fn EventRow(event: Event, open: Memo<Option<u32>>, trace: ReadSignal<Vec<Event>>) -> impl IntoView {
+fn EventRow(event: Event, open: Memo<Option<u32>>, trace: Steps) -> impl IntoView {
     let tone = event.kind.tone();
     let index = event.index;
     // A pending event that is no longer the open one has finished (its result follows it).

@@ -1,0 +1,361 @@
+//! The one record of a conversation: **a conversation is its runs**. Each run holds the question
+//! that started it, the agent's questions to the person with their replies, every event of its
+//! trace and how it ended. Everything else is derived from the runs: the chat's messages, the
+//! model's memory of earlier turns, the outcome shown, the steps in the trace pane, what is
+//! stored and what is exported.
+//!
+//! Plain Rust, no Leptos: the page holds a `Conversation` in one signal and changes it only
+//! through the operations here (ask, reply, record an event, end a run, refuse, rename, show,
+//! mark interrupted), so the rules are tested natively (`tests.rs`). Storage converts it to and
+//! from its stored shapes (`storage::chats`), and keeps no second copy.
+
+use crate::agent::trace::{final_answer, open_question, stop_reason};
+use crate::agent::{Event, EventKind, StopReason, Turn};
+
+#[cfg(test)]
+mod tests;
+
+/// How a run ended, read from its trace.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Answer(String),
+    /// The agent asked the person something; their next message is the reply.
+    Asks(String),
+    /// The run ended without an answer: why, in words a person can act on.
+    Ended(String),
+}
+
+impl Outcome {
+    pub fn text(&self) -> &str {
+        match self {
+            Outcome::Answer(text) | Outcome::Asks(text) | Outcome::Ended(text) => text,
+        }
+    }
+
+    pub fn text_mut(&mut self) -> &mut String {
+        match self {
+            Outcome::Answer(text) | Outcome::Asks(text) | Outcome::Ended(text) => text,
+        }
+    }
+}
+
+/// The outcome of the run whose events these are.
+pub fn outcome(events: &[Event]) -> Outcome {
+    match (final_answer(events), stop_reason(events)) {
+        (Some(answer), _) => Outcome::Answer(answer.to_string()),
+        (None, Some(StopReason::AskedPerson)) => Outcome::Asks(open_question(events).unwrap_or_default().to_string()),
+        (None, Some(reason)) => {
+            // The most useful explanation is the last failed model call's own message.
+            let detail = events.iter().rev().find_map(|e| match &e.kind {
+                EventKind::LlmFailed { error } => Some(error.message.clone()),
+                _ => None,
+            });
+            Outcome::Ended(detail.unwrap_or_else(|| reason.describe()))
+        }
+        (None, None) => Outcome::Ended("The run ended without an answer.".into()),
+    }
+}
+
+/// The agent's questions to the person that a run's events show answered, in order (each
+/// `AskedPerson` followed by the `PersonAnswered` that continued the run).
+pub fn clarified_of(events: &[Event]) -> Vec<Clarification> {
+    let mut out = Vec::new();
+    let mut asked: Option<&str> = None;
+    for e in events {
+        match &e.kind {
+            EventKind::AskedPerson { question } => asked = Some(question),
+            EventKind::PersonAnswered { answer } => {
+                if let Some(asked) = asked.take() {
+                    out.push(Clarification { asked: asked.to_string(), reply: answer.clone() });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A question the agent asked the person during a run, and the person's reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clarification {
+    pub asked: String,
+    pub reply: String,
+}
+
+/// One question and everything the agent did for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// As the person typed it (masked).
+    pub question: String,
+    /// The agent's questions to the person that were answered, in order; the run went on
+    /// after each (its events continue in `events`).
+    pub clarified: Vec<Clarification>,
+    /// Every event of the run, numbered from 0, masked.
+    pub events: Vec<Event>,
+    /// False for a run saved by a release that kept only a chat's last trace: its question
+    /// and outcome are known, its steps are not.
+    pub steps_kept: bool,
+    /// `None` while the run goes on.
+    pub outcome: Option<Outcome>,
+}
+
+impl Run {
+    pub fn new(question: String) -> Self {
+        Run { question, clarified: Vec::new(), events: Vec::new(), steps_kept: true, outcome: None }
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.outcome.is_none()
+    }
+
+    /// Waiting for the person's reply to the agent's question.
+    pub fn waiting(&self) -> bool {
+        matches!(self.outcome, Some(Outcome::Asks(_)))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Who {
+    User,
+    Assistant,
+    /// The run ended without an answer; the text says why and what to do.
+    Problem,
+    /// The agent asked the person a question; their next message answers it.
+    AskedPerson,
+}
+
+/// A chat bubble, derived from a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatMessage {
+    pub who: Who,
+    pub text: String,
+    /// The run this message belongs to.
+    pub run: usize,
+    /// The message that ends its run (an answer, a question to the person, or why it ended):
+    /// the one that offers the run's steps.
+    pub ends_run: bool,
+}
+
+/// What a change to the conversation asks of storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Save {
+    /// Nothing to store (a change of what is shown).
+    No,
+    /// Soon, together with whatever follows in the next moment (a run's events).
+    Soon,
+    /// At once: a reload right after this must find it (a run's start or end, a rename).
+    Now,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Conversation {
+    pub id: String,
+    /// Empty until named: the title is then the first question's (`title`).
+    pub title: String,
+    pub runs: Vec<Run>,
+    /// The run whose steps the trace pane shows; `None` is the latest.
+    shown: Option<usize>,
+}
+
+impl Conversation {
+    pub fn new(id: String) -> Self {
+        Conversation { id, ..Default::default() }
+    }
+
+    pub fn with_runs(id: String, title: String, runs: Vec<Run>) -> Self {
+        Conversation { id, title, runs, shown: None }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// The run going on, if any (only the latest can be).
+    pub fn running(&self) -> Option<usize> {
+        self.runs.last().filter(|r| r.is_running()).map(|_| self.runs.len() - 1)
+    }
+
+    /// The latest run waits for the person's reply to the agent's question.
+    pub fn waiting(&self) -> bool {
+        self.runs.last().is_some_and(Run::waiting)
+    }
+
+    /// The title shown and stored: the one given, or the first question's.
+    pub fn title(&self) -> String {
+        if !self.title.is_empty() {
+            return self.title.clone();
+        }
+        title_from(self.runs.first().map(|r| r.question.as_str()).unwrap_or(""))
+    }
+
+    /// A new question starts a new run; the earlier runs stay as they are. The new run is shown.
+    pub fn ask(&mut self, question: String) -> usize {
+        self.runs.push(Run::new(question));
+        self.shown = None;
+        self.runs.len() - 1
+    }
+
+    /// The person's reply to the agent's question: the waiting run goes on. `None` when no run
+    /// waits (the reply is then a new question).
+    pub fn reply(&mut self, reply: String) -> Option<usize> {
+        let run = self.runs.last_mut().filter(|r| r.waiting())?;
+        let Some(Outcome::Asks(asked)) = run.outcome.take() else { return None };
+        run.clarified.push(Clarification { asked, reply });
+        self.shown = None;
+        Some(self.runs.len() - 1)
+    }
+
+    /// A question that could not be run (a setting is missing): a run that ended at once.
+    pub fn refuse(&mut self, question: String, why: String) {
+        let at = self.ask(question);
+        self.runs[at].outcome = Some(Outcome::Ended(why));
+    }
+
+    /// Appends an event to run `run`, numbered after the events it already holds.
+    pub fn record(&mut self, run: usize, mut event: Event) -> Save {
+        let Some(run) = self.runs.get_mut(run) else { return Save::No };
+        event.index = run.events.len() as u32;
+        run.events.push(event);
+        Save::Soon
+    }
+
+    pub fn end(&mut self, run: usize, outcome: Outcome) -> Save {
+        let Some(run) = self.runs.get_mut(run) else { return Save::No };
+        run.outcome = Some(outcome);
+        Save::Now
+    }
+
+    pub fn rename(&mut self, title: &str) -> Save {
+        let title = title.trim();
+        if title.is_empty() {
+            return Save::No;
+        }
+        self.title = title.to_string();
+        Save::Now
+    }
+
+    /// Shows run `run`'s steps in the trace pane. While a run goes on, the pane stays on it.
+    pub fn show(&mut self, run: usize) -> Save {
+        if self.running().is_none() && run < self.runs.len() {
+            self.shown = (run + 1 != self.runs.len()).then_some(run);
+        }
+        Save::No
+    }
+
+    pub fn show_latest(&mut self) -> Save {
+        self.shown = None;
+        Save::No
+    }
+
+    /// The index of the run whose steps are shown.
+    pub fn shown(&self) -> Option<usize> {
+        match self.shown {
+            Some(i) if i < self.runs.len() && self.running().is_none() => Some(i),
+            _ => self.runs.len().checked_sub(1),
+        }
+    }
+
+    pub fn shown_run(&self) -> Option<&Run> {
+        self.shown().map(|i| &self.runs[i])
+    }
+
+    /// The events of the run shown (empty when there is none).
+    pub fn shown_events(&self) -> &[Event] {
+        self.shown_run().map(|r| r.events.as_slice()).unwrap_or(&[])
+    }
+
+    /// Whether the pane shows an earlier run rather than the latest.
+    pub fn shows_earlier(&self) -> bool {
+        self.shown().is_some_and(|i| i + 1 < self.runs.len())
+    }
+
+    /// The chat's bubbles, in order.
+    pub fn messages(&self) -> Vec<ChatMessage> {
+        let mut out = Vec::new();
+        for (i, run) in self.runs.iter().enumerate() {
+            let msg = |who, text: &str, ends_run| ChatMessage { who, text: text.to_string(), run: i, ends_run };
+            out.push(msg(Who::User, &run.question, false));
+            for c in &run.clarified {
+                out.push(msg(Who::AskedPerson, &c.asked, false));
+                out.push(msg(Who::User, &c.reply, false));
+            }
+            match &run.outcome {
+                Some(Outcome::Answer(text)) => out.push(msg(Who::Assistant, text, true)),
+                Some(Outcome::Asks(text)) => out.push(msg(Who::AskedPerson, text, true)),
+                Some(Outcome::Ended(text)) => out.push(msg(Who::Problem, text, true)),
+                None => {}
+            }
+        }
+        out
+    }
+
+    /// Earlier question/answer pairs, as the model's memory: runs that ended with an answer,
+    /// each question with the agent's questions and the person's replies folded in.
+    pub fn turns(&self) -> Vec<Turn> {
+        self.runs
+            .iter()
+            .filter_map(|run| match &run.outcome {
+                Some(Outcome::Answer(answer)) => {
+                    let mut question = run.question.clone();
+                    for c in &run.clarified {
+                        question.push_str(&format!("\n(Asked \"{}\", the person replied: {})", c.asked, c.reply));
+                    }
+                    Some(Turn { question, answer: answer.clone() })
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Masks every secret in `secrets` out of every text the conversation holds (an imported
+    /// file, or an export on its way out).
+    pub fn mask(&mut self, secrets: &crate::secrets::Secrets) {
+        use crate::secrets::{mask, mask_events};
+        for run in &mut self.runs {
+            run.question = mask(&run.question, secrets);
+            for c in &mut run.clarified {
+                c.asked = mask(&c.asked, secrets);
+                c.reply = mask(&c.reply, secrets);
+            }
+            if let Some(outcome) = &mut run.outcome {
+                let text = outcome.text_mut();
+                *text = mask(text, secrets);
+            }
+            mask_events(&mut run.events, secrets);
+        }
+        self.title = mask(&self.title, secrets);
+    }
+
+    /// A run left running by a reload or a closed tab: say so in its outcome and trace.
+    /// Returns whether anything changed.
+    pub fn mark_interrupted(&mut self) -> bool {
+        let Some(at) = self.running() else { return false };
+        let run = &mut self.runs[at];
+        let message = "This run was interrupted (the page was reloaded or closed before it finished). Ask again to run it anew.";
+        let (step, at_ms) = run.events.last().map(|e| (e.step, e.ended_ms)).unwrap_or((0, 0.0));
+        run.events.push(Event {
+            index: run.events.len() as u32,
+            step,
+            started_ms: at_ms,
+            ended_ms: at_ms,
+            kind: EventKind::RunStopped { reason: StopReason::Interrupted, message: message.into() },
+        });
+        run.outcome = Some(Outcome::Ended(message.into()));
+        true
+    }
+}
+
+/// A title from a question, cut at a word boundary.
+pub fn title_from(question: &str) -> String {
+    let first = question.trim();
+    if first.is_empty() {
+        return "New chat".into();
+    }
+    let line = first.lines().next().unwrap_or(first);
+    if line.chars().count() <= 60 {
+        return line.to_string();
+    }
+    let cut: String = line.chars().take(60).collect();
+    let cut = cut.rsplit_once(' ').map(|(head, _)| head).filter(|h| h.len() > 20).unwrap_or(&cut);
+    format!("{cut}…")
+}

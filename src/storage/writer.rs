@@ -1,0 +1,109 @@
+//! What a save writes: only the records of a chat that changed since the last save that
+//! committed. The head (small) every time; a run's record when its question, clarifications or
+//! outcome changed; of its events, only the chunks that gained events (the one still filling,
+//! at most `CHUNK` events). So a save during a run writes about the same at step 200 as at
+//! step 2, however many runs the chat already holds.
+//!
+//! A save that fails marks nothing written: the next one writes all of it again.
+
+use super::chats::{chunk_key, run_key, ChatSummary, StoredHead, StoredRun, CHAT_VERSION, CHUNK};
+use super::store::Record;
+use crate::conversation::Conversation;
+
+/// What has been written of one run.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Written {
+    record: String,
+    events: usize,
+}
+
+/// What is known to be stored of the open chat.
+#[derive(Debug, Default)]
+pub struct ChatWriter {
+    chat: String,
+    runs: Vec<Written>,
+}
+
+/// The records of one save, and what to mark written once it has committed.
+#[derive(Debug)]
+pub struct Batch {
+    pub record: Record,
+    pub summary: ChatSummary,
+    chat: String,
+    marks: Vec<(usize, Written)>,
+}
+
+impl Batch {
+    /// Bytes the save hands to the database (the benchmark's figure).
+    pub fn bytes(&self) -> usize {
+        self.record.summary.len() + self.record.body.len() + self.record.parts.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
+    }
+}
+
+impl ChatWriter {
+    /// The chat was read from records of the current version: all of it is stored.
+    pub fn loaded(&mut self, chat: &Conversation) {
+        self.chat = chat.id.clone();
+        self.runs = chat.runs.iter().map(|run| Written { record: run_json(&StoredRun::of(run)), events: run.events.len() }).collect();
+    }
+
+    /// The records that bring what is stored of `chat` up to date.
+    pub fn batch(&self, chat: &Conversation, now_unix_ms: f64) -> Batch {
+        let same = self.chat == chat.id;
+        let mut parts = Vec::new();
+        let mut marks = Vec::new();
+        for (i, run) in chat.runs.iter().enumerate() {
+            let written = if same { self.runs.get(i).cloned().unwrap_or_default() } else { Written::default() };
+            let record = run_json(&StoredRun::of(run));
+            let changed = record != written.record;
+            if changed {
+                parts.push((run_key(&chat.id, i), record.clone()));
+            }
+            let total = run.events.len();
+            // Whole chunks already written stay; the first one not complete is written again.
+            let first = written.events.min(total) / CHUNK;
+            for chunk in first..total.div_ceil(CHUNK) {
+                let events = &run.events[chunk * CHUNK..((chunk + 1) * CHUNK).min(total)];
+                if chunk * CHUNK + events.len() <= written.events {
+                    continue;
+                }
+                // Cannot fail for these types (every map key is a string); should it, the
+                // chunk is written as `[]`, and reading names the events it is missing.
+                parts.push((chunk_key(&chat.id, i, chunk), serde_json::to_string(events).unwrap_or_else(|_| "[]".into())));
+            }
+            if changed || total != written.events {
+                marks.push((i, Written { record, events: total }));
+            }
+        }
+        let head = StoredHead { version: CHAT_VERSION, id: chat.id.clone(), title: chat.title.clone(), runs: chat.runs.len() as u32 };
+        let summary = ChatSummary::of(chat, now_unix_ms);
+        let record = Record {
+            id: chat.id.clone(),
+            summary: serde_json::to_string(&summary).unwrap_or_default(),
+            body: serde_json::to_string(&head).unwrap_or_default(),
+            parts,
+        };
+        Batch { record, summary, chat: chat.id.clone(), marks }
+    }
+
+    /// `batch` has committed.
+    pub fn committed(&mut self, batch: &Batch) {
+        if self.chat != batch.chat {
+            self.chat = batch.chat.clone();
+            self.runs.clear();
+        }
+        for (i, written) in &batch.marks {
+            if self.runs.len() <= *i {
+                self.runs.resize(i + 1, Written::default());
+            }
+            // Saves commit in order, but a slower one must not roll a later one's marks back.
+            if written.events >= self.runs[*i].events {
+                self.runs[*i] = written.clone();
+            }
+        }
+    }
+}
+
+fn run_json(run: &StoredRun) -> String {
+    serde_json::to_string(run).unwrap_or_default()
+}
