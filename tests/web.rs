@@ -49,25 +49,29 @@ fn settings_persist_in_local_storage_without_the_key_by_default() {
 #[wasm_bindgen_test]
 async fn chats_are_saved_listed_and_deleted_in_indexed_db() {
     use thoughtline::storage::store::{self, Opened};
-    use thoughtline::storage::{StoredChat, StoredMessage, StoredWho};
+    use thoughtline::conversation::{Conversation, Outcome};
     let db = thoughtline::storage::open_backend(|| {}).await.expect("IndexedDB opens");
-    let chat = StoredChat {
-        id: "web-test".into(),
-        title: "Stored in IndexedDB".into(),
-        messages: vec![StoredMessage { who: StoredWho::User, text: "Hello?".into() }],
-        ..Default::default()
-    };
+    let mut chat = Conversation::new("web-test".into());
+    chat.rename("Stored in IndexedDB");
+    // Two runs, the first with more events than one stored chunk holds.
+    let first = chat.ask("Hello?".into());
+    for i in 0..40 {
+        chat.record(first, thoughtline::agent::Event { index: 0, step: 1, started_ms: i as f64, ended_ms: i as f64, kind: thoughtline::agent::EventKind::ToolResult { tool: "calculator".into(), observation: format!("{i}") } });
+    }
+    chat.end(first, Outcome::Answer("Hi.".into()));
+    let second = chat.ask("And?".into());
+    chat.end(second, Outcome::Ended("Stopped.".into()));
     store::save(db.as_ref(), &chat, 5.0).await.unwrap();
     let list = store::list(db.as_ref()).await.unwrap();
     assert!(list.iter().any(|c| c.id == "web-test" && c.title == "Stored in IndexedDB" && c.problem.is_none()));
     match store::open(db.as_ref(), "web-test").await.unwrap() {
-        Opened::Chat { chat: back, note } => {
+        Opened::Chat { chat: back, note, current } => {
             assert_eq!(back, chat);
-            assert_eq!(note, None);
+            assert_eq!((note, current), (None, true));
         }
         other => panic!("{other:?}"),
     }
-    db.put(vec![store::Record { id: "web-bad".into(), summary: "{oops".into(), body: "{oops".into() }]).await.unwrap();
+    db.put(vec![store::Record { id: "web-bad".into(), summary: "{oops".into(), body: "{oops".into(), parts: Vec::new() }]).await.unwrap();
     let list = store::list(db.as_ref()).await.unwrap();
     assert!(list.iter().any(|c| c.id == "web-bad" && c.problem.is_some()));
     assert!(matches!(store::open(db.as_ref(), "web-bad").await.unwrap(), Opened::Unreadable { raw, .. } if raw == "{oops"));
@@ -75,6 +79,15 @@ async fn chats_are_saved_listed_and_deleted_in_indexed_db() {
         store::delete(db.as_ref(), id).await.unwrap();
         assert_eq!(store::open(db.as_ref(), id).await.unwrap(), Opened::Missing);
     }
+    // The records beside a deleted chat's head go with it: a chat saved again under that id
+    // holds only its own.
+    let mut again = Conversation::new("web-test".into());
+    again.ask("Only this?".into());
+    store::save(db.as_ref(), &again, 6.0).await.unwrap();
+    assert!(matches!(store::open(db.as_ref(), "web-test").await.unwrap(), Opened::Chat { chat, .. } if chat == again));
+    let stored = db.chat("web-test").await.unwrap().unwrap();
+    assert_eq!(stored.parts.keys().collect::<Vec<_>>(), ["web-test/0"]);
+    store::delete(db.as_ref(), "web-test").await.unwrap();
 }
 
 /// POSTs `body` through the seam and reads the whole answer: (status, body).

@@ -1,7 +1,7 @@
 use super::*;
 use crate::agent::trace::{AnswerSource, LlmPurpose};
 use crate::agent::{ChatRequest, LlmErrorKind, Message};
-use crate::storage::{export_run, settings_from_json, settings_to_json};
+use crate::storage::{export_chat, settings_from_json, settings_to_json};
 
 fn secrets(values: &[&str]) -> Secrets {
     Secrets::new(values.iter().copied())
@@ -132,7 +132,7 @@ fn storage_writes_secrets_only_when_remembered_and_exports_never() {
     assert!(json.contains("HTTP-Referer"), "public headers are kept: {json}");
     s.remember_key = true;
     assert_eq!(settings_from_json(&settings_to_json(&s)), s);
-    let export = export_run(&crate::agent::Trace::default(), &s, 0.0);
+    let export = export_chat(&crate::conversation::Conversation::default(), &s, 0.0);
     for secret in ["sk-current", "gsk_other", "azure-header", "proxy-token", "openalex-key"] {
         assert!(!export.contains(secret), "{secret} exported: {export}");
     }

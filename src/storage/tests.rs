@@ -1,5 +1,8 @@
-use super::store::{self, Backend, Opened, Record};
+use super::chats::{LegacyChat, ReadChat, StoredMessage, StoredWho};
+use super::store::{self, Backend, Opened, Record, Stored};
+use super::writer::ChatWriter;
 use super::*;
+use crate::conversation::{Conversation, Outcome};
 use crate::agent::LocalBoxFuture;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -29,54 +32,87 @@ fn key_round_trips_when_remembered() {
     assert_eq!(settings_from_json(&settings_to_json(&s)), s);
 }
 
+fn ev(index: u32, kind: crate::agent::EventKind) -> crate::agent::Event {
+    crate::agent::Event { index, step: index.min(1), started_ms: index as f64, ended_ms: index as f64 + 0.5, kind }
+}
+
+fn started(question: &str) -> crate::agent::EventKind {
+    crate::agent::EventKind::RunStarted { question: question.into(), tools: vec![], history_turns: 0, started_unix_ms: 1.0, strategy: Default::default(), continues: false }
+}
+
+/// A conversation of `n` answered runs, each with a few events, and its id.
+fn conversation(id: &str, n: usize) -> Conversation {
+    use crate::agent::trace::{AnswerSource, EventKind, StopReason};
+    let mut c = Conversation::new(id.into());
+    for r in 0..n {
+        let run = c.ask(format!("Question {r}?"));
+        c.record(run, ev(0, started(&format!("Question {r}?"))));
+        c.record(run, ev(0, EventKind::ToolResult { tool: "calculator".into(), observation: format!("{r} \"quoted\" é") }));
+        c.record(run, ev(0, EventKind::FinalAnswer { answer: format!("Answer {r}"), source: AnswerSource::Model }));
+        c.record(run, ev(0, EventKind::RunStopped { reason: StopReason::Answered, message: "done".into() }));
+        c.end(run, Outcome::Answer(format!("Answer {r}")));
+    }
+    c
+}
+
 #[test]
-fn exported_runs_round_trip_without_the_key() {
-    use crate::agent::trace::{Event, EventKind, StopReason};
-    let events = vec![
-        Event { index: 0, step: 0, started_ms: 0.0, ended_ms: 0.0, kind: EventKind::RunStarted { question: "Who?".into(), tools: vec![], history_turns: 0, started_unix_ms: 1.0, strategy: Default::default(), continues: false } },
-        Event { index: 1, step: 1, started_ms: 1.0, ended_ms: 2.5, kind: EventKind::FinalAnswer { answer: "Ada".into(), source: crate::agent::trace::AnswerSource::Model } },
-        Event { index: 2, step: 1, started_ms: 2.5, ended_ms: 2.5, kind: EventKind::RunStopped { reason: StopReason::Answered, message: "done".into() } },
-    ];
-    let trace = crate::agent::Trace { events };
-    let json = export_run(&trace, &with_key(true), 1000.0);
+fn exported_conversations_round_trip_every_run_without_the_key() {
+    let chat = conversation("c1", 3);
+    let json = export_chat(&chat, &with_key(true), 1000.0);
     assert!(!json.contains("sk-live-abc"), "{json}");
-    let back = import_run(&json).unwrap();
-    assert_eq!(back.trace, trace);
-    assert_eq!(back.question, "Who?");
-    assert_eq!(back.answer.as_deref(), Some("Ada"));
-    assert_eq!(back.settings.model, "my-model");
+    assert!(json.contains(&format!("\"app_version\":\"{}\"", env!("CARGO_PKG_VERSION"))), "{json}");
+    let back = import_chat(&json).unwrap();
+    assert_eq!(back.runs, chat.runs, "every run, with its steps");
+    assert_eq!(back.title(), "Question 0?");
+    assert!(back.id.is_empty(), "the page gives an imported chat an id of its own");
 }
 
 #[test]
 fn importing_something_else_says_what_is_wrong() {
-    assert!(import_run("nope").unwrap_err().contains("not a JSON object"));
-    assert!(import_run("{\"a\": 1}").unwrap_err().contains("not a Thoughtline run export"));
-    assert!(import_run(r#"{"format": "thoughtline.run", "version": 99}"#).unwrap_err().contains("newer"));
-    assert!(import_run(r#"{"format": "thoughtline.run", "version": 1}"#).unwrap_err().contains("damaged"));
-}
-
-fn m(who: StoredWho, text: &str) -> StoredMessage {
-    StoredMessage { who, text: text.into() }
+    assert!(import_chat("nope").unwrap_err().contains("not a JSON object"));
+    assert!(import_chat("{\"a\": 1}").unwrap_err().contains("not a Thoughtline export"));
+    assert!(import_chat(r#"{"format": "thoughtline.run", "version": 99}"#).unwrap_err().contains("newer"));
+    assert!(import_chat(r#"{"format": "thoughtline.run", "version": 1}"#).unwrap_err().contains("damaged"));
+    assert!(import_chat(r#"{"format": "thoughtline.run", "version": 3}"#).unwrap_err().contains("damaged"));
 }
 
 #[test]
-fn titles_come_from_the_first_question() {
-    assert_eq!(chat_title(&[]), "New chat");
-    assert_eq!(chat_title(&[m(StoredWho::User, "Who is Ada?\nMore detail")]), "Who is Ada?");
-    let long = "Which were the most relevant publications about attention layers in neural networks in 2020?";
-    assert_eq!(chat_title(&[m(StoredWho::User, long)]), "Which were the most relevant publications about attention…");
+fn a_single_run_export_opens_as_a_one_run_chat() {
+    use crate::agent::trace::{AnswerSource, EventKind, StopReason};
+    let events = vec![
+        ev(0, started("Who?")),
+        ev(1, EventKind::FinalAnswer { answer: "Ada".into(), source: AnswerSource::Model }),
+        ev(2, EventKind::RunStopped { reason: StopReason::Answered, message: "done".into() }),
+    ];
+    let trace = serde_json::to_string(&crate::agent::Trace { events: events.clone() }).unwrap();
+    let file = format!(r#"{{"format":"thoughtline.run","version":2,"exported_unix_ms":1,"question":"Who?","answer":"Ada","settings":{{}},"trace":{trace}}}"#);
+    let chat = import_chat(&file).unwrap();
+    assert_eq!(chat.runs.len(), 1);
+    assert_eq!(chat.runs[0].question, "Who?");
+    assert_eq!(chat.runs[0].events, events);
+    assert_eq!(chat.runs[0].outcome, Some(Outcome::Answer("Ada".into())));
+    assert!(chat.runs[0].steps_kept);
 }
 
 #[test]
-fn an_interrupted_run_is_marked_once() {
-    let mut chat = StoredChat { id: "a".into(), running: true, messages: vec![m(StoredWho::User, "q")], ..Default::default() };
-    assert!(mark_interrupted(&mut chat));
-    assert!(!chat.running);
-    assert_eq!(chat.messages.last().unwrap().who, StoredWho::Problem);
-    assert!(matches!(chat.trace.last().unwrap().kind, crate::agent::EventKind::RunStopped { reason: crate::agent::StopReason::Interrupted, .. }));
-    assert!(!mark_interrupted(&mut chat));
-    let back: StoredChat = serde_json::from_str(&serde_json::to_string(&chat).unwrap()).unwrap();
-    assert_eq!(back, chat);
+fn a_chat_saved_while_running_by_the_last_release_reads_as_its_runs() {
+    // As the previous release wrote it: messages, the last run's trace, the running flag.
+    let legacy = LegacyChat {
+        id: "a".into(),
+        messages: vec![m(StoredWho::User, "q1"), m(StoredWho::Assistant, "a1"), m(StoredWho::User, "q2")],
+        trace: vec![ev(0, started("q2"))],
+        running: true,
+        ..Default::default()
+    };
+    let json = serde_json::to_string(&legacy).unwrap();
+    let ReadChat::Chat { mut chat, current, .. } = chats::read_chat("a", &json, &BTreeMap::new()) else { panic!() };
+    assert!(!current, "an older version's record: written anew with the next change");
+    assert_eq!(chat.runs.len(), 2);
+    assert!(!chat.runs[0].steps_kept && chat.runs[1].steps_kept);
+    assert_eq!(chat.running(), Some(1));
+    assert!(chat.mark_interrupted());
+    assert!(!chat.mark_interrupted(), "marked once");
+    assert!(matches!(chat.runs[1].events.last().unwrap().kind, crate::agent::EventKind::RunStopped { reason: crate::agent::StopReason::Interrupted, .. }));
 }
 
 #[test]
@@ -127,48 +163,69 @@ fn settings_writes_report_a_full_storage() {
     assert!(save_settings(&Settings::default()).is_ok());
 }
 
+fn m(who: StoredWho, text: &str) -> StoredMessage {
+    StoredMessage { who, text: text.into() }
+}
+
+fn read(id: &str, stored: &Stored) -> ReadChat {
+    chats::read_chat(id, &stored.body, &stored.parts)
+}
+
 #[test]
-fn a_chat_with_one_bad_event_keeps_the_rest() {
-    let chat = StoredChat {
-        id: "c1".into(),
-        title: "T".into(),
-        messages: vec![m(StoredWho::User, "q"), m(StoredWho::Assistant, "a")],
-        trace: vec![crate::agent::Event {
-            index: 0,
-            step: 1,
-            started_ms: 0.0,
-            ended_ms: 1.0,
-            kind: crate::agent::EventKind::FinalAnswer { answer: "a".into(), source: crate::agent::trace::AnswerSource::Model },
-        }],
-        ..Default::default()
-    };
-    let json = serde_json::to_string(&chat).unwrap().replace("\"who\":\"assistant\"", "\"who\":\"robot\"");
-    match chats::read_chat(&json) {
-        chats::ReadChat::Chat { chat: back, note } => {
-            assert_eq!(back.messages, vec![m(StoredWho::User, "q")]);
-            assert_eq!(back.trace, chat.trace);
-            assert!(note.unwrap().contains("messages[1]"));
+fn a_chat_with_one_bad_event_or_record_keeps_the_rest() {
+    let chat = conversation("c1", 2);
+    let mut stored = stored_whole(&chat);
+    // One event of run 2 damaged: that event is left out, and the note says where.
+    let chunk = chats::chunk_key("c1", 1, 0);
+    let damaged = stored.parts[&chunk].replacen("\"tool_result\"", "\"robot\"", 1);
+    stored.parts.insert(chunk, damaged);
+    match read("c1", &stored) {
+        ReadChat::Chat { chat: back, note, current } => {
+            assert!(current);
+            assert_eq!(back.runs[0], chat.runs[0]);
+            assert_eq!(back.runs[1].events.len(), chat.runs[1].events.len() - 1);
+            assert!(note.unwrap().contains("run 2"));
         }
         other => panic!("{other:?}"),
     }
-    assert!(matches!(chats::read_chat("{{{"), chats::ReadChat::Unreadable { .. }));
-    assert!(matches!(chats::read_chat(r#"{"version": 99, "id": "x"}"#), chats::ReadChat::Unreadable { reason } if reason.contains("newer")));
+    // A run record missing: that run says it could not be read; the others are whole.
+    stored.parts.remove(&chats::run_key("c1", 0));
+    let ReadChat::Chat { chat: back, note, .. } = read("c1", &stored) else { panic!() };
+    assert!(!back.runs[0].steps_kept && back.runs[1].question == "Question 1?");
+    assert!(note.unwrap().contains("run 1"));
+    assert!(matches!(chats::read_chat("x", "{{{", &BTreeMap::new()), ReadChat::Unreadable { .. }));
+    assert!(matches!(chats::read_chat("x", r#"{"version": 99, "id": "x"}"#, &BTreeMap::new()), ReadChat::Unreadable { reason } if reason.contains("newer")));
+}
+
+/// Everything a save of the whole of `chat` stores.
+fn stored_whole(chat: &Conversation) -> Stored {
+    let batch = ChatWriter::default().batch(chat, 1.0);
+    Stored { body: batch.record.body.clone(), parts: batch.record.parts.iter().cloned().collect() }
 }
 
 /// A chat store in memory; `full` makes every write fail as a full browser storage would.
+/// Heads and the records beside them share one map, as in IndexedDB's `bodies`.
 #[derive(Default)]
-struct Memory {
+pub(crate) struct Memory {
     summaries: RefCell<BTreeMap<String, String>>,
     bodies: RefCell<BTreeMap<String, String>>,
     full: std::cell::Cell<bool>,
+    /// Bytes of every `put`, in order.
+    pub written: RefCell<Vec<usize>>,
 }
 
 impl Backend for Memory {
     fn summaries(&self) -> LocalBoxFuture<'_, Result<Vec<(String, String)>, StorageError>> {
         Box::pin(async move { Ok(self.summaries.borrow().iter().map(|(k, v)| (k.clone(), v.clone())).collect()) })
     }
-    fn body<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<String>, StorageError>> {
-        Box::pin(async move { Ok(self.bodies.borrow().get(id).cloned()) })
+    fn chat<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<Option<Stored>, StorageError>> {
+        Box::pin(async move {
+            let bodies = self.bodies.borrow();
+            let Some(body) = bodies.get(id).cloned() else { return Ok(None) };
+            let prefix = format!("{id}/");
+            let parts = bodies.range(prefix.clone()..).take_while(|(k, _)| k.starts_with(&prefix)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            Ok(Some(Stored { body, parts }))
+        })
     }
     fn put(&self, records: Vec<Record>) -> LocalBoxFuture<'_, Result<(), StorageError>> {
         Box::pin(async move {
@@ -176,8 +233,11 @@ impl Backend for Memory {
                 return Err(StorageError::from_dom("QuotaExceededError", "full"));
             }
             for r in records {
+                let bytes = r.summary.len() + r.body.len() + r.parts.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+                self.written.borrow_mut().push(bytes);
                 self.summaries.borrow_mut().insert(r.id.clone(), r.summary);
                 self.bodies.borrow_mut().insert(r.id, r.body);
+                self.bodies.borrow_mut().extend(r.parts);
             }
             Ok(())
         })
@@ -185,14 +245,17 @@ impl Backend for Memory {
     fn delete<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(), StorageError>> {
         Box::pin(async move {
             self.summaries.borrow_mut().remove(id);
-            self.bodies.borrow_mut().remove(id);
+            let prefix = format!("{id}/");
+            self.bodies.borrow_mut().retain(|k, _| k != id && !k.starts_with(&prefix));
             Ok(())
         })
     }
 }
 
-fn chat(id: &str, question: &str) -> StoredChat {
-    StoredChat { id: id.into(), title: title_from(question), messages: vec![m(StoredWho::User, question)], ..Default::default() }
+fn chat(id: &str, question: &str) -> Conversation {
+    let mut c = Conversation::new(id.into());
+    c.ask(question.into());
+    c
 }
 
 #[test]
@@ -210,7 +273,7 @@ fn the_list_comes_from_the_store_newest_first_and_keeps_unreadable_chats() {
         Opened::Unreadable { raw, .. } => assert_eq!(raw, "{not json"),
         other => panic!("{other:?}"),
     }
-    assert!(matches!(pollster::block_on(store::open(&db, "a")).unwrap(), Opened::Chat { chat, note: None } if chat.title == "First?"));
+    assert!(matches!(pollster::block_on(store::open(&db, "a")).unwrap(), Opened::Chat { chat, note: None, current: true } if chat.title() == "First?"));
     assert_eq!(pollster::block_on(store::open(&db, "zzz")).unwrap(), Opened::Missing);
 }
 
@@ -220,14 +283,17 @@ fn a_failed_save_is_an_error_and_changes_nothing() {
     pollster::block_on(store::save(&db, &chat("a", "First?"), 1.0)).unwrap();
     db.full.set(true);
     let mut changed = chat("a", "First?");
-    changed.messages.push(m(StoredWho::Assistant, "answer"));
-    let err = pollster::block_on(store::save(&db, &changed, 2.0)).unwrap_err();
+    changed.end(0, Outcome::Answer("answer".into()));
+    changed.ask("Second?".into());
+    // The open chat's writer: a failed save marks nothing written, so the next one writes it all.
+    let writer = RefCell::new(ChatWriter::default());
+    let err = pollster::block_on(store::save_changes(&db, &writer, &changed, 2.0)).unwrap_err();
     assert_eq!(err.kind, StorageErrorKind::Full);
     assert!(err.to_string().contains("delete old chats"), "{err}");
-    assert!(matches!(pollster::block_on(store::open(&db, "a")).unwrap(), Opened::Chat { chat, .. } if chat.messages.len() == 1));
+    assert!(matches!(pollster::block_on(store::open(&db, "a")).unwrap(), Opened::Chat { chat, .. } if chat.messages().len() == 1));
     db.full.set(false);
-    pollster::block_on(store::save(&db, &changed, 3.0)).unwrap();
-    assert!(matches!(pollster::block_on(store::open(&db, "a")).unwrap(), Opened::Chat { chat, .. } if chat.messages.len() == 2));
+    pollster::block_on(store::save_changes(&db, &writer, &changed, 3.0)).unwrap();
+    assert!(matches!(pollster::block_on(store::open(&db, "a")).unwrap(), Opened::Chat { chat, .. } if chat == changed));
 }
 
 /// The chats of the release before IndexedDB, exactly as it wrote them (`localStorage`,
@@ -261,10 +327,10 @@ fn old_chats_move_into_the_store_and_only_then_leave_local_storage() {
     assert_eq!(list.iter().map(|c| c.title.as_str()).collect::<Vec<_>>(), ["Who is Ada?", "Chat that could not be read"]);
     assert_eq!(list[0].updated_unix_ms, 1700000000000.0, "ordered by the time of its last run");
     match pollster::block_on(store::open(&db, "l1")).unwrap() {
-        Opened::Chat { chat, note } => {
-            assert_eq!(note, None);
-            assert_eq!(chat.messages[1].text, "A mathematician.");
-            assert_eq!(chat.trace.len(), 4);
+        Opened::Chat { chat, note, current } => {
+            assert_eq!((note, current), (None, false));
+            assert_eq!(chat.messages()[1].text, "A mathematician.");
+            assert_eq!(chat.runs[0].events.len(), 4);
         }
         other => panic!("{other:?}"),
     }
@@ -276,10 +342,10 @@ fn a_damaged_old_index_orphans_nothing_and_a_repeated_move_overwrites_nothing() 
     plant_legacy("{not an index");
     let db = Memory::default();
     let mut newer = chat("l1", "Who is Ada?");
-    newer.messages.push(m(StoredWho::Assistant, "Changed since the move"));
+    newer.end(0, Outcome::Answer("Changed since the move".into()));
     pollster::block_on(store::save(&db, &newer, 20.0)).unwrap();
     assert_eq!(pollster::block_on(store::migrate_legacy(&db, 30.0)).unwrap(), 1, "only l2 is new");
-    assert!(matches!(pollster::block_on(store::open(&db, "l1")).unwrap(), Opened::Chat { chat, .. } if chat.messages[1].text == "Changed since the move"));
+    assert!(matches!(pollster::block_on(store::open(&db, "l1")).unwrap(), Opened::Chat { chat, .. } if chat.messages()[1].text == "Changed since the move"));
     assert_eq!(local::read("thoughtline.chat.l1"), None);
     let list = pollster::block_on(store::list(&db)).unwrap();
     assert_eq!(list.len(), 2);
@@ -307,81 +373,10 @@ fn mcp_secrets_are_stored_only_when_remembered_never_exported_and_masked() {
     assert_eq!(back.tools.mcp.servers[0].secret, "tok-kept-1");
     assert_eq!(back.tools.mcp.servers[1].secret, "");
     assert_eq!(back.tools.mcp.servers[1].url, "https://b.test/mcp");
-    let export = export_run(&crate::agent::Trace::default(), &s, 0.0);
+    let export = export_chat(&Conversation::default(), &s, 0.0);
     assert!(export.contains("https://a.test/mcp") && !export.contains("tok-kept-1") && !export.contains("tok-memory-2"), "{export}");
     let masked = crate::secrets::mask("server said tok-memory-2 and tok-kept-1", &crate::secrets::collect(&s));
     assert!(!masked.contains("tok-"), "{masked}");
-}
-
-mod trace_json {
-    use crate::agent::{Event, EventKind};
-    use crate::storage::chats::{read_chat, ReadChat};
-    use crate::storage::trace_json::TraceJson;
-    use crate::storage::{StoredChat, StoredMessage, StoredWho};
-
-    fn event(index: u32, text: &str) -> Event {
-        Event { index, step: 1, started_ms: index as f64, ended_ms: index as f64 + 0.5, kind: EventKind::ToolResult { tool: "wikipedia".into(), observation: text.into() } }
-    }
-
-    fn chat(trace: Vec<Event>) -> StoredChat {
-        StoredChat {
-            id: "c1".into(),
-            title: "Growing \"run\"".into(),
-            messages: vec![StoredMessage { who: StoredWho::User, text: "Why?\nBecause.".into() }],
-            trace,
-            running: true,
-            ..Default::default()
-        }
-    }
-
-    /// What a save writes is what the whole chat serialised reads back as, at every length.
-    fn body_reads_as(cache: &TraceJson, events: &[Event]) {
-        let head = chat(Vec::new());
-        let ReadChat::Chat { chat: read, note } = read_chat(&cache.chat_body(&head)) else { panic!("unreadable body") };
-        assert_eq!(note, None);
-        assert_eq!(read, chat(events.to_vec()));
-    }
-
-    #[test]
-    fn a_growing_trace_is_saved_as_the_whole_chat_would_be() {
-        let mut events = Vec::new();
-        let mut cache = TraceJson::default();
-        cache.update("c1", &events);
-        body_reads_as(&cache, &events);
-        for i in 0..5 {
-            events.push(event(i, &format!("observation {i} with \"quotes\" and é")));
-            cache.update("c1", &events);
-            body_reads_as(&cache, &events);
-        }
-        let head = chat(Vec::new());
-        let whole = serde_json::to_string(&chat(events.clone())).unwrap();
-        let written: serde_json::Value = serde_json::from_str(&cache.chat_body(&head)).unwrap();
-        assert_eq!(written, serde_json::from_str::<serde_json::Value>(&whole).unwrap());
-    }
-
-    #[test]
-    fn another_trace_is_serialised_from_its_start() {
-        let mut cache = TraceJson::default();
-        let first: Vec<Event> = (0..3).map(|i| event(i, "first run")).collect();
-        cache.update("c1", &first);
-        // A new run of the same chat: shorter, then longer than the last, never a continuation.
-        let second: Vec<Event> = (0..2).map(|i| event(i, "second run")).collect();
-        cache.update("c1", &second);
-        body_reads_as(&cache, &second);
-        let third: Vec<Event> = (0..6).map(|i| event(i, "third run")).collect();
-        cache.update("c1", &third);
-        body_reads_as(&cache, &third);
-        cache.update("c1", &[]);
-        body_reads_as(&cache, &[]);
-        // Another chat whose trace ends with the same event at the same place (an import
-        // opened twice) but differs before it: its text is its own from the start.
-        let mut copy = third.clone();
-        cache.update("c1", &third);
-        copy[0].kind = EventKind::ToolResult { tool: "wikipedia".into(), observation: "another chat".into() };
-        copy.push(event(6, "another chat"));
-        cache.update("c2", &copy);
-        body_reads_as(&cache, &copy);
-    }
 }
 
 #[test]
@@ -432,23 +427,24 @@ fn chats_and_exports_written_before_the_renames_still_read() {
     let chat = format!(
         r#"{{"version":2,"id":"c1","title":"Population?","messages":[{{"who":"user","text":"Population?"}},{{"who":"clarify","text":"Which city?"}}],"trace":{ASKED_BEFORE_THE_RENAMES}}}"#
     );
-    let chats::ReadChat::Chat { chat, note } = chats::read_chat(&chat) else { panic!("the old chat does not read") };
+    let ReadChat::Chat { chat, note, .. } = chats::read_chat("c1", &chat, &BTreeMap::new()) else { panic!("the old chat does not read") };
     assert_eq!(note, None, "nothing was dropped");
-    assert_eq!(chat.messages[1].who, StoredWho::AskedPerson);
+    assert_eq!(chat.messages()[1].who, crate::conversation::Who::AskedPerson);
     // Event by event, so a failure names the one that changed.
     let want = asked_and_answered();
-    for (got, want) in chat.trace.iter().zip(&want) {
+    let events = &chat.runs[0].events;
+    for (got, want) in events.iter().zip(&want) {
         assert_eq!(got, want);
     }
-    assert_eq!(chat.trace.len(), want.len());
+    assert_eq!(events.len(), want.len());
 
     let export = format!(
         r#"{{"format":"thoughtline.run","version":2,"exported_unix_ms":1,"question":"Population?","answer":null,"settings":{{"agent":{{"ask_clarifying":false}}}},"trace":{{"events":{ASKED_BEFORE_THE_RENAMES}}}}}"#
     );
-    let run = import_run(&export).unwrap();
-    assert_eq!(run.trace.events, want);
-    assert!(!run.settings.agent.ask_person, "the old setting name is read");
-    assert!(matches!(run.trace.events[2].kind, EventKind::AskedPerson { .. }));
+    let run = &import_chat(&export).unwrap().runs[0];
+    assert_eq!(run.events, want);
+    assert!(matches!(run.events[2].kind, EventKind::AskedPerson { .. }));
+    assert_eq!(run.clarified, vec![crate::conversation::Clarification { asked: "Which city?".into(), reply: "Oslo".into() }]);
 }
 
 #[test]

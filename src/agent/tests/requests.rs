@@ -250,9 +250,8 @@ const EXPORT_V1_NATIVE: &str = include_str!("export-v1-native.json");
 #[test]
 fn version_1_exports_with_whole_requests_import_and_rebuild() {
     for (json, messages) in [(EXPORT_V1_REACT, [2, 2, 2]), (EXPORT_V1_NATIVE, [2, 5, 0])] {
-        let run = crate::storage::import_run(json).unwrap();
-        assert_eq!(run.version, 1);
-        let events = &run.trace.events;
+        let chat = crate::storage::import_chat(json).unwrap();
+        let events = &chat.runs[0].events;
         let positions: Vec<usize> = (0..events.len()).filter(|&i| matches!(events[i].kind, EventKind::LlmRequest { .. })).collect();
         for (n, &position) in positions.iter().enumerate() {
             let request = request_at(events, position).unwrap();
@@ -266,8 +265,9 @@ fn version_1_exports_with_whole_requests_import_and_rebuild() {
         assert_eq!(rebuilt.messages, request.messages);
         assert_eq!((rebuilt.stop.as_slice(), rebuilt.tools.as_slice()), (request.stop.as_slice(), request.tools.as_slice()));
     }
-    let react = crate::storage::import_run(EXPORT_V1_REACT).unwrap();
-    let last = react.trace.events.iter().rposition(|e| matches!(e.kind, EventKind::LlmRequest { .. })).unwrap();
-    let scratchpad = &request_at(&react.trace.events, last).unwrap().messages[1].content;
+    let react = crate::storage::import_chat(EXPORT_V1_REACT).unwrap();
+    let events = &react.runs[0].events;
+    let last = events.iter().rposition(|e| matches!(e.kind, EventKind::LlmRequest { .. })).unwrap();
+    let scratchpad = &request_at(events, last).unwrap().messages[1].content;
     assert!(scratchpad.contains("Observation: Result for Bergen population"), "{scratchpad}");
 }

@@ -195,8 +195,8 @@ fn a_stored_chat_with_an_unknown_event_keeps_the_others() {
         event_with(r#"{"person_replied":{"reply":"Oslo"}}"#),
     ];
     let chat = format!(r#"{{"version":2,"id":"c1","title":"T","messages":[],"trace":[{}]}}"#, events.join(","));
-    let ReadChat::Chat { chat, note } = read_chat(&chat) else { panic!("the chat does not read") };
-    let kinds: Vec<&str> = chat.trace.iter().map(|e| e.kind.name()).collect();
+    let ReadChat::Chat { chat, note, .. } = read_chat("c1", &chat, &Default::default()) else { panic!("the chat does not read") };
+    let kinds: Vec<&str> = chat.runs[0].events.iter().map(|e| e.kind.name()).collect();
     assert_eq!(kinds, ["clarify", "person_replied"]);
     assert!(note.is_some_and(|n| n.contains("trace[1]")));
 }

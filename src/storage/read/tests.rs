@@ -9,7 +9,7 @@ use std::fmt::Debug;
 
 use super::*;
 use crate::storage::lenient::stored_version;
-use crate::storage::{import_run, read_settings, settings_to_json, Settings};
+use crate::storage::{read_settings, settings_to_json, Settings};
 use crate::test_support::Rng;
 use crate::tools::mcp::{McpServer, McpSettings};
 use crate::tools::ToolSettings;
@@ -41,9 +41,11 @@ fn random_values_of_every_type_read_back_as_written() {
         round_trip(&generate::connection(r));
         round_trip(&generate::provider_keys(r));
         round_trip(&generate::exported_settings(r));
-        round_trip(&generate::exported_run(r));
+        round_trip(&generate::exported_chat(r));
         round_trip(&generate::stored_message(r));
-        round_trip(&generate::stored_chat(r));
+        round_trip(&generate::legacy_chat(r));
+        round_trip(&generate::stored_head(r));
+        round_trip(&generate::stored_run(r));
         round_trip(&generate::chat_summary(r));
         let mcp = McpSettings { servers: tools.mcp.servers.iter().map(|s| McpServer { secret: String::new(), ..s.clone() }).collect() };
         round_trip(&ToolSettings { mcp, ..tools });
@@ -79,8 +81,10 @@ fn a_stored_document_missing_a_field_gets_the_structs_default() {
     assert_eq!(read.settings.tools, defaults.tools);
     assert_eq!(read_settings("{}").settings, defaults);
 
-    let chat: StoredChat = serde_json::from_str(r#"{"id":"c1"}"#).unwrap();
+    let chat: LegacyChat = serde_json::from_str(r#"{"id":"c1"}"#).unwrap();
     assert_eq!((chat.version, chat.id.as_str(), chat.running), (2, "c1", false), "a chat's version defaults to 2");
+    let run: StoredRun = serde_json::from_str(r#"{"question":"q"}"#).unwrap();
+    assert!(run.steps_kept && run.outcome.is_none(), "a run's steps are kept unless it says otherwise");
     let summary: ChatSummary = serde_json::from_str(r#"{"id":"c1","problem":"x"}"#).unwrap();
     assert_eq!(summary, ChatSummary { id: "c1".into(), ..ChatSummary::default() }, "problem is never read");
     let exported: ExportedSettings = serde_json::from_str(r#"{"model":"m"}"#).unwrap();
@@ -89,14 +93,15 @@ fn a_stored_document_missing_a_field_gets_the_structs_default() {
 
 #[test]
 fn required_fields_and_wrong_values_are_errors_that_name_them() {
-    let read = |v: serde_json::Value| stored_chat(&v).map_err(|e| e.to_string());
+    let read = |v: serde_json::Value| legacy_chat(&v).map_err(|e| e.to_string());
     assert_eq!(read(json!({"messages": [{"who": "user"}]})), Err("messages[0].text: missing".into()));
     assert_eq!(read(json!({"messages": [{"who": "person", "text": "t"}]})), Err("messages[0].who: unknown speaker".into()));
     assert_eq!(read(json!({"running": null})), Err("running: expected true or false".into()));
     assert!(read(json!({"trace": [{"index": 0}]})).unwrap_err().starts_with("trace[0]."));
     assert_eq!(chat_summary(&json!({"updated_unix_ms": "now"})).unwrap_err().to_string(), "updated_unix_ms: expected a number");
-    let run = json!({"format": "thoughtline.run", "version": 2, "question": "q", "settings": {}, "trace": {"events": []}});
-    assert_eq!(exported_run(&run).unwrap_err().to_string(), "exported_unix_ms: missing");
+    let file = json!({"format": "thoughtline.run", "version": 3, "exported_unix_ms": 1, "settings": {}, "runs": [{"question": "q"}]});
+    assert_eq!(exported_chat(&file).unwrap_err().to_string(), "runs[0].trace: missing");
+    assert_eq!(stored_run(&json!({"outcome": {"kind": "won", "text": "t"}})).unwrap_err().to_string(), "outcome.kind: unknown outcome");
 }
 
 #[test]
@@ -121,11 +126,13 @@ fn errors_in_shapes_holding_keys_quote_no_key() {
 #[test]
 fn exports_say_what_they_are_before_they_are_read() {
     assert_eq!(export_header(&json!({})), Ok((String::new(), 0)));
-    assert!(import_run("[1]").unwrap_err().starts_with("This file is not a JSON object"));
-    assert!(import_run(r#"{"format":7}"#).unwrap_err().starts_with("This file is not a JSON object (format: expected a string)"));
-    assert!(import_run(r#"{"format":"other"}"#).unwrap_err().contains("not a Thoughtline run export"));
-    assert!(import_run(r#"{"format":"thoughtline.run","version":3}"#).unwrap_err().contains("newer Thoughtline"));
-    assert!(import_run(r#"{"format":"thoughtline.run","version":2}"#).unwrap_err().starts_with("This run export is damaged: exported_unix_ms: missing"));
+    use crate::storage::import_chat;
+    assert!(import_chat("[1]").unwrap_err().starts_with("This file is not a JSON object"));
+    assert!(import_chat(r#"{"format":7}"#).unwrap_err().starts_with("This file is not a JSON object (format: expected a string)"));
+    assert!(import_chat(r#"{"format":"other"}"#).unwrap_err().contains("not a Thoughtline export"));
+    assert!(import_chat(r#"{"format":"thoughtline.run","version":4}"#).unwrap_err().contains("newer Thoughtline"));
+    assert!(import_chat(r#"{"format":"thoughtline.run","version":2,"question":"q","settings":{},"trace":{"events":[]}}"#).unwrap().runs.len() == 1);
+    assert!(import_chat(r#"{"format":"thoughtline.run","version":2}"#).unwrap_err().starts_with("This export is damaged: question: missing"));
 }
 
 #[test]

@@ -1,12 +1,12 @@
-//! Tests of the run controller with a scripted model: what reaches the signals (masked,
-//! renumbered after a run it continues), the outcome read from the trace, and Stop.
+//! Tests of the run controller with a scripted model: what reaches the conversation (masked,
+//! numbered after the events of a run it continues), what each change asks of storage, the
+//! outcome read from the trace, and Stop.
 
 use std::cell::RefCell;
-use std::rc::Rc;
 
 use super::*;
 use crate::agent::time::SystemClock;
-use crate::agent::{ChatRequest, ChatResponse, LlmError, LlmErrorKind, LocalBoxFuture, Progress};
+use crate::agent::{ChatRequest, ChatResponse, LlmError, LlmErrorKind, LocalBoxFuture, Progress, StopReason};
 
 const KEY: &str = "sk-test-0123456789abcdef0123";
 
@@ -46,71 +46,91 @@ fn masked(text: &str) -> String {
 }
 
 fn question(text: &str) -> Start {
-    Start { settings: settings(), ask: Ask::Question(text.into()), history: Vec::new() }
+    Start { settings: settings(), ask: Ask::Question(text.into()) }
 }
 
-/// Starts `start` on `control` and drives it to its end with `model`, as the page does.
+/// A run controller over a new conversation, and what its changes asked of storage.
+fn control() -> (RunControl, std::sync::Arc<std::sync::Mutex<Vec<Save>>>) {
+    let saves = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = saves.clone();
+    let control = RunControl::new(RwSignal::new(Conversation::new("c".into())), Some(Callback::new(move |save| seen.lock().unwrap().push(save))));
+    (control, saves)
+}
+
+/// Starts `start` on `control` and drives it to its end with `model`, as the page does; the
+/// outcome the conversation holds for that run.
 fn run(control: RunControl, start: Start, model: &Script) -> Outcome {
     let job = control.begin(start);
+    let at = job.run;
     assert!(control.running.get_untracked());
     let clock = SystemClock::default();
     let outcome = pollster::block_on(control.drive(job, Env { model, tools: &[], clock: &clock }));
-    let ended = Rc::new(RefCell::new(None));
-    let seen = ended.clone();
-    control.end(
-        outcome,
-        Box::new(move |o| {
-            // The outcome is delivered while the run still counts as running, so the chat saves
-            // the answer together with the end of the run.
-            assert!(control.running.get_untracked());
-            *seen.borrow_mut() = Some(o);
-        }),
-    );
+    control.end(at, outcome);
     assert!(!control.running.get_untracked());
-    ended.take().expect("on_end is called")
+    control.chat.with_untracked(|c| c.runs[at].outcome.clone()).expect("the run has ended")
+}
+
+/// The events of the latest run.
+fn latest(control: RunControl) -> Vec<Event> {
+    control.chat.with_untracked(|c| c.runs.last().map(|r| r.events.clone()).unwrap_or_default())
 }
 
 fn indexes(control: RunControl) -> Vec<u32> {
-    control.trace.with_untracked(|events| events.iter().map(|e| e.index).collect())
+    latest(control).iter().map(|e| e.index).collect()
 }
 
 #[test]
 fn an_answer_is_the_outcome_and_every_event_is_shown_masked() {
-    let control = RunControl::new();
+    let (control, saves) = control();
     let model = Script::new(vec![Ok("Final Answer: the key is sk-test-0123456789abcdef0123")]);
     let outcome = run(control, question(&format!("Is {KEY} my key?")), &model);
     assert_eq!(outcome, Outcome::Answer(masked("the key is sk-test-0123456789abcdef0123")));
     assert!(!format!("{outcome:?}").contains(KEY));
     // The model saw the question as typed; nothing in the page holds the key.
     assert!(model.requests.borrow()[0].messages.iter().any(|m| m.content.contains(KEY)));
-    let shown = control.trace.with_untracked(|events| serde_json::to_string(events).unwrap());
+    let shown = serde_json::to_string(&latest(control)).unwrap();
     assert!(!shown.contains(KEY) && shown.contains("final_answer"), "{shown}");
+    assert!(!control.chat.with_untracked(|c| c.runs[0].question.contains(KEY)), "the question is shown masked");
     assert!(!control.streaming.get_untracked().contains(KEY));
-    assert_eq!(indexes(control), (0..control.trace.with_untracked(Vec::len) as u32).collect::<Vec<_>>());
+    assert_eq!(indexes(control), (0..latest(control).len() as u32).collect::<Vec<_>>());
+    // Saving is called: at the start and the end at once, every event soon.
+    let saves = saves.lock().unwrap();
+    assert_eq!((saves.first(), saves.last()), (Some(&Save::Now), Some(&Save::Now)));
+    assert_eq!(saves.iter().filter(|s| **s == Save::Soon).count(), latest(control).len());
 }
 
 #[test]
-fn a_new_question_replaces_the_shown_run() {
-    let control = RunControl::new();
-    run(control, question("first"), &Script::new(vec![Ok("Final Answer: one")]));
-    run(control, question("second"), &Script::new(vec![Ok("Final Answer: two")]));
-    assert_eq!(crate::agent::trace::question(&control.trace.get_untracked()), Some("second"));
+fn a_new_question_is_a_new_run_and_the_earlier_one_is_kept() {
+    let (control, _) = control();
+    run(control, question("first"), &Script::new(vec![Ok("Final Answer: zebra-42")]));
+    let first = latest(control);
+    let model = Script::new(vec![Ok("Final Answer: two")]);
+    run(control, question("second"), &model);
+    control.chat.with_untracked(|c| {
+        assert_eq!(c.runs.len(), 2);
+        assert_eq!(c.runs[0].events, first, "the first run's steps stay");
+        assert_eq!(crate::agent::trace::question(&c.runs[1].events), Some("second"));
+        assert_eq!(c.shown(), Some(1), "the latest run is shown");
+    });
     assert_eq!(indexes(control)[0], 0);
+    // The first run is the second's memory.
+    assert!(model.requests.borrow()[0].messages.iter().any(|m| m.content.contains("zebra-42")));
 }
 
 #[test]
 fn a_reply_continues_the_run_that_asked_after_its_events() {
-    let control = RunControl::new();
+    let (control, _) = control();
     let asks = r#"Thought: I need the city.
 Action: {"action": "ask_person", "action_input": "Which city?"}"#;
     let outcome = run(control, question("Weather?"), &Script::new(vec![Ok(asks)]));
     assert_eq!(outcome, Outcome::Asks("Which city?".into()));
-    let asked = control.trace.with_untracked(Vec::len);
+    let asked = latest(control).len();
 
     let model = Script::new(vec![Ok("Final Answer: Rain in Oslo.")]);
-    let reply = Start { settings: settings(), ask: Ask::Answer("Oslo".into()), history: Vec::new() };
+    let reply = Start { settings: settings(), ask: Ask::Answer("Oslo".into()) };
     assert_eq!(run(control, reply, &model), Outcome::Answer("Rain in Oslo.".into()));
-    let events = control.trace.get_untracked();
+    assert_eq!(control.chat.with_untracked(|c| c.runs.len()), 1, "the reply continues the run, it is not a run of its own");
+    let events = latest(control);
     // One story: the run that asked, then the continued run, numbered on.
     assert_eq!(indexes(control), (0..events.len() as u32).collect::<Vec<_>>());
     assert!(matches!(&events[asked].kind, EventKind::RunStarted { question, continues: true, .. } if question == "Weather?"));
@@ -121,7 +141,7 @@ Action: {"action": "ask_person", "action_input": "Which city?"}"#;
 
 #[test]
 fn a_failed_model_call_explains_itself_masked() {
-    let control = RunControl::new();
+    let (control, _) = control();
     let error = LlmError::new(LlmErrorKind::Auth, format!("The provider rejected the key {KEY}: check it in Settings."));
     let outcome = run(control, question("q"), &Script::new(vec![Err(error)]));
     assert_eq!(outcome, Outcome::Ended(masked(&format!("The provider rejected the key {KEY}: check it in Settings."))));
@@ -130,15 +150,16 @@ fn a_failed_model_call_explains_itself_masked() {
 
 #[test]
 fn stop_ends_the_run_as_cancelled() {
-    let control = RunControl::new();
+    let (control, _) = control();
     let job = control.begin(question("q"));
+    let at = job.run;
     control.stop();
     let model = Script::new(vec![]);
     let clock = SystemClock::default();
     let outcome = pollster::block_on(control.drive(job, Env { model: &model, tools: &[], clock: &clock }));
     assert_eq!(outcome, Outcome::Ended(StopReason::Cancelled.describe()));
     assert!(model.requests.borrow().is_empty(), "nothing is sent after Stop");
-    control.end(outcome, Box::new(|_| {}));
+    control.end(at, outcome);
     // The token is gone with the run: Stop after the end changes nothing.
     control.stop();
     assert!(!control.running.get_untracked());
@@ -151,21 +172,10 @@ fn structured_output_is_asked_for_only_where_the_api_has_it() {
         start.settings.agent.structured_output = true;
         start.settings.provider.preset = preset;
         let model = Script::new(vec![Ok("Final Answer: a")]);
-        run(RunControl::new(), start, &model);
+        run(control().0, start, &model);
         let json = model.requests.borrow()[0].json_format.is_some();
         json
     };
     assert!(asks_for_json(crate::llm::Preset::OpenAi));
     assert!(!asks_for_json(crate::llm::Preset::Anthropic));
-}
-
-#[test]
-fn outcome_reads_the_end_of_a_trace() {
-    let event = |index, kind| Event { index, step: 1, started_ms: 0.0, ended_ms: 0.0, kind };
-    let stopped = |reason| EventKind::RunStopped { reason, message: String::new() };
-    assert_eq!(outcome(&[]), Outcome::Ended("The run ended without an answer.".into()));
-    let limit = StopReason::MaxIterations { limit: 3 };
-    assert_eq!(outcome(&[event(0, stopped(limit.clone()))]), Outcome::Ended(limit.describe()));
-    let asked = [event(0, EventKind::AskedPerson { question: "Which?".into() }), event(1, stopped(StopReason::AskedPerson))];
-    assert_eq!(outcome(&asked), Outcome::Asks("Which?".into()));
 }

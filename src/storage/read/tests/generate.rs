@@ -7,8 +7,8 @@ use crate::agent::settings::{EarlyStopping, Strategy};
 use crate::agent::{AgentSettings, Event, EventKind, StopReason, Trace};
 use crate::llm::{Connection, Preset, ProviderConfig};
 use crate::secrets::{ProviderKeys, SavedKey};
-use crate::storage::chats::{ChatSummary, StoredChat, StoredMessage, StoredWho};
-use crate::storage::export::{ExportedRun, ExportedSettings};
+use crate::storage::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarification, StoredHead, StoredMessage, StoredOutcome, StoredRun, StoredWho};
+use crate::storage::export::{ExportedChat, ExportedRun, ExportedSettings};
 use crate::storage::Settings;
 use crate::test_support::Rng;
 use crate::tools::mcp::{McpServer, McpSettings, McpToolInfo, RememberedSecret};
@@ -164,24 +164,50 @@ fn event(rng: &mut Rng) -> Event {
     Event { index: uint(rng), step: uint(rng), started_ms: number(rng), ended_ms: number(rng), kind }
 }
 
-pub fn exported_run(rng: &mut Rng) -> ExportedRun {
-    ExportedRun {
+pub fn exported_chat(rng: &mut Rng) -> ExportedChat {
+    ExportedChat {
         format: text(rng),
         version: uint(rng),
+        app_version: text(rng),
         exported_unix_ms: number(rng),
-        question: text(rng),
-        answer: maybe(rng, text),
+        title: text(rng),
         settings: exported_settings(rng),
+        runs: many(rng, 3, exported_run),
+    }
+}
+
+pub fn exported_run(rng: &mut Rng) -> ExportedRun {
+    ExportedRun {
+        question: text(rng),
+        clarified: many(rng, 2, stored_clarification),
+        steps_kept: flag(rng),
+        outcome: maybe(rng, stored_outcome),
         trace: Trace { events: many(rng, 3, event) },
     }
+}
+
+pub fn stored_outcome(rng: &mut Rng) -> StoredOutcome {
+    StoredOutcome { kind: rng.pick(&[OutcomeKind::Answer, OutcomeKind::Asks, OutcomeKind::Ended]), text: text(rng) }
+}
+
+pub fn stored_clarification(rng: &mut Rng) -> StoredClarification {
+    StoredClarification { asked: text(rng), reply: text(rng) }
+}
+
+pub fn stored_run(rng: &mut Rng) -> StoredRun {
+    StoredRun { question: text(rng), clarified: many(rng, 2, stored_clarification), steps_kept: flag(rng), outcome: maybe(rng, stored_outcome), events: uint(rng) }
+}
+
+pub fn stored_head(rng: &mut Rng) -> StoredHead {
+    StoredHead { version: uint(rng), id: text(rng), title: text(rng), runs: uint(rng) }
 }
 
 pub fn stored_message(rng: &mut Rng) -> StoredMessage {
     StoredMessage { who: rng.pick(&[StoredWho::User, StoredWho::Assistant, StoredWho::Problem, StoredWho::AskedPerson]), text: text(rng) }
 }
 
-pub fn stored_chat(rng: &mut Rng) -> StoredChat {
-    StoredChat { version: uint(rng), id: text(rng), title: text(rng), messages: many(rng, 4, stored_message), trace: many(rng, 3, event), running: flag(rng) }
+pub fn legacy_chat(rng: &mut Rng) -> LegacyChat {
+    LegacyChat { version: uint(rng), id: text(rng), title: text(rng), messages: many(rng, 4, stored_message), trace: many(rng, 3, event), running: flag(rng) }
 }
 
 pub fn chat_summary(rng: &mut Rng) -> ChatSummary {
