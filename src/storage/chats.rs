@@ -24,7 +24,7 @@ use crate::conversation::{Clarification, Conversation, Outcome, Run};
 
 pub const CHAT_VERSION: u32 = 3;
 /// Events per stored chunk: a save rewrites at most the chunk still filling.
-pub const CHUNK: usize = 32;
+pub const CHUNK: usize = 8;
 
 /// The key of run `run`'s record.
 pub fn run_key(id: &str, run: usize) -> String {
