@@ -98,6 +98,7 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
             <HeaderField settings/>
             <super::agent_settings::AgentSettingsPanel settings/>
             <super::tool_settings::ToolSettingsPanel settings/>
+            <p class="hint version" data-testid="app-version">{concat!("Thoughtline ", env!("CARGO_PKG_VERSION"))}</p>
         </aside>
     }
 }
