@@ -12,8 +12,11 @@
 use crate::agent::trace::{final_answer, open_question, stop_reason};
 use crate::agent::{Event, EventKind, StopReason, Turn};
 
+mod mask;
 #[cfg(test)]
 mod tests;
+
+pub use mask::{mask_event, mask_events};
 
 /// How a run ended, read from its trace.
 #[derive(Debug, Clone, PartialEq)]
@@ -310,7 +313,7 @@ impl Conversation {
     /// Masks every secret in `secrets` out of every text the conversation holds (an imported
     /// file, or an export on its way out).
     pub fn mask(&mut self, secrets: &crate::secrets::Secrets) {
-        use crate::secrets::{mask, mask_events};
+        use crate::secrets::mask;
         for run in &mut self.runs {
             run.question = mask(&run.question, secrets);
             for c in &mut run.clarified {
@@ -321,7 +324,7 @@ impl Conversation {
                 let text = outcome.text_mut();
                 *text = mask(text, secrets);
             }
-            mask_events(&mut run.events, secrets);
+            mask::mask_events(&mut run.events, secrets);
         }
         self.title = mask(&self.title, secrets);
     }

@@ -136,7 +136,7 @@ fn masking_covers_every_text_the_conversation_holds() {
     c.reply(key.clone());
     c.record(run, event(EventKind::ToolResult { tool: "t".into(), observation: key.clone() }));
     c.end(run, Outcome::Answer(key.clone()));
-    c.mask(&crate::secrets::collect(&settings));
+    c.mask(&crate::storage::keys::collect(&settings));
     let all = format!("{c:?}");
     assert!(!all.contains(&key), "{all}");
 }

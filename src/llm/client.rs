@@ -79,9 +79,16 @@ pub struct HttpParts {
     pub body: String,
 }
 
+/// The secrets a provider itself sends: its key and secret header values.
+fn provider_secrets(config: &ProviderConfig, connection: &Connection) -> Secrets {
+    let mut values = crate::secrets::secret_header_values(&connection.extra_headers);
+    values.push(config.api_key.clone());
+    Secrets::new(values)
+}
+
 impl Provider {
     pub fn new(config: ProviderConfig, connection: Connection, fetch: Rc<dyn Fetch>, clock: Rc<dyn Clock>) -> Self {
-        let secrets = crate::secrets::of_provider(&config, &connection);
+        let secrets = provider_secrets(&config, &connection);
         Provider { config, connection, secrets, fetch, clock, stream_rejected: Cell::new(false) }
     }
 

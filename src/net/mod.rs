@@ -6,6 +6,9 @@
 
 use crate::agent::LocalBoxFuture;
 
+mod url;
+pub use url::{encode_component, percent_encode};
+
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
 pub mod sse;

@@ -6,11 +6,15 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::chats::{StoredClarification, StoredOutcome, StoredRun};
-use super::read::{export_header, exported_chat, exported_single_run};
-use super::settings::Settings;
+use super::read::{stored_clarification, stored_outcome};
+use super::settings::{connection, Settings};
+use crate::agent::settings_read::agent_settings;
+use crate::agent::trace_read::trace;
 use crate::agent::{AgentSettings, Event, Trace};
+use crate::json_read::{boolean, deserialize_via_value, float, list, string, uint32, Fields, Read};
 use crate::conversation::{clarified_of, outcome, Conversation, Outcome, Run};
 use crate::llm::Connection;
+use crate::tools::settings_read::tool_settings;
 use crate::tools::ToolSettings;
 
 pub const EXPORT_FORMAT: &str = "thoughtline.run";
@@ -38,7 +42,7 @@ impl Default for ExportedSettings {
 
 impl From<&Settings> for ExportedSettings {
     fn from(s: &Settings) -> Self {
-        let s = &crate::secrets::strip(s);
+        let s = &super::keys::strip(s);
         ExportedSettings {
             preset: s.provider.preset.id().into(),
             base_url: s.provider.base_url.clone(),
@@ -146,4 +150,62 @@ pub fn import_chat(json: &str) -> Result<Conversation, String> {
         let run = single_run(exported_single_run(&value).map_err(damaged)?);
         Ok(Conversation::with_runs(String::new(), String::new(), vec![run]))
     }
+}
+
+// ---- Reading a file back, by hand (`crate::json_read`) ----
+
+fn exported_settings(value: &Value) -> Read<ExportedSettings> {
+    let f = Fields::of(value)?;
+    let d = ExportedSettings::default();
+    Ok(ExportedSettings {
+        preset: f.or("preset", string, d.preset)?,
+        base_url: f.or("base_url", string, d.base_url)?,
+        model: f.or("model", string, d.model)?,
+        connection: f.or("connection", connection, d.connection)?,
+        agent: f.or("agent", agent_settings, d.agent)?,
+        tools: f.or("tools", tool_settings, d.tools)?,
+    })
+}
+
+/// What an export says it is before it is read whole: `format` and `version`, each `""` or 0
+/// when missing.
+pub(crate) fn export_header(value: &Value) -> Read<(String, u32)> {
+    let f = Fields::of(value)?;
+    Ok((f.or_default("format", string)?, f.or_default("version", uint32)?))
+}
+
+/// A run of a version 1 or 2 export. No defaults but for `answer` (an `Option`).
+fn exported_single_run(value: &Value) -> Read<SingleRun> {
+    let f = Fields::of(value)?;
+    Ok(SingleRun { question: f.get("question", string)?, answer: f.option("answer", string)?, trace: f.get("trace", trace)? })
+}
+
+/// A version 3 export. No defaults but for `title` and `app_version`.
+pub(crate) fn exported_chat(value: &Value) -> Read<ExportedChat> {
+    let f = Fields::of(value)?;
+    Ok(ExportedChat {
+        format: f.get("format", string)?,
+        version: f.get("version", uint32)?,
+        app_version: f.or_default("app_version", string)?,
+        exported_unix_ms: f.get("exported_unix_ms", float)?,
+        title: f.or_default("title", string)?,
+        settings: f.get("settings", exported_settings)?,
+        runs: f.get("runs", |v| list(v, exported_run))?,
+    })
+}
+
+fn exported_run(value: &Value) -> Read<ExportedRun> {
+    let f = Fields::of(value)?;
+    Ok(ExportedRun {
+        question: f.get("question", string)?,
+        clarified: f.or_default("clarified", |v| list(v, stored_clarification))?,
+        steps_kept: f.or("steps_kept", boolean, true)?,
+        outcome: f.option("outcome", stored_outcome)?,
+        trace: f.get("trace", trace)?,
+    })
+}
+
+deserialize_via_value! {
+    ExportedSettings => exported_settings,
+    ExportedChat => exported_chat,
 }

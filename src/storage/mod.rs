@@ -1,7 +1,8 @@
 //! Everything this page keeps in the browser, and the stored shapes, kept apart from the UI's
 //! types so that changing the UI never silently breaks saved data. Imports no UI module.
 //!
-//! - `settings.rs`: settings and theme in `localStorage` (`local.rs`), read field by field.
+//! - `settings.rs`: settings and theme in `localStorage` (`local.rs`), read field by field;
+//!   `keys.rs`: where secrets live in them, and the rules a key follows.
 //! - `chats.rs`: the stored shapes of a conversation (`crate::conversation`) and reading every
 //!   version of them; `writer.rs`: what a save writes (only the records that changed);
 //!   `store.rs`: listing, opening, saving, deleting and moving an older release's chats, over a
@@ -17,6 +18,7 @@
 pub mod chats;
 pub mod error;
 pub mod export;
+pub mod keys;
 #[cfg(target_arch = "wasm32")]
 pub mod idb;
 pub mod lenient;

@@ -1,101 +1,20 @@
-//! Reading the stored shapes back by hand: chats (every version), their runs and list lines
-//! (`chats.rs`), exports of every version (`export.rs`), the version every stored document carries (`lenient.rs`), and the
-//! parts of the stored settings owned elsewhere (`Connection`, `ProviderKeys`); the stored
-//! settings document itself is read in `settings.rs`, beside its private type. See
-//! `crate::json_read` for why and for the rules every reader keeps.
+//! Reading the stored shapes of a conversation back by hand (`chats.rs` writes them): the
+//! head, run and outcome records of version 3, the chats of versions 1 and 2, the list lines;
+//! also the run records an export holds (`export.rs` reads the rest of its file). The stored
+//! settings are read beside their writers (`settings.rs`, `keys.rs`). See `crate::json_read`
+//! for why and for the rules every reader keeps.
 //!
 //! A struct with `#[serde(default)]` on it takes a missing field from its own `Default` (a
-//! chat without `version` is version 2, as `LegacyChat::default()` says). `ProviderKeys` and
-//! `SavedKey` hold keys: their errors name only the field and what was expected.
+//! chat without `version` is version 2, as `LegacyChat::default()` says).
 
 use serde_json::Value;
 
 use super::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarification, StoredHead, StoredMessage, StoredOutcome, StoredRun, StoredWho};
-use super::export::{ExportedChat, ExportedRun, ExportedSettings, SingleRun};
-use crate::agent::settings_read::agent_settings;
-use crate::agent::trace_read::{events, trace};
-use crate::json_read::{boolean, deserialize_via_value, float, list, read_name, string, strings, uint32, Fields, Read};
-use crate::llm::Connection;
-use crate::secrets::{ProviderKeys, SavedKey};
-use crate::tools::settings_read::tool_settings;
+use crate::agent::trace_read::events;
+use crate::json_read::{boolean, deserialize_via_value, float, list, read_name, string, uint32, Fields, Read};
 
 #[cfg(test)]
 mod tests;
-
-pub(super) fn connection(value: &Value) -> Read<Connection> {
-    let f = Fields::of(value)?;
-    let d = Connection::default();
-    Ok(Connection {
-        stream: f.or("stream", boolean, d.stream)?,
-        timeout_s: f.or("timeout_s", float, d.timeout_s)?,
-        max_attempts: f.or("max_attempts", uint32, d.max_attempts)?,
-        extra_headers: f.or("extra_headers", string, d.extra_headers)?,
-        max_reply_kb: f.or("max_reply_kb", uint32, d.max_reply_kb)?,
-    })
-}
-
-pub(super) fn provider_keys(value: &Value) -> Read<ProviderKeys> {
-    let f = Fields::of(value)?;
-    let d = ProviderKeys::default();
-    Ok(ProviderKeys { saved: f.or("saved", |v| list(v, saved_key), d.saved)?, plain_http_ok: f.or("plain_http_ok", strings, d.plain_http_ok)? })
-}
-
-/// No defaults: both fields must be there.
-fn saved_key(value: &Value) -> Read<SavedKey> {
-    let f = Fields::of(value)?;
-    Ok(SavedKey { provider: f.get("provider", string)?, key: f.get("key", string)? })
-}
-
-fn exported_settings(value: &Value) -> Read<ExportedSettings> {
-    let f = Fields::of(value)?;
-    let d = ExportedSettings::default();
-    Ok(ExportedSettings {
-        preset: f.or("preset", string, d.preset)?,
-        base_url: f.or("base_url", string, d.base_url)?,
-        model: f.or("model", string, d.model)?,
-        connection: f.or("connection", connection, d.connection)?,
-        agent: f.or("agent", agent_settings, d.agent)?,
-        tools: f.or("tools", tool_settings, d.tools)?,
-    })
-}
-
-/// What an export says it is before it is read whole: `format` and `version`, each `""` or 0
-/// when missing.
-pub(super) fn export_header(value: &Value) -> Read<(String, u32)> {
-    let f = Fields::of(value)?;
-    Ok((f.or_default("format", string)?, f.or_default("version", uint32)?))
-}
-
-/// A run of a version 1 or 2 export. No defaults but for `answer` (an `Option`).
-pub(super) fn exported_single_run(value: &Value) -> Read<SingleRun> {
-    let f = Fields::of(value)?;
-    Ok(SingleRun { question: f.get("question", string)?, answer: f.option("answer", string)?, trace: f.get("trace", trace)? })
-}
-
-/// A version 3 export. No defaults but for `title` and `app_version`.
-pub(super) fn exported_chat(value: &Value) -> Read<ExportedChat> {
-    let f = Fields::of(value)?;
-    Ok(ExportedChat {
-        format: f.get("format", string)?,
-        version: f.get("version", uint32)?,
-        app_version: f.or_default("app_version", string)?,
-        exported_unix_ms: f.get("exported_unix_ms", float)?,
-        title: f.or_default("title", string)?,
-        settings: f.get("settings", exported_settings)?,
-        runs: f.get("runs", |v| list(v, exported_run))?,
-    })
-}
-
-fn exported_run(value: &Value) -> Read<ExportedRun> {
-    let f = Fields::of(value)?;
-    Ok(ExportedRun {
-        question: f.get("question", string)?,
-        clarified: f.or_default("clarified", |v| list(v, stored_clarification))?,
-        steps_kept: f.or("steps_kept", boolean, true)?,
-        outcome: f.option("outcome", stored_outcome)?,
-        trace: f.get("trace", trace)?,
-    })
-}
 
 fn outcome_kind(value: &Value) -> Read<OutcomeKind> {
     let named = |tag: &str| match tag {
@@ -108,13 +27,13 @@ fn outcome_kind(value: &Value) -> Read<OutcomeKind> {
 }
 
 /// No defaults: both fields must be there.
-fn stored_outcome(value: &Value) -> Read<StoredOutcome> {
+pub(super) fn stored_outcome(value: &Value) -> Read<StoredOutcome> {
     let f = Fields::of(value)?;
     Ok(StoredOutcome { kind: f.get("kind", outcome_kind)?, text: f.get("text", string)? })
 }
 
 /// No defaults: both fields must be there.
-fn stored_clarification(value: &Value) -> Read<StoredClarification> {
+pub(super) fn stored_clarification(value: &Value) -> Read<StoredClarification> {
     let f = Fields::of(value)?;
     Ok(StoredClarification { asked: f.get("asked", string)?, reply: f.get("reply", string)? })
 }
@@ -187,11 +106,6 @@ fn chat_summary(value: &Value) -> Read<ChatSummary> {
 }
 
 deserialize_via_value! {
-    Connection => connection,
-    ProviderKeys => provider_keys,
-    SavedKey => saved_key,
-    ExportedSettings => exported_settings,
-    ExportedChat => exported_chat,
     StoredWho => stored_who,
     StoredMessage => stored_message,
     LegacyChat => legacy_chat,

@@ -13,13 +13,12 @@ use serde_json::Value;
 
 use super::error::{StorageError, StorageErrorKind};
 use super::lenient::{read_lenient, stored_version};
-use super::read::{connection, provider_keys};
 use super::local;
 use crate::agent::settings_read::agent_settings;
 use crate::agent::AgentSettings;
-use crate::json_read::{boolean, deserialize_via_value, list, string, uint32, Fields, Read};
+use crate::json_read::{boolean, deserialize_via_value, float, list, string, uint32, Fields, Read};
 use crate::llm::{Connection, Preset, ProviderConfig};
-use crate::secrets::ProviderKeys;
+use super::keys::{provider_keys, ProviderKeys};
 use crate::tools::settings_read::{remembered_secret, tool_settings};
 use crate::tools::ToolSettings;
 
@@ -115,14 +114,26 @@ fn stored_settings(value: &Value) -> Read<StoredSettings> {
     })
 }
 
-deserialize_via_value! { StoredSettings => stored_settings }
+pub(crate) fn connection(value: &Value) -> Read<Connection> {
+    let f = Fields::of(value)?;
+    let d = Connection::default();
+    Ok(Connection {
+        stream: f.or("stream", boolean, d.stream)?,
+        timeout_s: f.or("timeout_s", float, d.timeout_s)?,
+        max_attempts: f.or("max_attempts", uint32, d.max_attempts)?,
+        extra_headers: f.or("extra_headers", string, d.extra_headers)?,
+        max_reply_kb: f.or("max_reply_kb", uint32, d.max_reply_kb)?,
+    })
+}
+
+deserialize_via_value! { StoredSettings => stored_settings, Connection => connection }
 
 impl From<&Settings> for StoredSettings {
     fn from(s: &Settings) -> Self {
         // Each MCP server has its own "Remember" box, apart from the API key's.
         let mcp_secrets = s.tools.mcp.remembered_secrets();
         let stripped;
-        let s = if s.remember_key { s } else { stripped = crate::secrets::strip(s); &stripped };
+        let s = if s.remember_key { s } else { stripped = super::keys::strip(s); &stripped };
         StoredSettings {
             version: SETTINGS_VERSION,
             preset: s.provider.preset.id().into(),

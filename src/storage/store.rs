@@ -12,20 +12,10 @@ use std::collections::BTreeMap;
 use super::chats::{last_started, read_chat, ChatSummary, ReadChat};
 use super::error::StorageError;
 use super::local;
+pub use super::writer::Record;
 use super::writer::{Batch, ChatWriter};
 use crate::agent::LocalBoxFuture;
 use crate::conversation::Conversation;
-
-/// One save of a chat: its id, its list line, its head (or, before version 3, the whole chat)
-/// and the records beside it that changed, all JSON text.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Record {
-    pub id: String,
-    pub summary: String,
-    pub body: String,
-    /// `(key, text)`: run records and event chunks (`chats::run_key`, `chats::chunk_key`).
-    pub parts: Vec<(String, String)>,
-}
 
 /// A chat as stored: its head and every record beside it, by key.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -375,7 +375,7 @@ fn mcp_secrets_are_stored_only_when_remembered_never_exported_and_masked() {
     assert_eq!(back.tools.mcp.servers[1].url, "https://b.test/mcp");
     let export = export_chat(&Conversation::default(), &s, 0.0);
     assert!(export.contains("https://a.test/mcp") && !export.contains("tok-kept-1") && !export.contains("tok-memory-2"), "{export}");
-    let masked = crate::secrets::mask("server said tok-memory-2 and tok-kept-1", &crate::secrets::collect(&s));
+    let masked = crate::secrets::mask("server said tok-memory-2 and tok-kept-1", &keys::collect(&s));
     assert!(!masked.contains("tok-"), "{masked}");
 }
 

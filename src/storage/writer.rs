@@ -7,8 +7,18 @@
 //! A save that fails marks nothing written: the next one writes all of it again.
 
 use super::chats::{chunk_key, run_key, ChatSummary, StoredHead, StoredRun, CHAT_VERSION, CHUNK};
-use super::store::Record;
 use crate::conversation::Conversation;
+
+/// One save of a chat: its id, its list line, its head (or, before version 3, the whole chat)
+/// and the records beside it that changed, all JSON text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub id: String,
+    pub summary: String,
+    pub body: String,
+    /// `(key, text)`: run records and event chunks (`chats::run_key`, `chats::chunk_key`).
+    pub parts: Vec<(String, String)>,
+}
 
 /// What has been written of one run.
 #[derive(Debug, Clone, Default, PartialEq)]

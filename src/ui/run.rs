@@ -23,7 +23,8 @@ use crate::agent::trace::question;
 use crate::agent::{run_agent, AnsweredQuestion, CancelToken, ChatModel, Clock, Event, EventKind, RunInput, RunObserver, Tool, Turn};
 pub use crate::conversation::Outcome;
 use crate::conversation::{outcome, Conversation, Save};
-use crate::secrets::{mask, mask_event, Secrets};
+use crate::conversation::mask_event;
+use crate::secrets::{mask, Secrets};
 use crate::storage::Settings;
 
 #[derive(Clone, Copy)]
@@ -109,7 +110,7 @@ impl RunControl {
 
     fn begin(self, start: Start) -> Job {
         let Start { settings, ask } = start;
-        let secrets = crate::secrets::collect(&settings);
+        let secrets = crate::storage::keys::collect(&settings);
         // A question becomes memory only with its answer, so one the agent is still asking
         // about is not part of it.
         let history = self.chat.with_untracked(Conversation::turns);
@@ -154,11 +155,9 @@ impl RunControl {
         let answered = answer.as_deref().map(|answer| AnsweredQuestion { earlier: &earlier, answer });
         let observer = Observer { control: self, run, secrets: &secrets };
         let input = RunInput { question: &question, history: &history, model: env.model, tools: env.tools, settings: &agent, clock: env.clock, cancel: &token, answered };
-        let trace = run_agent(input, &observer).await;
-        let mut end = outcome(&trace.events);
-        let text = end.text_mut();
-        *text = mask(text, &secrets);
-        end
+        run_agent(input, &observer).await;
+        // Read from the run as the conversation holds it: masked on the way in, once.
+        self.chat.with_untracked(|c| c.runs.get(run).map(|r| outcome(&r.events))).unwrap_or_else(|| outcome(&[]))
     }
 
     /// The run is over: its outcome goes into the conversation, which is saved at once.

@@ -29,7 +29,7 @@ pub fn missing_setting(settings: &Settings) -> Option<String> {
     } else if p.preset.needs_key() && p.api_key.trim().is_empty() {
         Some("Add your API key in Settings (⚙) first. It stays in this browser and is sent only to the provider.".into())
     } else {
-        crate::secrets::plain_http_warning(settings)
+        crate::storage::keys::plain_http_warning(settings)
     }
 }
 
@@ -42,7 +42,7 @@ impl Session {
         let settings = self.settings.get_untracked();
         if let Some(problem) = missing_setting(&settings) {
             // A key pasted into the question is never shown or stored.
-            let question = mask(&text, &crate::secrets::collect(&settings));
+            let question = mask(&text, &crate::storage::keys::collect(&settings));
             self.chats.chat.update(|c| c.refuse(question, problem));
             self.chats.changed(Save::Now);
             return;

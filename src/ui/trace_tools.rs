@@ -17,28 +17,25 @@ pub fn TraceTools(
 ) -> impl IntoView {
     let status = RwSignal::new(String::new());
     let empty = move || chat.with(Conversation::is_empty) || running.get();
-    // What is shown is masked already; masking again at the exit also covers a secret
-    // configured after the run was recorded.
-    let secrets = move || settings.with_untracked(crate::secrets::collect);
+    // Everything the conversation holds was masked where it came in (the run's observer, an
+    // import), so it leaves as it is; the settings leave without their secrets.
     let export = move |_| {
-        let mut whole = chat.get_untracked();
-        whole.mask(&secrets());
-        let json = crate::storage::export_chat(&whole, &settings.get_untracked(), super::page::now_ms());
+        let json = chat.with_untracked(|whole| crate::storage::export_chat(whole, &settings.get_untracked(), super::page::now_ms()));
+        let runs = chat.with_untracked(|c| c.runs.len());
         status.set(match super::page::download("thoughtline-chat.json", "application/json", &json) {
-            Ok(()) => format!("Exported {} run{}.", whole.runs.len(), if whole.runs.len() == 1 { "" } else { "s" }),
+            Ok(()) => format!("Exported {runs} run{}.", if runs == 1 { "" } else { "s" }),
             Err(e) => e,
         });
     };
     // The run shown, as the pane shows it.
     let copy = move |_| {
-        let mut trace = Trace { events: chat.with_untracked(|c| c.shown_events().to_vec()) };
-        crate::secrets::mask_events(&mut trace.events, &secrets());
+        let trace = Trace { events: chat.with_untracked(|c| c.shown_events().to_vec()) };
         copy_later(trace.to_markdown(), status);
     };
     // An imported file may hold a key of ours (a run exported before it was configured, or
     // shared back): it is masked before it is shown or stored.
     let on_import = Callback::new(move |mut imported: Conversation| {
-        imported.mask(&secrets());
+        imported.mask(&settings.with_untracked(crate::storage::keys::collect));
         on_import.run(imported);
     });
     let import = move |ev: leptos::ev::Event| {

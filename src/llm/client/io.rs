@@ -203,7 +203,10 @@ impl ChatModel for Provider {
                 }
             };
             // Whatever the server echoed (a key on a 401, say) stops here.
-            result.map_err(|e| crate::secrets::mask_error(e, &self.secrets))
+            result.map_err(|mut e| {
+                crate::secrets::mask_field(&mut e.message, &self.secrets);
+                e
+            })
         })
     }
 }

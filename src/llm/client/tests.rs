@@ -75,3 +75,14 @@ fn errors_follow_the_presets_api() {
     let e = provider(Preset::OpenAi, "k").error_for(401, "{}");
     assert_eq!(e.kind, LlmErrorKind::Auth);
 }
+
+#[test]
+fn the_provider_masks_what_it_sends() {
+    use crate::secrets::{mask, tests::stars};
+    let mut s = crate::storage::Settings::default();
+    s.provider.api_key = "sk-current-provider-key-1".into();
+    s.connection.extra_headers = "HTTP-Referer: https://example.org\napi-key: azure-header-secret-3".into();
+    let own = provider_secrets(&s.provider, &s.connection);
+    assert_eq!(mask("sk-current-provider-key-1 azure-header-secret-3 openalex-key-5", &own), stars("*25* *21* openalex-key-5"));
+}
+

@@ -8,6 +8,9 @@ use serde_json::json;
 use std::fmt::Debug;
 
 use super::*;
+use crate::llm::Connection;
+use crate::storage::export::{export_header, exported_chat, ExportedSettings};
+use crate::storage::keys::provider_keys;
 use crate::storage::lenient::stored_version;
 use crate::storage::{read_settings, settings_to_json, Settings};
 use crate::test_support::Rng;

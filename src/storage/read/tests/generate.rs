@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::agent::settings::{EarlyStopping, Strategy};
 use crate::agent::{AgentSettings, Event, EventKind, StopReason, Trace};
 use crate::llm::{Connection, Preset, ProviderConfig};
-use crate::secrets::{ProviderKeys, SavedKey};
+use crate::storage::keys::{ProviderKeys, SavedKey};
 use crate::storage::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarification, StoredHead, StoredMessage, StoredOutcome, StoredRun, StoredWho};
 use crate::storage::export::{ExportedChat, ExportedRun, ExportedSettings};
 use crate::storage::Settings;
