@@ -28,10 +28,10 @@ fn stored_size(observation: &str) {
     let trace = pollster::block_on(run_scripted(Strategy::React, 100, observation, now_ms, &()));
     let mut per_step = vec![0usize; 101];
     for event in &trace.events {
-        per_step[event.step as usize] += serde_json::to_string(event).map_or(0, |json| json.len());
+        per_step[event.step as usize] += thoughtline::storage::event::event_json(event).len();
     }
     let mean = |r: std::ops::RangeInclusive<usize>| r.clone().map(|i| per_step[i]).sum::<usize>() as f64 / 10.0;
-    let stored = serde_json::to_string(&trace).map_or(0, |json| json.len());
+    let stored = thoughtline::storage::event::trace_json(&trace).len();
     let first_request = trace.events.iter().position(|e| matches!(e.kind, EventKind::LlmRequest { .. })).unwrap_or(0);
     let system = thoughtline::agent::trace::request_at(&trace.events, first_request).map_or(0, |r| r.messages[0].content.len());
     let new_text: usize = system

@@ -63,6 +63,6 @@ fn main() {
     println!("bytes at the run's end:       {:>9}", last.bytes());
     println!("whole conversation per save, steps 2-41 / 61-100: {:.0} / {:.0}", mean(&whole[1..41]), mean(&whole[60..100]));
     println!("late/early: {:.2} (flat is about 1)", mean(late) / mean(early));
-    let step_bytes = |s: u32| live.events.iter().filter(|e| e.step == s).map(|e| serde_json::to_string(e).map_or(0, |j| j.len())).sum::<usize>();
+    let step_bytes = |s: u32| live.events.iter().filter(|e| e.step == s).map(|e| thoughtline::storage::event::event_json(e).len()).sum::<usize>();
     println!("new events per step (for scale), step 5 / 95: {} / {}", step_bytes(5), step_bytes(95));
 }

@@ -2,7 +2,11 @@
 //! - the HTTP seam holds: only `net/browser.rs` calls the browser's network APIs, and the
 //!   agent, the model client, the tools and MCP name no browser API and no `cfg(target_arch)`,
 //!   so all their HTTP goes through `Fetch` and all of it runs in native tests;
-//! - `storage/` imports no UI module;
+//! - `storage/` imports no UI module; the core (`agent/`) and the tools carry no stored names
+//!   (no serde `rename`, no reader of stored JSON): those live in `storage/`;
+//! - `secrets.rs` is a leaf: it imports nothing of the app but the HTTP layer's encoding and
+//!   the shared sort, so every layer may mask and it depends on none of them;
+//! - the conversation model knows no Leptos: it is plain data, tested natively;
 //! - stored types go to and from JSON only as text (no `serde_json::Value` round trip, no
 //!   pretty printing), which would compile a second copy of their (de)serializers.
 
@@ -66,6 +70,31 @@ fn storage_imports_no_ui() {
     for (name, text) in sources("storage") {
         for word in ["crate::ui", "leptos::"] {
             assert!(!text.contains(word), "{name} names {word}: the UI converts its types to the stored ones, not the other way round");
+        }
+    }
+}
+
+#[test]
+fn the_core_and_the_tools_carry_no_stored_names() {
+    for dir in ["agent", "tools"] {
+        for (name, text) in sources(dir) {
+            for word in ["serde(rename =", "serde(alias", "json_read::"] {
+                assert!(!text.contains(word), "{name} has {word}: stored names and their readers belong to storage/");
+            }
+        }
+    }
+}
+
+#[test]
+fn secrets_is_a_leaf_and_the_conversation_knows_no_page() {
+    let secrets = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/secrets.rs")).expect("src/secrets.rs");
+    for line in secrets.lines().filter(|l| l.contains("crate::")) {
+        let allowed = ["crate::net::", "crate::sort::"].iter().any(|ok| line.contains(ok));
+        assert!(allowed, "secrets.rs reaches up: {line}");
+    }
+    for (name, text) in sources("conversation") {
+        for word in ["leptos::", "web_sys::", "crate::ui", "crate::storage::store", "crate::storage::idb"] {
+            assert!(name.ends_with("tests.rs") || !text.contains(word), "{name} names {word}: the conversation is plain data");
         }
     }
 }

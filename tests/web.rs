@@ -394,7 +394,7 @@ async fn the_key_reaches_no_trace_event() {
     for _ in 0..2 {
         let input = RunInput { question: "q", history: &[], model: &model, tools: &[], settings: &settings, clock: &BrowserClock, cancel: &cancel, answered: None };
         let trace = run_agent(input, &()).await;
-        let json = serde_json::to_string(&trace).unwrap();
+        let json = thoughtline::storage::event::trace_json(&trace);
         assert!(!json.contains("sk-web-secret"), "{json}");
     }
 }

@@ -17,8 +17,6 @@ pub mod settings;
 pub mod time;
 pub mod tool;
 pub mod trace;
-pub(crate) mod trace_read;
-pub(crate) mod settings_read;
 
 #[cfg(test)]
 mod tests;

@@ -4,7 +4,6 @@
 use serde::Serialize;
 
 /// What to do when a limit (steps or time) is reached without a final answer.
-/// Read by hand (`settings_read`), by the names written here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum EarlyStopping {
@@ -52,8 +51,8 @@ impl Strategy {
     }
 }
 
-/// Read by hand (`settings_read`): a missing field takes its value from `Default` below.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Stored and exported by `storage` in its own shape; a missing field reads as `Default` below.
+#[derive(Debug, Clone, PartialEq)]
 pub struct AgentSettings {
     pub strategy: Strategy,
     /// ReAct only: ask the provider for JSON matching a schema (`response_format`), so the
@@ -61,8 +60,7 @@ pub struct AgentSettings {
     pub structured_output: bool,
     /// Give the agent its `ask_person` tool: it may end a run with a question back to the
     /// person when the request is ambiguous or a tool needs something the question does not
-    /// give. Stored under its first name (see `EventKind` on renamed tags).
-    #[serde(rename = "ask_clarifying")]
+    /// give.
     pub ask_person: bool,
     /// When no tool fits, answer from the model's own knowledge (shown as a direct answer);
     /// when off, the model is told to say that the tools cannot answer.

@@ -553,7 +553,7 @@ fn trace_round_trips_through_json() {
     let search = FakeTool::echo("search");
     let model = Script::texts(&["Thought: garbage", ACT_SEARCH, "Final Answer: 42"]);
     let trace = run(&model, &[&search]);
-    let json = serde_json::to_string(&trace).unwrap();
+    let json = crate::storage::event::trace_json(&trace);
     let back: Trace = serde_json::from_str(&json).unwrap();
     assert_eq!(back, trace);
     let md = trace.to_markdown();

@@ -15,7 +15,7 @@ use super::settings::Strategy;
 pub use super::request_record::{request_at, RequestRecord};
 
 /// One thing that happened during a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// Position in the trace, from 0.
     pub index: u32,
@@ -24,8 +24,6 @@ pub struct Event {
     /// Milliseconds since the run started.
     pub started_ms: f64,
     pub ended_ms: f64,
-    /// Serialised externally tagged (`{"tool_call": {...}}`): serde's internally tagged and
-    /// flattened forms cost tens of KB of WASM, and this record is read back on every import.
     pub kind: EventKind,
 }
 
@@ -65,8 +63,7 @@ pub enum AnswerSource {
 }
 
 /// Why a run ended.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum StopReason {
     /// A final answer was given.
     Answered,
@@ -86,7 +83,6 @@ pub enum StopReason {
     ParseFailed,
     /// The agent asked the person a question (`EventKind::AskedPerson`); their answer
     /// continues the run.
-    #[serde(rename = "needs_input")]
     AskedPerson,
 }
 
@@ -114,15 +110,9 @@ impl StopReason {
     }
 }
 
-/// The JSON tags are the stored and exported format, read back by every release. Variants
-/// renamed since keep their first tag (`rename`), so a tab still running the release before
-/// reads what this one writes (it would drop events it cannot read, and could then save the
-/// chat without them); writing new tags would need a new stored version.
-///
-/// Written by serde's derive; read by hand in `trace_read` (serde's derived reader was the
-/// largest function in the bundle), so a tag or field changed here must change there too.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// What happened, with exactly the fields each kind needs. How it is stored and exported is
+/// `storage::event`'s business (its JSON tags, some of them older names of these kinds).
+#[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
     RunStarted {
         question: String,
@@ -131,16 +121,12 @@ pub enum EventKind {
         /// Earlier turns included as memory.
         history_turns: usize,
         started_unix_ms: f64,
-        #[serde(default)]
         strategy: Strategy,
         /// This run continues an earlier one that ended with a question to the person.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         continues: bool,
     },
     /// The person answered the agent's question; the run goes on from where it asked.
-    #[serde(rename = "person_replied")]
     PersonAnswered {
-        #[serde(rename = "reply")]
         answer: String,
     },
     /// A request to the model: what it adds to the run's previous one (`request_at` rebuilds
@@ -153,16 +139,12 @@ pub enum EventKind {
         /// What the model wrote, up to any `Observation:` it invented.
         text: String,
         /// Text after an invented `Observation:`, thrown away.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         discarded: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         usage: Option<Usage>,
         latency_ms: f64,
         /// The stream stopped before the provider said it was done.
-        #[serde(default)]
         incomplete: bool,
         /// Native tool calls the model made (tool-calling strategy).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
     },
     LlmFailed {
@@ -176,12 +158,9 @@ pub enum EventKind {
     },
     /// The reply was understood as a decision (act or answer); `notes` say what had to be
     /// repaired or was ambiguous.
-    #[serde(rename = "parsed")]
     Decided {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         thought: Option<String>,
         decision: Decision,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         notes: Vec<String>,
     },
     /// Plan-ReAct: the model's numbered plan (`replan` when it revised it after a failure).
@@ -192,12 +171,10 @@ pub enum EventKind {
         version: u32,
         replan: bool,
         /// Sent back when the reply held only the plan, asking for its first action.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         observation: Option<String>,
     },
     /// The agent asks the person something instead of guessing (its `ask_person` tool); the
     /// run stops with `StopReason::AskedPerson` and waits for their answer.
-    #[serde(rename = "clarify")]
     AskedPerson {
         question: String,
     },
@@ -224,7 +201,6 @@ pub enum EventKind {
         tool: String,
         input: Value,
         /// Where the call went when not to this page: an MCP server's address.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         via: Option<String>,
     },
     ToolResult {
@@ -465,7 +441,7 @@ pub fn question(events: &[Event]) -> Option<&str> {
     })
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Trace {
     pub events: Vec<Event>,
 }

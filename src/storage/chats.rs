@@ -159,6 +159,7 @@ pub struct LegacyChat {
     pub id: String,
     pub title: String,
     pub messages: Vec<StoredMessage>,
+    #[serde(serialize_with = "super::event::events_as_stored")]
     pub trace: Vec<Event>,
     pub running: bool,
 }

@@ -8,13 +8,13 @@ use serde_json::Value;
 use super::chats::{StoredClarification, StoredOutcome, StoredRun};
 use super::read::{stored_clarification, stored_outcome};
 use super::settings::{connection, Settings};
-use crate::agent::settings_read::agent_settings;
-use crate::agent::trace_read::trace;
+use crate::storage::agent_settings_read::agent_settings;
+use crate::storage::trace_read::trace;
 use crate::agent::{AgentSettings, Event, Trace};
 use crate::json_read::{boolean, deserialize_via_value, float, list, string, uint32, Fields, Read};
 use crate::conversation::{clarified_of, outcome, Conversation, Outcome, Run};
 use crate::llm::Connection;
-use crate::tools::settings_read::tool_settings;
+use crate::storage::tool_settings_read::tool_settings;
 use crate::tools::ToolSettings;
 
 pub const EXPORT_FORMAT: &str = "thoughtline.run";
@@ -30,6 +30,7 @@ pub struct ExportedSettings {
     pub base_url: String,
     pub model: String,
     pub connection: Connection,
+    #[serde(serialize_with = "super::agent_settings_read::agent_settings_as_stored")]
     pub agent: AgentSettings,
     pub tools: ToolSettings,
 }
@@ -61,6 +62,7 @@ pub struct ExportedRun {
     pub clarified: Vec<StoredClarification>,
     pub steps_kept: bool,
     pub outcome: Option<StoredOutcome>,
+    #[serde(serialize_with = "super::event::trace_as_stored")]
     pub trace: Trace,
 }
 

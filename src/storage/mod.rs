@@ -17,6 +17,8 @@
 
 pub mod chats;
 pub mod error;
+pub mod event;
+pub(crate) mod agent_settings_read;
 pub mod export;
 pub mod keys;
 #[cfg(target_arch = "wasm32")]
@@ -27,6 +29,8 @@ mod read;
 pub mod settings;
 pub mod store;
 pub mod tabs;
+pub(crate) mod tool_settings_read;
+pub(crate) mod trace_read;
 pub mod writer;
 
 #[cfg(test)]

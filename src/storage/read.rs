@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarification, StoredHead, StoredMessage, StoredOutcome, StoredRun, StoredWho};
-use crate::agent::trace_read::events;
+use crate::storage::trace_read::events;
 use crate::json_read::{boolean, deserialize_via_value, float, list, read_name, string, uint32, Fields, Read};
 
 #[cfg(test)]

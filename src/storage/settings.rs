@@ -14,12 +14,12 @@ use serde_json::Value;
 use super::error::{StorageError, StorageErrorKind};
 use super::lenient::{read_lenient, stored_version};
 use super::local;
-use crate::agent::settings_read::agent_settings;
+use crate::storage::agent_settings_read::agent_settings;
 use crate::agent::AgentSettings;
 use crate::json_read::{boolean, deserialize_via_value, float, list, string, uint32, Fields, Read};
 use crate::llm::{Connection, Preset, ProviderConfig};
 use super::keys::{provider_keys, ProviderKeys};
-use crate::tools::settings_read::{remembered_secret, tool_settings};
+use crate::storage::tool_settings_read::{remembered_secret, tool_settings};
 use crate::tools::ToolSettings;
 
 pub const SETTINGS_KEY: &str = "thoughtline.settings";
@@ -83,6 +83,7 @@ struct StoredSettings {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     mcp_secrets: Vec<crate::tools::mcp::RememberedSecret>,
     connection: Connection,
+    #[serde(serialize_with = "super::agent_settings_read::agent_settings_as_stored")]
     agent: AgentSettings,
     tools: ToolSettings,
 }

@@ -84,7 +84,7 @@ fn a_single_run_export_opens_as_a_one_run_chat() {
         ev(1, EventKind::FinalAnswer { answer: "Ada".into(), source: AnswerSource::Model }),
         ev(2, EventKind::RunStopped { reason: StopReason::Answered, message: "done".into() }),
     ];
-    let trace = serde_json::to_string(&crate::agent::Trace { events: events.clone() }).unwrap();
+    let trace = event::trace_json(&crate::agent::Trace { events: events.clone() });
     let file = format!(r#"{{"format":"thoughtline.run","version":2,"exported_unix_ms":1,"question":"Who?","answer":"Ada","settings":{{}},"trace":{trace}}}"#);
     let chat = import_chat(&file).unwrap();
     assert_eq!(chat.runs.len(), 1);
@@ -452,7 +452,7 @@ fn renamed_kinds_are_written_under_their_first_tags() {
     // Written as before, so a tab still on the previous release reads this release's chats
     // and exports whole (it would drop events it cannot read, and could then save the chat
     // without them).
-    let written = serde_json::to_string(&asked_and_answered()).unwrap();
+    let written = event::events_json(&asked_and_answered());
     for tag in ["\"parsed\"", "\"clarify\"", "\"needs_input\"", "\"person_replied\"", "\"reply\""] {
         assert!(written.contains(tag), "{tag} in {written}");
     }

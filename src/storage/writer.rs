@@ -77,9 +77,7 @@ impl ChatWriter {
                 if chunk * CHUNK + events.len() <= written.events {
                     continue;
                 }
-                // Cannot fail for these types (every map key is a string); should it, the
-                // chunk is written as `[]`, and reading names the events it is missing.
-                parts.push((chunk_key(&chat.id, i, chunk), serde_json::to_string(events).unwrap_or_else(|_| "[]".into())));
+                parts.push((chunk_key(&chat.id, i, chunk), super::event::events_json(events)));
             }
             if changed || total != written.events {
                 marks.push((i, Written { record, events: total }));

@@ -14,7 +14,6 @@
 //! decides how a request is routed (CORS proxy, dev proxy) and when the dev proxy is missing.
 
 mod settings;
-pub(crate) mod settings_read;
 mod proxy;
 mod adapters;
 pub use settings::*;

@@ -123,14 +123,14 @@ fn check_random_run(seed: u64, strategy: Strategy) {
         let from = shown.len();
         shown = shown_after(&shown, &trace);
         assert_rebuilds(&shown, from, &received, &format!("{case}, shown after the earlier run"));
-        let back: Trace = serde_json::from_str(&serde_json::to_string(&trace).unwrap()).unwrap();
+        let back: Trace = serde_json::from_str(&crate::storage::event::trace_json(&trace)).unwrap();
         assert_eq!(back, trace, "{case}: JSON round trip");
         if trace.stop_reason() != Some(&StopReason::AskedPerson) {
             break;
         }
         continued = Some(shown.clone());
     }
-    let back: Vec<Event> = serde_json::from_str(&serde_json::to_string(&shown).unwrap()).unwrap();
+    let back: Vec<Event> = serde_json::from_str(&crate::storage::event::events_json(&shown)).unwrap();
     assert_eq!(back, shown);
 }
 
@@ -227,7 +227,7 @@ fn stored_size_grows_linearly_with_the_steps() {
     let settings = AgentSettings { max_iterations: 31, ..Default::default() };
     let (trace, _) = run_with(&model, &[&big], &settings, &CancelToken::new(), &[]);
     assert_eq!(trace.final_answer(), Some("42"));
-    let stored = serde_json::to_string(&trace).unwrap().len();
+    let stored = crate::storage::event::trace_json(&trace).len();
     let system = model.requests.borrow()[0].messages[0].content.len();
     let new_text: usize = system
         + trace

@@ -25,7 +25,7 @@ fn events_are_masked_in_every_text_they_hold() {
         event(EventKind::FinalAnswer { answer: key.into(), source: AnswerSource::Model }),
     ];
     mask_events(&mut events, &s);
-    let json = serde_json::to_string(&events).unwrap();
+    let json = crate::storage::event::events_json(&events);
     assert!(!json.contains(key), "{json}");
     assert!(json.contains("my key is *****************"), "{json}");
     assert!(json.contains("rules"), "the rest is untouched: {json}");

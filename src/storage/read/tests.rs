@@ -31,7 +31,7 @@ fn random_values_of_every_type_read_back_as_written() {
     let mut rng = Rng::new(404);
     for _ in 0..400 {
         let r = &mut rng;
-        round_trip(&generate::agent_settings(r));
+        round_trip(&ExportedSettings { agent: generate::agent_settings(r), ..ExportedSettings::default() });
         let tools = generate::tool_settings(r);
         round_trip(&tools.wikipedia);
         round_trip(&tools.arxiv);

@@ -88,7 +88,7 @@ fn an_answer_is_the_outcome_and_every_event_is_shown_masked() {
     assert!(!format!("{outcome:?}").contains(KEY));
     // The model saw the question as typed; nothing in the page holds the key.
     assert!(model.requests.borrow()[0].messages.iter().any(|m| m.content.contains(KEY)));
-    let shown = serde_json::to_string(&latest(control)).unwrap();
+    let shown = crate::storage::event::events_json(&latest(control));
     assert!(!shown.contains(KEY) && shown.contains("final_answer"), "{shown}");
     assert!(!control.chat.with_untracked(|c| c.runs[0].question.contains(KEY)), "the question is shown masked");
     assert!(!control.streaming.get_untracked().contains(KEY));

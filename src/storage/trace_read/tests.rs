@@ -28,7 +28,7 @@ fn every_kind_of_event_reads_back_as_written() {
     for index in 0..3000 {
         let e = event(&mut rng, index);
         variants(&e.kind, &mut seen);
-        let json = serde_json::to_string(&e).unwrap();
+        let json = crate::storage::event::event_json(&e);
         assert_eq!(read::<Event>(&json).as_ref(), Ok(&e), "{json}");
         events.push(e);
     }
@@ -39,7 +39,7 @@ fn every_kind_of_event_reads_back_as_written() {
         }
     }
     let trace = Trace { events };
-    let json = serde_json::to_string(&trace).unwrap();
+    let json = crate::storage::event::trace_json(&trace);
     assert_eq!(read::<Trace>(&json), Ok(trace));
 }
 

@@ -19,10 +19,10 @@
 
 use serde_json::Value;
 
-use super::model::{JsonFormat, LlmError, LlmErrorKind, Message, Role, ToolCall, ToolSpec, Usage};
-use super::request_record::RequestRecord;
-use super::settings::Strategy;
-use super::trace::{AnswerSource, Decision, Event, EventKind, LlmPurpose, StopReason, Trace};
+use crate::agent::model::{JsonFormat, LlmError, LlmErrorKind, Message, Role, ToolCall, ToolSpec, Usage};
+use crate::agent::request_record::RequestRecord;
+use crate::agent::settings::Strategy;
+use crate::agent::trace::{AnswerSource, Decision, Event, EventKind, LlmPurpose, StopReason, Trace};
 
 use crate::json_read::{any, boolean, deserialize_via_value, float, list, read_variant, size, string, strings, tagged, uint32, Fields, Read, Variant};
 

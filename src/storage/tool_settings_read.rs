@@ -9,8 +9,8 @@
 
 use serde_json::Value;
 
-use super::mcp::{McpServer, McpSettings, McpToolInfo, RememberedSecret};
-use super::{ArxivSettings, Common, SearchBackend, ToolSettings, WebSearchSettings, WikipediaSettings};
+use crate::tools::mcp::{McpServer, McpSettings, McpToolInfo, RememberedSecret};
+use crate::tools::{ArxivSettings, Common, SearchBackend, ToolSettings, WebSearchSettings, WikipediaSettings};
 use crate::json_read::{any, boolean, deserialize_via_value, float, list, read_name, size, string, uint32, Fields, Read};
 
 #[cfg(test)]
