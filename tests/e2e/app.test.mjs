@@ -19,7 +19,7 @@ test('export then import shows the same trace, without the key', async () => {
   assert.ok(!text.includes('sk-test'), 'the key is not in the export');
   const exported = JSON.parse(text);
   assert.equal(exported.format, 'thoughtline.run');
-  assert.equal(exported.answer, '42');
+  assert.deepEqual(exported.runs.map((r) => r.outcome), [{ kind: 'answer', text: '42' }]);
 
   // A fresh page with no settings at all opens it.
   const fresh = await openApp(env.browser, env.server.origin);

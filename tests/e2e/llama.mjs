@@ -88,10 +88,10 @@ export async function askAndWait(page, question, { timeoutMs = 420_000 } = {}) {
   return { tones, streamed, last };
 }
 
-/** The run's events as exported JSON (the same file a person downloads). */
+/** The latest run's events as exported JSON (the same file a person downloads). */
 export async function exportedEvents(page) {
   const download = page.waitForEvent('download');
   await page.getByTestId('export').click();
   const file = await (await download).path();
-  return JSON.parse(fs.readFileSync(file, 'utf8')).trace.events;
+  return JSON.parse(fs.readFileSync(file, 'utf8')).runs.at(-1).trace.events;
 }

@@ -214,11 +214,13 @@ test('an imported run opens as a new chat and never overwrites the open one', as
   await ask(page, 'The open chat');
   await page.locator('.bubble.assistant').waitFor();
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
-  const run = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  const file = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  const [run] = file.runs;
+  file.title = '';
   run.question = 'An imported question';
   run.trace.events[0].kind.run_started.question = 'An imported question';
-  run.answer = 'imported answer';
-  await page.getByTestId('import').setInputFiles({ name: 'run.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(run)) });
+  run.outcome = { kind: 'answer', text: 'imported answer' };
+  await page.getByTestId('import').setInputFiles({ name: 'run.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
   await page.locator('.bubble.assistant .text', { hasText: 'imported answer' }).waitFor();
   await page.waitForTimeout(300);
   assert.deepEqual(await chatTitles(page), ['An imported question', 'The open chat']);
@@ -323,7 +325,7 @@ test('a trace longer than the pane holds shows its last 3,000 events and says ho
   assert.equal(await page.getByTestId('event').last().getAttribute('data-kind'), 'run_stopped');
   // Export still carries every event.
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
-  assert.equal(JSON.parse(fs.readFileSync(await download.path(), 'utf8')).trace.events.length, run.trace.events.length);
+  assert.equal(JSON.parse(fs.readFileSync(await download.path(), 'utf8')).runs[0].trace.events.length, run.trace.events.length);
   await context.close();
 });
 
