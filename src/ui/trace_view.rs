@@ -185,7 +185,7 @@ fn ShownRun(chat: RwSignal<Conversation>) -> impl IntoView {
             <p class="shown-run" class:earlier=earlier data-testid="shown-run">
                 <span data-testid="shown-question">{format!("Question {number} of {of}: “{question}”")}</span>
                 {earlier.then(|| view! {
-                    <button class="ghost small" data-testid="show-latest" on:click=move |_| { chat.update(|c| { c.show_latest(); }); }>"Back to the latest"</button>
+                    <button class="ghost small" data-testid="show-latest" on:click=move |_| { chat.update(|c| { c.show_latest(); }); }>"Back to latest"</button>
                 })}
             </p>
         })}

@@ -36,7 +36,7 @@ test('export then import shows the same trace, without the key', async () => {
 test('importing a file that is not a run says so', async () => {
   const { page, context } = await openApp(env.browser, env.server.origin);
   await page.getByTestId('import').setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
-  await page.getByText('not a Thoughtline run export').waitFor();
+  await page.getByText('not a Thoughtline export').waitFor();
   await context.close();
 });
 
