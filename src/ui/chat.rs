@@ -120,7 +120,6 @@ fn Bubble(message: ChatMessage, chat: RwSignal<Conversation>, running: ReadSigna
     view! {
         <li class=class data-testid="message">
             {copy}
-            {steps}
             <span class="who">{label}</span>
             // Never raw HTML: answers come from a model and may quote tool output. The
             // person's own text and problems are plain text; answers are sanitised Markdown.
@@ -128,6 +127,7 @@ fn Bubble(message: ChatMessage, chat: RwSignal<Conversation>, running: ReadSigna
                 Who::Assistant => view! { <div class="text md"><super::markdown_view::Markdown text=message.text/></div> }.into_any(),
                 _ => view! { <div class="text">{message.text}</div> }.into_any(),
             }}
+            {steps}
         </li>
     }
 }

@@ -24,13 +24,13 @@ struct Side {
 }
 
 impl Side {
-    fn new(name: &'static str, strategy: Strategy, structured: bool) -> Self {
+    fn new(name: &'static str, strategy: Strategy, structured: bool, mcp: super::mcp_settings::Mcp) -> Self {
         Side {
             name,
             strategy: RwSignal::new(strategy),
             model: RwSignal::new(String::new()),
             structured: RwSignal::new(structured),
-            run: RunControl::new(RwSignal::new(Conversation::default()), None),
+            run: RunControl::new(RwSignal::new(Conversation::default()), None, mcp),
         }
     }
 
@@ -69,7 +69,9 @@ pub fn summary_row(events: &[Event]) -> (Totals, String) {
 pub fn ComparePane(settings: ReadSignal<Settings>) -> impl IntoView {
     let question = RwSignal::new(String::new());
     let structured = settings.with_untracked(|s| s.agent.structured_output);
-    let sides = [Side::new("A", Strategy::React, structured), Side::new("B", Strategy::ToolCalling, structured)];
+    // The page's MCP servers (`App` provides them); mounted on its own, Compare makes its own.
+    let mcp = use_context::<super::mcp_settings::Mcp>().unwrap_or_else(|| super::mcp_settings::install(RwSignal::new(settings.get_untracked())));
+    let sides = [Side::new("A", Strategy::React, structured, mcp), Side::new("B", Strategy::ToolCalling, structured, mcp)];
     let running = move || sides.iter().any(|s| s.run.running.get());
     let run = move || {
         let q = question.get_untracked();

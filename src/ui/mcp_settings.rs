@@ -3,27 +3,37 @@
 //! server that announced list changes is connected, its event stream is listened to, and its
 //! tool list is read again whenever it says the list changed.
 //!
-//! The page's clients live in one `McpHub` (`hub()`), shared with the runs in `run.rs`,
-//! so Connect, runs and the listener use one session per server.
+//! The page's clients live in one `McpHub`, held by the page's `Mcp` (made by `App` with
+//! `install`, handed to the runs and provided to Settings as context), so Connect, runs and the
+//! listener use one session per server. No thread-local holds it: whatever needs the hub is
+//! given the `Mcp`.
 
-use std::cell::Cell;
+use std::rc::Rc;
 
 use leptos::prelude::*;
 
 use crate::storage::Settings;
-use crate::tools::mcp::McpServer;
+use crate::tools::mcp::{McpHub, McpServer};
 
 /// What the panel says under a server: `Some((ok, text))` once something happened.
 type Status = Option<(bool, String)>;
 
+/// MCP as the page holds it: the settings, what each server's row says, and the page's hub
+/// (made on first use, by Settings or a run: both parts fetched on use, so the client's code is
+/// not in the first load). `Copy`: handed to whatever needs it.
 #[derive(Clone, Copy)]
-struct Page {
+pub struct Mcp {
     settings: RwSignal<Settings>,
     /// By server address.
     status: RwSignal<Vec<(String, (bool, String))>>,
+    /// Native builds (tests) never make one: they have no fetch.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    hub: StoredValue<Option<Rc<McpHub>>, LocalStorage>,
 }
 
-impl Page {
+type Page = Mcp;
+
+impl Mcp {
     fn status_of(self, url: &str) -> Status {
         self.status.with(|all| all.iter().find(|(u, _)| u == url).map(|(_, s)| s.clone()))
     }
@@ -48,36 +58,35 @@ impl Page {
     }
 }
 
-thread_local! {
-    static PAGE: Cell<Option<Page>> = const { Cell::new(None) };
-}
-
 /// Sets up MCP for the page. Called once by `App`, so the status lines belong to the app and
 /// outlive the Settings panel (a listener may report while it is closed).
-pub fn install(settings: RwSignal<Settings>) {
-    PAGE.with(|p| p.set(Some(Page { settings, status: RwSignal::new(Vec::new()) })));
+pub fn install(settings: RwSignal<Settings>) -> Mcp {
+    let mcp = Mcp { settings, status: RwSignal::new(Vec::new()), hub: StoredValue::new_local(None) };
     // A server removed, or given another address or secret, loses its client and listener.
     #[cfg(target_arch = "wasm32")]
-    Effect::new(move |_| settings.with(|s| io::made_hub().map(|hub| hub.keep_only(&s.tools.mcp.servers))));
+    Effect::new(move |_| settings.with(|s| mcp.made_hub().map(|hub| hub.keep_only(&s.tools.mcp.servers))));
     // The page going away (closed, reloaded, navigated from) ends every session it had.
     #[cfg(target_arch = "wasm32")]
-    let _ = window_event_listener(leptos::ev::pagehide, |_| {
-        if let Some(hub) = io::made_hub() {
+    let _ = window_event_listener(leptos::ev::pagehide, move |_| {
+        if let Some(hub) = mcp.made_hub() {
             hub.end_sessions();
         }
     });
+    mcp
 }
 
-fn page() -> Option<Page> {
-    PAGE.with(Cell::get)
+#[cfg(target_arch = "wasm32")]
+impl Mcp {
+    /// The hub if anything has made it yet (nothing to let go of otherwise).
+    fn made_hub(self) -> Option<Rc<McpHub>> {
+        self.hub.get_value()
+    }
 }
 
 #[component]
 pub fn McpServersPanel(settings: RwSignal<Settings>) -> impl IntoView {
-    let page = page().unwrap_or_else(|| {
-        install(settings);
-        Page { settings, status: RwSignal::new(Vec::new()) }
-    });
+    // `App` provides the page's; a panel mounted on its own (the browser tests) makes one.
+    let page = use_context::<Mcp>().unwrap_or_else(|| install(settings));
     let count = move || settings.with(|s| s.tools.mcp.servers.len());
     let add = move |_| settings.update(|s| s.tools.mcp.servers.push(McpServer::default()));
     // Open from the start when servers are set up; after that the person decides.
@@ -223,12 +232,11 @@ fn ToolList(page: Page, index: usize) -> impl IntoView {
 /// The browser side: the page's hub, Connect, refreshes and listeners.
 #[cfg(target_arch = "wasm32")]
 mod io {
-    use std::cell::OnceCell;
     use std::rc::Rc;
 
     use leptos::prelude::*;
 
-    use super::{page, Page};
+    use super::Page;
     use crate::agent::time::{race, Either};
     use crate::agent::Clock;
     use crate::browser::BrowserClock;
@@ -236,19 +244,15 @@ mod io {
     use crate::tools::mcp::settings::merge_tools;
     use crate::tools::mcp::{ListenEnd, McpClient, McpError, McpHub, McpServer, McpToolInfo};
 
-    thread_local! {
-        static HUB: OnceCell<Rc<McpHub>> = const { OnceCell::new() };
-    }
-
     /// The page's MCP clients, made on first use: by Settings or a run, both parts fetched on
     /// use (`parts`), so the client's code is not in the first load.
-    pub fn hub() -> Rc<McpHub> {
-        HUB.with(|hub| Rc::clone(hub.get_or_init(|| Rc::new(McpHub::new(Rc::new(BrowserFetch), Rc::new(|url: &str| refresh(url.to_string())))))))
-    }
-
-    /// The hub if anything has made it yet (nothing to let go of otherwise).
-    pub fn made_hub() -> Option<Rc<McpHub>> {
-        HUB.with(|hub| hub.get().cloned())
+    pub fn hub(page: Page) -> Rc<McpHub> {
+        if let Some(hub) = page.made_hub() {
+            return hub;
+        }
+        let hub = Rc::new(McpHub::new(Rc::new(BrowserFetch), Rc::new(move |url: &str| refresh(page, url.to_string()))));
+        page.hub.set_value(Some(Rc::clone(&hub)));
+        hub
     }
 
     fn timeout_ms(server: &McpServer) -> f64 {
@@ -288,7 +292,7 @@ mod io {
             return;
         }
         page.set_status(&url, true, "Connecting…".into());
-        let client = hub().client(&server);
+        let client = hub(page).client(&server);
         leptos::task::spawn_local(async move {
             let work = async {
                 let info = client.connect().await?;
@@ -310,10 +314,9 @@ mod io {
     }
 
     /// The server said its tool list changed: read it again.
-    fn refresh(url: String) {
-        let Some(page) = page() else { return };
+    fn refresh(page: Page, url: String) {
         let Some(server) = page.settings.with_untracked(|s| s.tools.mcp.servers.iter().find(|s| s.url.trim() == url).cloned()) else { return };
-        let client = hub().client(&server);
+        let client = hub(page).client(&server);
         leptos::task::spawn_local(async move {
             match within(&server, client.list_tools()).await {
                 Ok(tools) => {

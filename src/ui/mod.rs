@@ -32,7 +32,9 @@ pub fn App() -> impl IntoView {
     let loaded = load_settings();
     let settings_notice = RwSignal::new(loaded.notice());
     let settings = RwSignal::new(loaded.settings);
-    mcp_settings::install(settings);
+    // The page's MCP servers: given to the runs, and to Settings as context.
+    let mcp = mcp_settings::install(settings);
+    provide_context(mcp);
     // Saving is the one effect that reaches the outside world from settings. Nothing is
     // written on load (a field that fell back must not overwrite what is stored until the
     // person changes something), and never over settings of a newer release.
@@ -50,7 +52,7 @@ pub fn App() -> impl IntoView {
     // The open conversation is the one record the chat, the trace pane, saving and export read.
     let chats = chats::Chats::restore();
     let chat = chats.chat;
-    let chat_run = run::RunControl::new(chat, Some(Callback::new(move |save| chats.changed(save))));
+    let chat_run = run::RunControl::new(chat, Some(Callback::new(move |save| chats.changed(save))), mcp);
     let (streaming, running) = (chat_run.streaming, chat_run.running);
     let show_settings = RwSignal::new(false);
     let show_compare = RwSignal::new(false);

@@ -39,6 +39,8 @@ pub struct RunControl {
     /// Told of every change a run makes to `chat` and what it asks of storage (the chat's
     /// saving; Compare stores nothing).
     on_change: Option<Callback<Save>>,
+    /// The page's MCP servers, whose tools a run may use.
+    mcp: super::mcp_settings::Mcp,
 }
 
 /// What to run.
@@ -83,8 +85,8 @@ pub(super) struct Env<'a> {
 }
 
 impl RunControl {
-    pub fn new(chat: RwSignal<Conversation>, on_change: Option<Callback<Save>>) -> Self {
-        RunControl { chat, streaming: RwSignal::new(String::new()), running: RwSignal::new(false), cancel: StoredValue::new_local(None), on_change }
+    pub fn new(chat: RwSignal<Conversation>, on_change: Option<Callback<Save>>, mcp: super::mcp_settings::Mcp) -> Self {
+        RunControl { chat, streaming: RwSignal::new(String::new()), running: RwSignal::new(false), cancel: StoredValue::new_local(None), on_change, mcp }
     }
 
     fn changed(self, save: Save) {
@@ -247,7 +249,7 @@ mod page {
             let settings = &job.settings;
             let model = provider(settings, &job.secrets);
             let mut owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
-            owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::mcp_settings::hub()));
+            owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::mcp_settings::hub(control.mcp)));
             let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
             control.drive(job, Env { model: &model, tools: &tools, clock: &BrowserClock }).await
         })

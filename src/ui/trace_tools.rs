@@ -18,14 +18,27 @@ pub fn TraceTools(
     let status = RwSignal::new(String::new());
     let empty = move || chat.with(Conversation::is_empty) || running.get();
     // Everything the conversation holds was masked where it came in (the run's observer, an
-    // import), so it leaves as it is; the settings leave without their secrets.
+    // import), so it leaves as it is; the settings leave without their secrets. Writing and
+    // reading the file are parts of the page fetched on use (`parts`): most visits never do.
     let export = move |_| {
-        let json = chat.with_untracked(|whole| crate::storage::export_chat(whole, &settings.get_untracked(), super::page::now_ms()));
-        let runs = chat.with_untracked(|c| c.runs.len());
-        status.set(match super::page::download("thoughtline-chat.json", "application/json", &json) {
-            Ok(()) => format!("Exported {runs} run{}.", if runs == 1 { "" } else { "s" }),
-            Err(e) => e,
+        let (whole, settings) = (chat.get_untracked(), settings.get_untracked());
+        let runs = whole.runs.len();
+        leptos::task::spawn_local(async move {
+            let json = match export_text(whole, settings, super::page::now_ms()).await {
+                Ok(json) => json,
+                Err(missing) => return status.set(missing.message("Export")),
+            };
+            status.set(match super::page::download("thoughtline-chat.json", "application/json", &json) {
+                Ok(()) => format!("Exported {runs} run{}.", if runs == 1 { "" } else { "s" }),
+                Err(e) => e,
+            });
         });
+    };
+    let fetch_parts = move || {
+        leptos::task::spawn_local(async {
+            let _ = preload_export().await;
+            let _ = preload_import().await;
+        })
     };
     // The run shown, as the pane shows it.
     let copy = move |_| {
@@ -44,7 +57,7 @@ pub fn TraceTools(
     };
 
     view! {
-        <div class="trace-tools" role="toolbar" aria-label="Trace actions">
+        <div class="trace-tools" role="toolbar" aria-label="Trace actions" on:pointerenter=move |_| fetch_parts() on:focusin=move |_| fetch_parts()>
             <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"⬇ Export JSON"</button>
             <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy title="The run shown">"Copy as Markdown"</button>
             <label class="ghost small file-button">
@@ -55,6 +68,14 @@ pub fn TraceTools(
         </div>
     }
 }
+
+super::parts::part!(export_file, preload = preload_export, fn export_text(chat: Conversation, settings: Settings, now_ms: f64) -> String {
+    crate::storage::export_chat(&chat, &settings, now_ms)
+});
+
+super::parts::part!(import_file, preload = preload_import, fn import_text(text: String) -> Result<Conversation, String> {
+    crate::storage::import_chat(&text)
+});
 
 /// The largest file Import opens: a 100-step run with long observations exports to about
 /// 5 MB, and a file many times that would only stall the page while it is parsed.
@@ -80,7 +101,10 @@ fn copy_later(_text: String, status: RwSignal<String>) {
 #[cfg(target_arch = "wasm32")]
 fn import_later(input: web_sys::HtmlInputElement, on_import: Callback<Conversation>, status: RwSignal<String>) {
     leptos::task::spawn_local(async move {
-        let result = crate::browser::read_chosen_file(&input, IMPORT_LIMIT_BYTES).await.and_then(|text| crate::storage::import_chat(&text));
+        let result = match crate::browser::read_chosen_file(&input, IMPORT_LIMIT_BYTES).await {
+            Ok(text) => import_text(text).await.unwrap_or_else(|missing| Err(missing.message("Import"))),
+            Err(e) => Err(e),
+        };
         input.set_value("");
         match result {
             Ok(chat) => {
@@ -96,5 +120,7 @@ fn import_later(input: web_sys::HtmlInputElement, on_import: Callback<Conversati
 
 #[cfg(not(target_arch = "wasm32"))]
 fn import_later(_input: web_sys::HtmlInputElement, _on_import: Callback<Conversation>, status: RwSignal<String>) {
+    // Reading a file needs the browser; the part is the same everywhere.
+    let _ = import_text;
     status.set("Importing needs a browser.".into());
 }
