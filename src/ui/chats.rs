@@ -13,6 +13,7 @@ use leptos::prelude::*;
 use crate::conversation::{Conversation, Save};
 use crate::storage::store::{self, Backend, Opened};
 use crate::storage::tabs::{self, RunLock, TabNews};
+use crate::storage::list::ChatList;
 use crate::storage::writer::ChatWriter;
 use crate::storage::{self, ChatSummary};
 
@@ -22,7 +23,7 @@ use super::page::now_ms;
 /// capture it freely.
 #[derive(Clone, Copy)]
 pub struct Chats {
-    pub list: RwSignal<Vec<ChatSummary>>,
+    pub list: RwSignal<ChatList>,
     /// The open conversation: the one record the chat, the trace pane, saving and export read.
     pub chat: RwSignal<Conversation>,
     /// A save or load that failed, in words saying what was not saved and what to do.
@@ -51,7 +52,7 @@ impl Chats {
     /// opens the one that was open last.
     pub fn restore() -> Self {
         let chats = Chats {
-            list: RwSignal::new(Vec::new()),
+            list: RwSignal::new(ChatList::default()),
             chat: RwSignal::new(Conversation::new(new_id())),
             problem: RwSignal::new(None),
             note: RwSignal::new(None),
@@ -119,9 +120,7 @@ impl Chats {
         }
         self.backend.set_value(Some(backend));
         self.refresh_list().await;
-        let last = storage::current_chat_id()
-            .filter(|id| self.list.with_untracked(|l| l.iter().any(|c| &c.id == id && c.problem.is_none())))
-            .or_else(|| self.list.with_untracked(|l| l.iter().find(|c| c.problem.is_none()).map(|c| c.id.clone())));
+        let last = self.list.with_untracked(|l| l.to_open(storage::current_chat_id().as_deref()));
         // A question asked while the database was opening wins over the chat of last time,
         // and is saved now that there is somewhere to save it.
         if !self.chat.with_untracked(Conversation::is_empty) {
@@ -144,7 +143,7 @@ impl Chats {
     async fn refresh_list(self) {
         let Some(backend) = self.backend() else { return };
         match store::list(backend.as_ref()).await {
-            Ok(list) => self.list.set(list),
+            Ok(list) => self.list.set(ChatList::new(list)),
             Err(e) => self.problem.set(Some(format!("The chat list could not be read: {e}"))),
         }
     }
@@ -198,10 +197,10 @@ impl Chats {
                 storage::set_current_chat_id(&id);
             }
             Ok(Opened::Unreadable { reason, .. }) => {
-                self.list.update(|l| l.iter_mut().filter(|c| c.id == id).for_each(|c| c.problem = Some(reason.clone())));
+                self.list.update(|l| l.mark_unreadable(&id, &reason));
                 self.note.set(Some(format!("That chat could not be opened: {reason}. It stays in the list; ⬇ downloads what is stored.")));
             }
-            Ok(Opened::Missing) => self.list.update(|l| l.retain(|c| c.id != id)),
+            Ok(Opened::Missing) => self.list.update(|l| l.remove(&id)),
             Err(e) => self.problem.set(Some(format!("The chat could not be read: {e}"))),
         }
     }
@@ -248,10 +247,7 @@ impl Chats {
         match backend.put(vec![batch.record.clone()]).await {
             Ok(()) => {
                 writer.borrow_mut().committed(&batch);
-                self.list.update(|list| {
-                    list.retain(|c| c.id != id);
-                    list.insert(0, batch.summary);
-                });
+                self.list.update(|list| list.put_first(batch.summary));
                 self.problem.set(None);
                 storage::set_current_chat_id(&id);
                 tabs::announce(&TabNews::Saved { id });
@@ -311,7 +307,7 @@ impl Chats {
             self.clear();
             imported.id = self.chat.with_untracked(|c| c.id.clone());
             let summary = ChatSummary::of(&imported, now_ms());
-            self.list.update(|l| l.insert(0, summary));
+            self.list.update(|l| l.put_first(summary));
             self.chat.set(imported);
             // Saved in a task of its own, not in the one that just read the file: a long run
             // costs tens of milliseconds to read and as many to write.
@@ -324,7 +320,7 @@ impl Chats {
         if title.is_empty() {
             return;
         }
-        self.list.update(|l| l.iter_mut().filter(|c| c.id == id).for_each(|c| c.title = title.clone()));
+        self.list.update(|l| l.rename(&id, &title));
         if self.chat.with_untracked(|c| c.id == id) {
             let save = self.chat.try_update(|c| c.rename(&title)).unwrap_or(Save::No);
             self.changed(save);
@@ -361,10 +357,10 @@ impl Chats {
                 return;
             }
             tabs::announce(&TabNews::Deleted { id: id.clone() });
-            self.list.update(|l| l.retain(|c| c.id != id));
+            self.list.update(|l| l.remove(&id));
             if self.chat.with_untracked(|c| c.id == id) {
                 self.clear();
-                let next = self.list.with_untracked(|l| l.iter().find(|c| c.problem.is_none()).map(|c| c.id.clone()));
+                let next = self.list.with_untracked(|l| l.to_open(None));
                 match next {
                     Some(next) => self.load(next).await,
                     None => storage::set_current_chat_id(""),
@@ -400,7 +396,7 @@ pub fn ChatList(chats: Chats, running: ReadSignal<bool>) -> impl IntoView {
         <nav class="chats" aria-label="Conversations">
             <button class="primary new-chat" data-testid="new-chat" disabled=move || running.get() on:click=move |_| chats.new_chat()>"+ New chat"</button>
             <ul data-testid="chat-list">
-                <For each=move || chats.list.get() key=|c| (c.id.clone(), c.title.clone(), c.problem.clone()) let:chat>
+                <For each=move || chats.list.with(|l| l.entries().to_vec()) key=|c| (c.id.clone(), c.title.clone(), c.problem.clone()) let:chat>
                     {
                         let id = chat.id.clone();
                         let (open_id, rename_id, delete_id, raw_id) = (id.clone(), id.clone(), id.clone(), id.clone());
