@@ -18,7 +18,9 @@ use super::request_record::RequestRecord;
 use super::settings::{AgentSettings, EarlyStopping, Strategy};
 use super::time::{race, CancelToken, Clock, Either};
 use super::tool::{input_as_text, Tool, ToolContext};
-use super::trace::{AnswerSource, Decision, Event, EventKind, LlmPurpose, StopReason, Trace};
+use super::scope::{read_verdict, scope_request, SCOPE_TIMEOUT_MS};
+use super::settings::DEFAULT_DECLINE;
+use super::trace::{AnswerSource, Decision, Event, EventKind, LlmPurpose, ScopeVerdict, StopReason, Trace};
 
 /// Receives events as they happen, for a live view. Every method has a no-op default.
 pub trait RunObserver {
@@ -215,6 +217,11 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
     if let Some(answered) = &input.answered {
         run.rec.record(first_step, 0.0, EventKind::PersonAnswered { answer: answered.answer.to_string() });
     }
+    // A new question goes through the scope gate first, when the settings give a scope; the
+    // person's reply to the agent's question continues a run that already passed it.
+    if input.answered.is_none() && !settings.scope.trim().is_empty() && run.check_scope().await {
+        return run.rec.trace.into_inner();
+    }
 
     let limit_hit = loop {
         if input.cancel.is_cancelled() {
@@ -274,9 +281,47 @@ impl<'a, 'r> Run<'a, 'r> {
         };
         let mut prompt = prompt;
         let record = prompt.record(self.rec.position());
-        let outcome = call_model(&self.rec, input, step, purpose, record, prompt.request(), run_left).await;
+        let outcome = call_model(&self.rec, input, step, purpose, record, prompt.request(), run_left, None).await;
         *self.prompt.borrow_mut() = Some(prompt);
         outcome
+    }
+
+    /// The scope gate (`scope.rs`): one short model call with a time limit of its own. Returns
+    /// whether it ended the run (declined, or stopped while it waited).
+    async fn check_scope(&self) -> bool {
+        let input = self.input;
+        let request = scope_request(input.question, input.settings);
+        let call = call_model(&self.rec, input, 0, LlmPurpose::ScopeCheck, RequestRecord::whole(&request), &request, self.run_left(), Some(SCOPE_TIMEOUT_MS));
+        let (verdict, reason) = match call.await {
+            Guarded::Done(Ok(response)) => read_verdict(&response.text),
+            Guarded::Done(Err(error)) => {
+                (ScopeVerdict::Unreadable, format!("The scope check failed ({}), so the question is answered.", error.message))
+            }
+            Guarded::TimedOut => (
+                ScopeVerdict::Unreadable,
+                format!("The scope check gave no verdict within {:.0} s, so the question is answered.", SCOPE_TIMEOUT_MS / 1000.0),
+            ),
+            Guarded::Cancelled => {
+                self.rec.stop(0, StopReason::Cancelled);
+                return true;
+            }
+            Guarded::OutOfTime => {
+                self.rec.stop(0, self.out_of_time());
+                return true;
+            }
+        };
+        self.rec.record(0, self.rec.now(), EventKind::ScopeChecked { verdict, reason: reason.clone() });
+        if verdict != ScopeVerdict::OutOfScope {
+            return false;
+        }
+        let decline = match input.settings.decline_message.trim() {
+            "" => DEFAULT_DECLINE,
+            text => text,
+        };
+        let answer = if reason.is_empty() { decline.to_string() } else { format!("{decline}\n\nWhy: {reason}") };
+        self.rec.record(0, self.rec.now(), EventKind::FinalAnswer { answer, source: AnswerSource::Declined });
+        self.rec.stop(0, StopReason::Answered);
+        true
     }
 
     /// Events of the run this one continues; empty for a new question.
@@ -647,6 +692,7 @@ async fn call_model(
     record: RequestRecord,
     request: &ChatRequest,
     run_left: Option<f64>,
+    limit_ms: Option<f64>,
 ) -> Guarded<Result<ChatResponse, LlmError>> {
     let started = rec.now();
     rec.record(step, started, EventKind::LlmRequest { purpose, request: record });
@@ -657,7 +703,7 @@ async fn call_model(
             rec.record(step, rec.now(), EventKind::LlmRetry { attempt, wait_ms, reason: reason.to_string() })
         }
     };
-    let outcome = guarded(input.model.complete(request, &progress), input, run_left, None).await;
+    let outcome = guarded(input.model.complete(request, &progress), input, run_left, limit_ms).await;
     let latency = to_micros(rec.now() - started);
     match outcome {
         Guarded::Done(result) => {

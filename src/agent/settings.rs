@@ -88,7 +88,15 @@ pub struct AgentSettings {
     pub max_tokens: Option<u32>,
     /// The same action with the same input this many times in a row is refused.
     pub repeat_limit: u32,
+    /// What this agent is for, in the person's words. When set, each new question first goes
+    /// through one short model call that decides whether it is in scope; empty answers all.
+    pub scope: String,
+    /// What the agent says when it declines a question outside `scope`.
+    pub decline_message: String,
 }
+
+/// Said when a question is outside the agent's scope, unless the settings say otherwise.
+pub const DEFAULT_DECLINE: &str = "That question is outside what this assistant is set up for, so it will not try to answer it. Ask something within its purpose instead.";
 
 impl Default for AgentSettings {
     fn default() -> Self {
@@ -110,6 +118,8 @@ impl Default for AgentSettings {
             temperature: 0.0,
             max_tokens: None,
             repeat_limit: 3,
+            scope: String::new(),
+            decline_message: DEFAULT_DECLINE.to_string(),
         }
     }
 }

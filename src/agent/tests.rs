@@ -594,3 +594,66 @@ fn provider_retries_are_recorded_as_red_events_before_the_reply() {
     assert_eq!(trace.events[2].kind.tone(), Tone::Error);
     assert_eq!(trace.final_answer(), Some("after a wait"));
 }
+
+fn scoped(scope: &str) -> AgentSettings {
+    AgentSettings { scope: scope.into(), decline_message: "I only do arithmetic.".into(), ..Default::default() }
+}
+
+#[test]
+fn an_out_of_scope_question_is_declined_with_one_model_call_and_no_tool() {
+    let tool = FakeTool::echo("search");
+    let model = Script::texts(&["OUT: a question about history, not arithmetic", ACT_SEARCH]);
+    let (trace, _) = run_with(&model, &[&tool], &scoped("arithmetic homework"), &CancelToken::new(), &[]);
+    assert_eq!(kinds(&trace), ["run_started", "llm_request", "llm_response", "scope_checked", "final_answer", "run_stopped"]);
+    assert_eq!(model.requests.borrow().len(), 1, "one model call, the gate's");
+    assert!(tool.calls.borrow().is_empty());
+    assert!(matches!(&trace.events[1].kind, EventKind::LlmRequest { purpose: LlmPurpose::ScopeCheck, .. }));
+    assert_eq!(trace.events[3].kind, EventKind::ScopeChecked { verdict: ScopeVerdict::OutOfScope, reason: "a question about history, not arithmetic".into() });
+    let answer = trace.final_answer().unwrap();
+    assert!(answer.starts_with("I only do arithmetic.") && answer.contains("Why: a question about history"), "{answer}");
+    assert!(matches!(trace.events[4].kind, EventKind::FinalAnswer { source: AnswerSource::Declined, .. }));
+    assert_eq!(stop(&trace), StopReason::Answered);
+}
+
+#[test]
+fn an_in_scope_question_goes_on_and_the_gate_is_not_part_of_the_prompt() {
+    let model = Script::texts(&["IN: arithmetic", "Thought: easy.\nFinal Answer: 4"]);
+    let (trace, _) = run_with(&model, &[], &scoped("arithmetic homework"), &CancelToken::new(), &[]);
+    assert_eq!(trace.final_answer(), Some("4"));
+    assert!(trace.events.iter().any(|e| e.kind == EventKind::ScopeChecked { verdict: ScopeVerdict::InScope, reason: "arithmetic".into() }));
+    let step = &model.requests.borrow()[1];
+    assert!(!step.messages.iter().any(|m| m.content.contains("IN: arithmetic")), "the verdict is not in the step's prompt");
+    assert!(step.messages[0].content.contains("Final Answer"), "the step's own system prompt");
+}
+
+#[test]
+fn an_unreadable_verdict_proceeds_and_the_trace_says_so() {
+    let model = Script::texts(&["Hmm, hard to say.", "Final Answer: 4"]);
+    let (trace, _) = run_with(&model, &[], &scoped("arithmetic"), &CancelToken::new(), &[]);
+    assert_eq!(trace.final_answer(), Some("4"));
+    let checked = trace.events.iter().find_map(|e| match &e.kind {
+        EventKind::ScopeChecked { verdict, reason } => Some((*verdict, reason.clone())),
+        _ => None,
+    });
+    let (verdict, reason) = checked.expect("the gate's step");
+    assert_eq!(verdict, ScopeVerdict::Unreadable);
+    assert!(reason.contains("no verdict"), "{reason}");
+    // A failed gate call proceeds too; the step after it says what failed.
+    let model = Script::new(vec![Say::Fail(LlmErrorKind::Server { status: 500 }), Say::Text("Final Answer: 4")]);
+    let (trace, _) = run_with(&model, &[], &scoped("arithmetic"), &CancelToken::new(), &[]);
+    assert_eq!(trace.final_answer(), Some("4"));
+}
+
+#[test]
+fn an_empty_scope_makes_no_gate_call_and_stop_works_during_the_gate() {
+    let model = Script::texts(&["Final Answer: 4"]);
+    let (trace, _) = run_with(&model, &[], &scoped("  "), &CancelToken::new(), &[]);
+    assert!(!kinds(&trace).contains(&"scope_checked".to_string()));
+    assert_eq!(model.requests.borrow().len(), 1);
+    let cancel = CancelToken::new();
+    let dropped = Rc::new(Cell::new(false));
+    let model = Script::new(vec![Say::CancelAndHang(cancel.clone(), dropped.clone())]);
+    let (trace, _) = run_with(&model, &[], &scoped("arithmetic"), &cancel, &[]);
+    assert_eq!(stop(&trace), StopReason::Cancelled);
+    assert!(dropped.get(), "the gate's call was dropped");
+}

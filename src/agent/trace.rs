@@ -37,6 +37,8 @@ pub enum LlmPurpose {
     LastAnswer,
     /// A tool asked the model for help (e.g. the calculator turning prose into an expression).
     Tool { tool: String },
+    /// The scope gate: is the question one this agent is for (`AgentSettings::scope`)?
+    ScopeCheck,
 }
 
 /// What the model's reply was understood to ask for.
@@ -60,6 +62,22 @@ pub enum AnswerSource {
     /// The model answered without using any tool (no tool fitted, or none was needed), or
     /// wrote plain prose without the format, which is read as its answer to the person.
     Direct,
+    /// The scope gate found the question outside what the agent is for: the settings' decline
+    /// text and the model's reason.
+    Declined,
+}
+
+/// What the scope gate decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScopeVerdict {
+    /// The question is one the agent is for: the run goes on.
+    InScope,
+    /// It is not: the run ends with the decline text.
+    OutOfScope,
+    /// The reply could not be read (or did not come): counted as in scope, so the gate never
+    /// blocks by accident.
+    Unreadable,
 }
 
 /// Why a run ended.
@@ -233,6 +251,11 @@ pub enum EventKind {
         reason: StopReason,
         message: String,
     },
+    /// The scope gate's verdict on the question, and why.
+    ScopeChecked {
+        verdict: ScopeVerdict,
+        reason: String,
+    },
 }
 
 /// The colour role of an event: blue while something is in progress, green for success, red
@@ -281,6 +304,11 @@ impl EventKind {
             | EventKind::RepeatedAction { .. }
             | EventKind::LlmRetry { .. }
             | EventKind::StrategyFallback { .. } => Tone::Error,
+            EventKind::ScopeChecked { verdict, .. } => match verdict {
+                ScopeVerdict::InScope => Tone::Success,
+                ScopeVerdict::OutOfScope => Tone::Neutral,
+                ScopeVerdict::Unreadable => Tone::Error,
+            },
             EventKind::RunStopped { reason, .. } => match reason {
                 StopReason::Answered => Tone::Success,
                 StopReason::Cancelled | StopReason::AskedPerson => Tone::Neutral,
@@ -311,6 +339,7 @@ impl EventKind {
             EventKind::Plan { .. } => "plan",
             EventKind::AskedPerson { .. } => "clarify",
             EventKind::StrategyFallback { .. } => "strategy_fallback",
+            EventKind::ScopeChecked { .. } => "scope_checked",
         }
     }
 
@@ -330,6 +359,7 @@ impl EventKind {
             EventKind::UnknownTool { .. } => "Unknown tool",
             EventKind::RepeatedAction { .. } => "Repeated action",
             EventKind::FinalAnswer { source: AnswerSource::Direct, .. } => "Direct answer",
+            EventKind::FinalAnswer { source: AnswerSource::Declined, .. } => "Declined",
             EventKind::FinalAnswer { .. } => "Final Answer",
             EventKind::RunStopped { .. } => "Stopped",
             EventKind::PersonAnswered { .. } => "Your answer",
@@ -337,6 +367,7 @@ impl EventKind {
             EventKind::Plan { replan: true, .. } => "Revised plan",
             EventKind::AskedPerson { .. } => "Question for you",
             EventKind::StrategyFallback { .. } => "Strategy fallback",
+            EventKind::ScopeChecked { .. } => "Scope check",
         }
     }
 }
@@ -549,6 +580,14 @@ impl EventKind {
             }
             EventKind::AskedPerson { question } => (question.clone(), Some("Reply in the chat: the agent continues this run with your answer.".into())),
             EventKind::StrategyFallback { from, to, reason } => (format!("{} → {}", from.label(), to.label()), Some(reason.clone())),
+            EventKind::ScopeChecked { verdict, reason } => {
+                let head = match verdict {
+                    ScopeVerdict::InScope => "Passed: the question is one this agent is for",
+                    ScopeVerdict::OutOfScope => "Declined: the question is not one this agent is for",
+                    ScopeVerdict::Unreadable => "No readable verdict: the question is answered as in scope",
+                };
+                (head.to_string(), (!reason.is_empty()).then(|| reason.clone()))
+            }
         }
     }
 }

@@ -53,6 +53,7 @@ pub fn mask_event(event: &mut Event, secrets: &Secrets) {
         EventKind::UnknownTool { requested, .. } => m(requested),
         EventKind::FinalAnswer { answer, .. } => m(answer),
         EventKind::RunStopped { message, .. } => m(message),
+        EventKind::ScopeChecked { reason, .. } => m(reason),
     }
 }
 

@@ -35,6 +35,8 @@ struct StoredAgentSettings<'a> {
     temperature: f32,
     max_tokens: Option<u32>,
     repeat_limit: u32,
+    scope: &'a str,
+    decline_message: &'a str,
 }
 
 /// For `#[serde(serialize_with)]` on a field holding `AgentSettings`.
@@ -58,6 +60,8 @@ pub(crate) fn agent_settings_as_stored<S: Serializer>(a: &AgentSettings, seriali
         temperature,
         max_tokens,
         repeat_limit,
+        scope,
+        decline_message,
     } = a;
     StoredAgentSettings {
         strategy: *strategy,
@@ -77,6 +81,8 @@ pub(crate) fn agent_settings_as_stored<S: Serializer>(a: &AgentSettings, seriali
         temperature: *temperature,
         max_tokens: *max_tokens,
         repeat_limit: *repeat_limit,
+        scope,
+        decline_message,
     }
     .serialize(serializer)
 }
@@ -103,6 +109,8 @@ pub(crate) fn agent_settings(value: &Value) -> Read<AgentSettings> {
         temperature: f.or("temperature", float32, d.temperature)?,
         max_tokens: f.option_or("max_tokens", uint32, d.max_tokens)?,
         repeat_limit: f.or("repeat_limit", uint32, d.repeat_limit)?,
+        scope: f.or("scope", string, d.scope)?,
+        decline_message: f.or("decline_message", string, d.decline_message)?,
     })
 }
 

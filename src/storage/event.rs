@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::agent::model::{LlmError, ToolCall, Usage};
-use crate::agent::trace::{AnswerSource, Decision, LlmPurpose, RequestRecord};
+use crate::agent::trace::{AnswerSource, Decision, LlmPurpose, RequestRecord, ScopeVerdict};
 use crate::agent::{Event, EventKind, StopReason, Strategy, Trace};
 
 /// One event as written. Externally tagged (`{"tool_call": {...}}`): serde's internally tagged
@@ -90,6 +90,7 @@ enum StoredKind<'a> {
     RepeatedAction { tool: &'a str, input: &'a Value, times: u32 },
     FinalAnswer { answer: &'a str, source: AnswerSource },
     RunStopped { reason: StoredStop<'a>, message: &'a str },
+    ScopeChecked { verdict: ScopeVerdict, reason: &'a str },
 }
 
 #[derive(Serialize)]
@@ -162,6 +163,7 @@ impl<'a> From<&'a EventKind> for StoredKind<'a> {
             K::RepeatedAction { tool, input, times } => S::RepeatedAction { tool, input, times: *times },
             K::FinalAnswer { answer, source } => S::FinalAnswer { answer, source: *source },
             K::RunStopped { reason, message } => S::RunStopped { reason: reason.into(), message },
+            K::ScopeChecked { verdict, reason } => S::ScopeChecked { verdict: *verdict, reason },
         }
     }
 }

@@ -30,7 +30,7 @@ mod parts;
 #[cfg(test)]
 mod tests;
 
-use parts::{answer_source, decision, llm_error, llm_purpose, request_record, stop_reason, strategy, tool_call, usage};
+use parts::{answer_source, decision, llm_error, llm_purpose, request_record, scope_verdict, stop_reason, strategy, tool_call, usage};
 
 pub(crate) fn trace(value: &Value) -> Read<Trace> {
     Ok(Trace { events: Fields::of(value)?.get("events", events)? })
@@ -123,6 +123,7 @@ fn event_kind(value: &Value) -> Read<EventKind> {
         })),
         "final_answer" => Some(Struct(|f| Ok(K::FinalAnswer { answer: f.get("answer", string)?, source: f.get("source", answer_source)? }))),
         "run_stopped" => Some(Struct(|f| Ok(K::RunStopped { reason: f.get("reason", stop_reason)?, message: f.get("message", string)? }))),
+        "scope_checked" => Some(Struct(|f| Ok(K::ScopeChecked { verdict: f.get("verdict", scope_verdict)?, reason: f.get("reason", string)? }))),
         _ => None,
     };
     read_variant(tag, inner, variant, "event kind")

@@ -1,4 +1,4 @@
-//! Settings for the agent loop: limits, early stopping, what the model is told about its own
+//! Settings for the agent loop: what it is for (the scope gate), limits, early stopping, what the model is told about its own
 //! mistakes, prompt budgets, and the system prompt template (with a reset to the built-in one).
 
 use leptos::prelude::*;
@@ -26,6 +26,18 @@ pub fn AgentSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                         <option value=st.id() selected=move || settings.with(|s| s.agent.strategy == st)>{st.label()}</option>
                     }).collect_view()}
                 </select>
+            </label>
+            <label>
+                "What this agent is for (empty: it answers every question). When set, each new question is first checked against it in one short model call, and one outside it is declined at once."
+                <textarea rows="2" data-testid="scope" placeholder="e.g. questions about our papers on arXiv"
+                    prop:value=move || settings.with(|s| s.agent.scope.clone())
+                    on:change=move |ev| settings.update(|s| s.agent.scope = event_target_value(&ev).trim().to_string())></textarea>
+            </label>
+            <label>
+                "What it says when it declines"
+                <textarea rows="2" data-testid="decline-message"
+                    prop:value=move || settings.with(|s| s.agent.decline_message.clone())
+                    on:change=move |ev| settings.update(|s| s.agent.decline_message = event_target_value(&ev).trim().to_string())></textarea>
             </label>
             {check_field(settings, "Structured output: ask the server for JSON that matches the action schema (ReAct; OpenAI, llama.cpp, Ollama, vLLM)", "structured-output".into(), |s| s.agent.structured_output, |s, v| s.agent.structured_output = v)}
             <Show when=move || settings.with(|s| s.agent.structured_output && !s.uses_structured_output())>

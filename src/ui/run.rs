@@ -21,7 +21,7 @@ use leptos::prelude::*;
 
 use crate::agent::trace::question;
 use crate::agent::{run_agent, AnsweredQuestion, CancelToken, ChatModel, Clock, Event, EventKind, RunInput, RunObserver, Tool, Turn};
-pub use crate::conversation::Outcome;
+use crate::conversation::Outcome;
 use crate::conversation::{outcome, Conversation, Save};
 use crate::conversation::mask_event;
 use crate::secrets::{mask, Secrets};

@@ -37,6 +37,16 @@ mod scan;
 mod tools;
 
 pub use error::{ParseError, ParseErrorKind};
+
+/// The first JSON object in `text` (inside a fence, after prose, or with the small mistakes
+/// the ReAct reader repairs), read as a value; `None` when there is none that reads.
+pub fn first_json_object(text: &str) -> Option<Value> {
+    let b = text.as_bytes();
+    scan::scan(b, 0, b.len()).regions.iter().find_map(|region| match region.kind {
+        scan::RegionKind::Complete => json::read_object(&text[region.start..region.end]).ok().map(|(value, _)| value),
+        scan::RegionKind::Unclosed { .. } => None,
+    })
+}
 pub use labels::cut_at_observation;
 pub use tools::{is_final_name, resolve_tool};
 

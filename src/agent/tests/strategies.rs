@@ -162,7 +162,9 @@ fn a_question_to_the_person_ends_the_run_and_their_answer_continues_it() {
 
     let model = Script::texts(&[ACT_SEARCH, "Final Answer: Oslo it is"]);
     let clock = SystemClock::default();
-    let settings = AgentSettings::default();
+    // With a scope set: the person's reply continues a run that passed the gate already, so it
+    // does not go through it again.
+    let settings = AgentSettings { scope: "questions about places".into(), ..AgentSettings::default() };
     let tools: [&dyn Tool; 1] = [&search];
     let input = RunInput {
         question: "What is the answer?",
@@ -176,6 +178,7 @@ fn a_question_to_the_person_ends_the_run_and_their_answer_continues_it() {
     };
     let second = pollster::block_on(run_agent(input, &()));
     assert_eq!(kinds(&second)[..2], ["run_started", "person_replied"]);
+    assert!(!kinds(&second).contains(&"scope_checked".to_string()), "no gate for a reply");
     // Steps go on counting from the run that asked.
     assert_eq!(second.events[1].step, 1);
     assert_eq!(second.events.iter().map(|e| e.step).max(), Some(3));

@@ -7,7 +7,7 @@ use crate::json_read::{any, boolean, float, float32, list, read_variant, string,
 use crate::agent::model::{JsonFormat, LlmError, LlmErrorKind, Message, Role, ToolCall, ToolSpec, Usage};
 use crate::agent::request_record::RequestRecord;
 use crate::agent::settings::Strategy;
-use crate::agent::trace::{AnswerSource, Decision, LlmPurpose, StopReason};
+use crate::agent::trace::{AnswerSource, Decision, LlmPurpose, ScopeVerdict, StopReason};
 
 use Variant::{Struct, Unit};
 
@@ -17,6 +17,7 @@ pub(super) fn llm_purpose(value: &Value) -> Read<LlmPurpose> {
         "step" => Some(Unit(LlmPurpose::Step)),
         "last_answer" => Some(Unit(LlmPurpose::LastAnswer)),
         "tool" => Some(Struct(|f| Ok(LlmPurpose::Tool { tool: f.get("tool", string)? }))),
+        "scope_check" => Some(Unit(LlmPurpose::ScopeCheck)),
         _ => None,
     };
     read_variant(tag, inner, variant, "purpose")
@@ -39,9 +40,21 @@ pub(super) fn answer_source(value: &Value) -> Read<AnswerSource> {
         "return_direct" => Some(AnswerSource::ReturnDirect),
         "last_answer" => Some(AnswerSource::LastAnswer),
         "direct" => Some(AnswerSource::Direct),
+        "declined" => Some(AnswerSource::Declined),
         _ => None,
     };
     read_variant(tag, inner, variant.map(Unit), "answer source")
+}
+
+pub(super) fn scope_verdict(value: &Value) -> Read<ScopeVerdict> {
+    let (tag, inner) = tagged(value)?;
+    let variant = match tag {
+        "in_scope" => Some(ScopeVerdict::InScope),
+        "out_of_scope" => Some(ScopeVerdict::OutOfScope),
+        "unreadable" => Some(ScopeVerdict::Unreadable),
+        _ => None,
+    };
+    read_variant(tag, inner, variant.map(Unit), "scope verdict")
 }
 
 pub(super) fn stop_reason(value: &Value) -> Read<StopReason> {

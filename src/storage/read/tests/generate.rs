@@ -67,6 +67,8 @@ pub fn agent_settings(rng: &mut Rng) -> AgentSettings {
         temperature: rng.below(21) as f32 / 10.0,
         max_tokens: maybe(rng, uint),
         repeat_limit: uint(rng),
+        scope: text(rng),
+        decline_message: text(rng),
     }
 }
 

@@ -10,11 +10,12 @@ use std::collections::BTreeSet;
 use super::*;
 
 /// Each enum in an event and how many variants it has.
-pub const COUNTS: [(&str, usize); 8] = [
-    ("EventKind", 18),
-    ("LlmPurpose", 3),
+pub const COUNTS: [(&str, usize); 9] = [
+    ("EventKind", 19),
+    ("LlmPurpose", 4),
     ("Decision", 2),
-    ("AnswerSource", 4),
+    ("AnswerSource", 5),
+    ("ScopeVerdict", 3),
     ("StopReason", 9),
     ("Strategy", 3),
     ("Role", 4),
@@ -104,9 +105,10 @@ fn request(rng: &mut Rng) -> RequestRecord {
 }
 
 fn purpose(rng: &mut Rng) -> LlmPurpose {
-    match rng.below(3) {
+    match rng.below(4) {
         0 => LlmPurpose::Step,
         1 => LlmPurpose::LastAnswer,
+        2 => LlmPurpose::ScopeCheck,
         _ => LlmPurpose::Tool { tool: text(rng) },
     }
 }
@@ -153,7 +155,7 @@ fn error_kind(rng: &mut Rng) -> LlmErrorKind {
 }
 
 fn kind(rng: &mut Rng) -> EventKind {
-    match rng.below(18) {
+    match rng.below(19) {
         0 => EventKind::RunStarted {
             question: text(rng),
             tools: texts(rng),
@@ -184,7 +186,8 @@ fn kind(rng: &mut Rng) -> EventKind {
         13 => EventKind::ToolFailed { tool: text(rng), message: text(rng), timed_out: flag(rng), fed_back: flag(rng) },
         14 => EventKind::UnknownTool { requested: text(rng), valid: texts(rng) },
         15 => EventKind::RepeatedAction { tool: text(rng), input: value(rng), times: uint(rng) },
-        16 => EventKind::FinalAnswer { answer: text(rng), source: rng.pick(&[AnswerSource::Model, AnswerSource::ReturnDirect, AnswerSource::LastAnswer, AnswerSource::Direct]) },
+        16 => EventKind::FinalAnswer { answer: text(rng), source: rng.pick(&[AnswerSource::Model, AnswerSource::ReturnDirect, AnswerSource::LastAnswer, AnswerSource::Direct, AnswerSource::Declined]) },
+        17 => EventKind::ScopeChecked { verdict: rng.pick(&[ScopeVerdict::InScope, ScopeVerdict::OutOfScope, ScopeVerdict::Unreadable]), reason: text(rng) },
         _ => EventKind::RunStopped { reason: stop_reason(rng), message: text(rng) },
     }
 }
@@ -220,6 +223,7 @@ pub fn variants(kind: &EventKind, seen: &mut BTreeSet<(&'static str, usize)>) {
                 LlmPurpose::Step => 0,
                 LlmPurpose::LastAnswer => 1,
                 LlmPurpose::Tool { .. } => 2,
+                LlmPurpose::ScopeCheck => 3,
             });
             for m in &request.messages {
                 see("Role", role(&m.role));
@@ -273,6 +277,7 @@ pub fn variants(kind: &EventKind, seen: &mut BTreeSet<(&'static str, usize)>) {
                 AnswerSource::ReturnDirect => 1,
                 AnswerSource::LastAnswer => 2,
                 AnswerSource::Direct => 3,
+                AnswerSource::Declined => 4,
             });
             16
         }
@@ -289,6 +294,14 @@ pub fn variants(kind: &EventKind, seen: &mut BTreeSet<(&'static str, usize)>) {
                 StopReason::AskedPerson => 8,
             });
             17
+        }
+        EventKind::ScopeChecked { verdict, .. } => {
+            see("ScopeVerdict", match verdict {
+                ScopeVerdict::InScope => 0,
+                ScopeVerdict::OutOfScope => 1,
+                ScopeVerdict::Unreadable => 2,
+            });
+            18
         }
     };
     see("EventKind", n);
