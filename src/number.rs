@@ -1,7 +1,7 @@
 //! Decimal text to a number, one reader for the whole app (the calculator, settings fields,
 //! `Retry-After`, MCP arguments). Rust's own `str::parse::<f64>` is correctly rounded, but it
 //! brings the standard library's float reader into the bundle with its table of powers of five
-//! (README, "Bundle size"); serde_json, which the app has anyway, reads JSON numbers with its
+//! (docs/performance.md, "Bundle size"); serde_json, which the app has anyway, reads JSON numbers with its
 //! own code. So the text is checked here against the decimal grammar the app accepts and
 //! rewritten as a JSON number for serde_json to read.
 //!

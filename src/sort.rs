@@ -3,7 +3,7 @@
 //!
 //! Why not `Vec::sort_by` at each place: the standard stable sort is instantiated afresh for
 //! every element type and comparator, about 3.5 KB of WebAssembly each, and eight call sites
-//! cost 31 KB before compression (measured with twiggy; README, "Bundle size"). Here the
+//! cost 31 KB before compression (measured with twiggy; docs/performance.md, "Bundle size"). Here the
 //! standard sort runs once, on positions (`usize`) behind one `dyn` comparator, so it is compiled
 //! once; each call site only adds the small generic step that moves the items into that order.
 //! The result is exactly that of `sort_by`: stable, O(n log n).

@@ -1,5 +1,5 @@
 //! Parts of the page that load on first use. The shipped page is split (`scripts/split-link`,
-//! README "Bundle size"): the code only a part reaches goes into a file of its own, fetched the
+//! docs/performance.md, "Bundle size"): the code only a part reaches goes into a file of its own, fetched the
 //! first time the part is called, so the page a person waits for holds only what the first
 //! screen needs. A part is declared with `part!`, which makes it an `async fn` returning
 //! `Result<_, PartMissing>`:
