@@ -95,15 +95,13 @@ pub async fn open(backend: &dyn Backend, id: &str) -> Result<Opened, StorageErro
     })
 }
 
-/// Saves what `writer` does not know to be stored of `chat`, and marks it stored once the
-/// transaction has committed. A failure leaves `writer` as it was: the next save writes it all
-/// again.
-pub async fn save_changes(backend: &dyn Backend, writer: &std::cell::RefCell<ChatWriter>, chat: &Conversation, now_unix_ms: f64) -> Result<ChatSummary, StorageError> {
-    let batch: Batch = writer.borrow().batch(chat, now_unix_ms);
-    let summary = batch.summary.clone();
+/// Writes `batch` (what `writer` did not know to be stored of the open chat, `ChatWriter::batch`)
+/// and marks it stored once the transaction has committed. A failure leaves `writer` as it was:
+/// the next save writes it all again.
+pub async fn save_changes(backend: &dyn Backend, writer: &std::cell::RefCell<ChatWriter>, batch: Batch) -> Result<ChatSummary, StorageError> {
     backend.put(vec![batch.record.clone()]).await?;
     writer.borrow_mut().committed(&batch);
-    Ok(summary)
+    Ok(batch.summary)
 }
 
 /// Saves the whole of `chat` (a chat that is not the open one: a rename, an import).

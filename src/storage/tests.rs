@@ -287,12 +287,14 @@ fn a_failed_save_is_an_error_and_changes_nothing() {
     changed.ask("Second?".into());
     // The open chat's writer: a failed save marks nothing written, so the next one writes it all.
     let writer = RefCell::new(ChatWriter::default());
-    let err = pollster::block_on(store::save_changes(&db, &writer, &changed, 2.0)).unwrap_err();
+    let batch = writer.borrow().batch(&changed, 2.0);
+    let err = pollster::block_on(store::save_changes(&db, &writer, batch)).unwrap_err();
     assert_eq!(err.kind, StorageErrorKind::Full);
     assert!(err.to_string().contains("delete old chats"), "{err}");
     assert!(matches!(pollster::block_on(store::open(&db, "a")).unwrap(), Opened::Chat { chat, .. } if chat.messages().len() == 1));
     db.full.set(false);
-    pollster::block_on(store::save_changes(&db, &writer, &changed, 3.0)).unwrap();
+    let batch = writer.borrow().batch(&changed, 3.0);
+    pollster::block_on(store::save_changes(&db, &writer, batch)).unwrap();
     assert!(matches!(pollster::block_on(store::open(&db, "a")).unwrap(), Opened::Chat { chat, .. } if chat == changed));
 }
 

@@ -244,10 +244,9 @@ impl Chats {
         // Only what changed since the last save that committed is serialised and written.
         let batch = self.chat.with_untracked(|chat| writer.borrow().batch(chat, now_ms()));
         let (id, title) = (batch.summary.id.clone(), batch.summary.title.clone());
-        match backend.put(vec![batch.record.clone()]).await {
-            Ok(()) => {
-                writer.borrow_mut().committed(&batch);
-                self.list.update(|list| list.put_first(batch.summary));
+        match store::save_changes(backend.as_ref(), &writer, batch).await {
+            Ok(summary) => {
+                self.list.update(|list| list.put_first(summary));
                 self.problem.set(None);
                 storage::set_current_chat_id(&id);
                 tabs::announce(&TabNews::Saved { id });
