@@ -557,7 +557,7 @@ fn trace_round_trips_through_json() {
     let back: Trace = serde_json::from_str(&json).unwrap();
     assert_eq!(back, trace);
     let md = trace.to_markdown();
-    assert!(md.contains("**Format error**") && md.contains("**Final Answer**"));
+    assert!(md.contains("**Format error:**") && md.contains("**Final Answer:**"), "{md}");
 }
 
 #[test]

@@ -14,6 +14,13 @@ use super::settings::Strategy;
 
 pub use super::request_record::{request_at, RequestRecord};
 
+pub mod align;
+pub mod find;
+pub mod row;
+mod transcript;
+
+pub use transcript::transcript;
+
 /// One thing that happened during a run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
@@ -494,102 +501,6 @@ impl Trace {
     pub fn totals(&self) -> Totals {
         Totals::of(&self.events)
     }
-
-
-    /// The trace as Markdown, for pasting into an issue or a chat: each event as the trace
-    /// view shows it (`EventKind::describe`), its detail fenced.
-    pub fn to_markdown(&self) -> String {
-        use std::fmt::Write;
-        let mut out = String::new();
-        for e in &self.events {
-            let (summary, detail) = e.kind.describe();
-            let _ = write!(out, "**{}** · step {} · {:.0} ms\n\n{summary}\n\n", e.kind.label(), e.step, e.ended_ms - e.started_ms);
-            if let Some(detail) = detail.filter(|d| !d.trim().is_empty()) {
-                let _ = write!(out, "{}\n\n", fenced(&detail));
-            }
-        }
-        out
-    }
-}
-
-impl EventKind {
-    /// What the event says, in words: a one-line summary and, where there is more, the full
-    /// detail. The trace view and the Markdown export both show this, so an event reads the
-    /// same in both.
-    pub fn describe(&self) -> (String, Option<String>) {
-        match self {
-            EventKind::RunStarted { question, tools, .. } => {
-                (question.clone(), Some(format!("Tools: {}", if tools.is_empty() { "none".into() } else { tools.join(", ") })))
-            }
-            EventKind::LlmRequest { request, .. } => (format!("{} messages sent to the model", request.message_count()), None),
-            EventKind::LlmResponse { text, discarded, usage, tool_calls, .. } => {
-                let tokens = usage
-                    .map(|u| format!(" · {}{} + {} tokens{}", if u.estimated { "≈ " } else { "" }, u.prompt_tokens, u.completion_tokens, if u.estimated { " (estimated: the server reported none)" } else { "" }))
-                    .unwrap_or_default();
-                let mut detail = text.clone();
-                for call in tool_calls {
-                    detail.push_str(&format!("\n[tool call {}] {}({})", call.id, call.name, call.arguments));
-                }
-                if !tool_calls.is_empty() {
-                    let calls = if tool_calls.len() == 1 { "1 tool call".to_string() } else { format!("{} tool calls", tool_calls.len()) };
-                    return (format!("{calls} · {} characters{tokens}", text.chars().count()), Some(detail));
-                }
-                if let Some(d) = discarded {
-                    detail.push_str("\n\n[discarded: the model wrote its own Observation]\n");
-                    detail.push_str(d);
-                }
-                (format!("{} characters{tokens}", text.chars().count()), Some(detail))
-            }
-            EventKind::LlmFailed { error } => (error.message.clone(), None),
-            EventKind::LlmRetry { attempt, wait_ms, reason } => {
-                (format!("Attempt {attempt} failed ({reason}); trying again in {:.1} s", wait_ms / 1000.0), None)
-            }
-            EventKind::Decided { thought, decision, notes } => {
-                let head = match decision {
-                    Decision::Action { tool, input } => format!("{tool} ← {}", value_as_text(input)),
-                    Decision::Final { .. } => "Ready to answer".to_string(),
-                };
-                let mut detail = thought.clone().map(|t| format!("Thought: {t}")).unwrap_or_default();
-                for n in notes {
-                    detail.push_str(&format!("\nNote: {n}"));
-                }
-                (head, (!detail.trim().is_empty()).then_some(detail))
-            }
-            EventKind::ParseFailed { message, excerpt, fed_back, .. } => (
-                message.clone(),
-                Some(format!("{}\n\nReply excerpt:\n{excerpt}", if *fed_back { "Sent back to the model so it can fix its format." } else { "Not sent back: the run ends." })),
-            ),
-            EventKind::ToolCall { tool, input, via } => match via {
-                Some(via) => (format!("{tool} ← {} · via {via}", value_as_text(input)), Some(format!("Sent to the MCP server at {via}"))),
-                None => (format!("{tool} ← {}", value_as_text(input)), None),
-            },
-            EventKind::ToolResult { tool, observation } => {
-                (format!("{tool}: {} characters", observation.chars().count()), Some(observation.clone()))
-            }
-            EventKind::ToolFailed { tool, message, .. } => (format!("{tool}: {message}"), None),
-            EventKind::UnknownTool { requested, valid } => {
-                (format!("\"{requested}\" is not a tool. Valid: {}", valid.join(", ")), None)
-            }
-            EventKind::RepeatedAction { tool, times, .. } => (format!("{tool} asked with the same input {times} times in a row"), None),
-            EventKind::FinalAnswer { answer, .. } => (answer.clone(), None),
-            EventKind::RunStopped { message, .. } => (message.clone(), None),
-            EventKind::PersonAnswered { answer } => (answer.clone(), None),
-            EventKind::Plan { items, version, .. } => {
-                let list = items.iter().enumerate().map(|(i, item)| format!("{}. {item}", i + 1)).collect::<Vec<_>>().join("\n");
-                (format!("{} steps (version {version})", items.len()), Some(list))
-            }
-            EventKind::AskedPerson { question } => (question.clone(), Some("Reply in the chat: the agent continues this run with your answer.".into())),
-            EventKind::StrategyFallback { from, to, reason } => (format!("{} → {}", from.label(), to.label()), Some(reason.clone())),
-            EventKind::ScopeChecked { verdict, reason } => {
-                let head = match verdict {
-                    ScopeVerdict::InScope => "Passed: the question is one this agent is for",
-                    ScopeVerdict::OutOfScope => "Declined: the question is not one this agent is for",
-                    ScopeVerdict::Unreadable => "No readable verdict: the question is answered as in scope",
-                };
-                (head.to_string(), (!reason.is_empty()).then(|| reason.clone()))
-            }
-        }
-    }
 }
 
 /// A tool input as text: a string as it is, any other value as compact JSON.
@@ -598,13 +509,6 @@ pub fn value_as_text(v: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
-}
-
-fn fenced(text: &str) -> String {
-    // A fence longer than any backtick run inside keeps the text literal.
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
-    format!("{fence}text\n{text}\n{fence}")
 }
 
 #[cfg(test)]

@@ -18,6 +18,8 @@ mod run;
 mod session;
 mod settings_panel;
 mod tool_settings;
+mod trace_find;
+mod trace_row;
 mod trace_tools;
 mod trace_view;
 

@@ -181,7 +181,8 @@ struct Observer<'a> {
 
 impl RunObserver for Observer<'_> {
     fn on_event(&self, event: &Event) {
-        if matches!(event.kind, EventKind::LlmRequest { .. }) {
+        // The live row belongs to the request in progress: its reply (or failure) replaces it.
+        if matches!(event.kind, EventKind::LlmRequest { .. } | EventKind::LlmResponse { .. } | EventKind::LlmFailed { .. }) {
             self.control.streaming.set(String::new());
         }
         let mut event = event.clone();

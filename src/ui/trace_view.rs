@@ -2,12 +2,16 @@
 //! picked with "Show steps"), as it happens. Blue while in progress,
 //! green for success, red for errors, each with an icon and a label so colour is never the
 //! only signal. Every row expands to the raw data (messages sent, raw reply, full observation).
-//! A request's messages are rebuilt from the trace (`trace::request_at`) when its row is opened.
+//! Each row shows what its event says (`trace_row`); the toolbar above finds steps in a long
+//! trace (`trace_find`).
 
 use leptos::prelude::*;
 
 use crate::agent::{Event, EventKind, Tone};
 use crate::conversation::Conversation;
+
+use super::trace_find::{find_bar, Look};
+use super::trace_row::{EventRow, LiveRow};
 
 /// The events the pane shows: those of the conversation's shown run, read in place (a run's
 /// events are never copied to be drawn).
@@ -15,15 +19,15 @@ use crate::conversation::Conversation;
 pub struct Steps(pub RwSignal<Conversation>);
 
 impl Steps {
-    fn with<R>(self, f: impl FnOnce(&[Event]) -> R) -> R {
+    pub fn with<R>(self, f: impl FnOnce(&[Event]) -> R) -> R {
         self.0.with(|c| f(c.shown_events()))
     }
 
-    fn with_untracked<R>(self, f: impl FnOnce(&[Event]) -> R) -> R {
+    pub fn with_untracked<R>(self, f: impl FnOnce(&[Event]) -> R) -> R {
         self.0.with_untracked(|c| f(c.shown_events()))
     }
 
-    fn track(self) {
+    pub fn track(self) {
         self.0.track();
     }
 }
@@ -32,6 +36,12 @@ impl Steps {
 pub fn TracePane(chat: RwSignal<Conversation>, streaming: ReadSignal<String>, running: ReadSignal<bool>, children: Children) -> impl IntoView {
     let trace = Steps(chat);
     let pane = NodeRef::<leptos::html::Section>::new();
+    let look = Look::new();
+    // The find bar is fetched once the first screen is up and the page is idle (`parts`);
+    // without it the trace still reads.
+    let idle = RwSignal::new(cfg!(not(target_arch = "wasm32")));
+    #[cfg(target_arch = "wasm32")]
+    request_idle_callback(move || idle.set(true));
     // Follow the run to the bottom, until the person scrolls up to read; scrolling back to
     // the bottom resumes following.
     let follow = StoredValue::new(true);
@@ -112,6 +122,26 @@ pub fn TracePane(chat: RwSignal<Conversation>, streaming: ReadSignal<String>, ru
                 .map(|e| e.index)
         })
     });
+    // The reply being written has its live row while its request is the step in progress.
+    let writing = Memo::new(move |_| {
+        open.get().is_some() && trace.with(|events| events.iter().rev().find(|e| !matches!(e.kind, EventKind::LlmRetry { .. })).is_some_and(|e| matches!(e.kind, EventKind::LlmRequest { .. })))
+    });
+    // What a screen reader hears of a live run: a line per tool call, error and answer, not
+    // every row and never the streaming text.
+    let announced = Memo::new(move |_| {
+        if !running.get() {
+            return String::new();
+        }
+        trace.with(|events| {
+            events.iter().rev().find_map(|e| match &e.kind {
+                EventKind::ToolCall { tool, .. } => Some(format!("Step {}: calling {tool}", e.step)),
+                EventKind::FinalAnswer { .. } => Some("The answer is ready".to_string()),
+                EventKind::RunStopped { message, .. } => Some(message.clone()),
+                kind if kind.tone() == Tone::Error => Some(format!("Step {}: {}", e.step, kind.label())),
+                _ => None,
+            })
+        }).unwrap_or_default()
+    });
     let totals = move || {
         let t = trace.with(|events| crate::agent::trace::Totals::of(events));
         let count = |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
@@ -128,11 +158,14 @@ pub fn TracePane(chat: RwSignal<Conversation>, streaming: ReadSignal<String>, ru
         )
     };
     view! {
-        <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll>
+        <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll on:keydown=move |ev| look.on_key(ev)>
             <div class="trace-head">
                 <h2>"Trace"</h2>
                 {children()}
             </div>
+            <Show when=move || idle.get()>
+                {Suspend::new(async move { find_bar(trace, look, pane).await.unwrap_or_else(|_| ().into_any()) })}
+            </Show>
             <ShownRun chat/>
             <Show when=move || trace.with(<[Event]>::is_empty) && !running.get() && chat.with(|c| c.shown_run().is_none_or(|r| r.steps_kept))>
                 <p class="placeholder">"Each step of the agent appears here: the model's thoughts, tool calls and observations."</p>
@@ -145,22 +178,19 @@ pub fn TracePane(chat: RwSignal<Conversation>, streaming: ReadSignal<String>, ru
                     )}
                 </p>
             </Show>
-            <ol class="events" data-testid="trace" aria-live="polite">
+            <p class="visually-hidden" aria-live="polite" data-testid="trace-announce">{move || announced.get()}</p>
+            <ol class="events" data-testid="trace" tabindex="0" aria-label="Steps: j and k move between them, / searches">
                 // Keyed by the events' identities only: an update copies no event, and each row
                 // reads its event once, when it is first drawn (events never change afterwards).
                 <For each=move || trace.with(|events| {
                     let window = &events[events.len().saturating_sub(MAX_ROWS)..];
                     window.iter().take(drawn.get()).map(row_key).collect::<Vec<_>>()
                 }) key=|k| *k let:key>
-                    {event_for(trace, key).map(|event| view! { <EventRow event open trace/> })}
+                    {event_for(trace, key).map(|event| view! { <EventRow event open trace look/> })}
                 </For>
             </ol>
-            <Show when=move || running.get()>
-                <div class="event tone-pending live" data-testid="streaming">
-                    <span class="icon" aria-hidden="true">"…"</span>
-                    <span class="label">{move || if streaming.with(String::is_empty) { "Waiting for the model…" } else { "Model is writing" }}</span>
-                    <LiveText streaming/>
-                </div>
+            <Show when=move || writing.get()>
+                <LiveRow streaming/>
             </Show>
             <Show when=move || !trace.with(<[Event]>::is_empty)>
                 <p class="trace-totals" data-testid="trace-totals">{totals}</p>
@@ -197,36 +227,6 @@ fn ShownRun(chat: RwSignal<Conversation>) -> impl IntoView {
     }
 }
 
-/// The reply as it streams. Each update appends only the text that is new, as a text node:
-/// setting the whole text again for every token would copy it each time, quadratic in the
-/// length of the reply.
-#[component]
-fn LiveText(streaming: ReadSignal<String>) -> impl IntoView {
-    let pre = NodeRef::<leptos::html::Pre>::new();
-    // Bytes of `streaming` already in the element, and the first of them: a new model call
-    // starts the text over, which shows as a shorter text or a different start. (Between that
-    // reset and the next reply lies a network round trip, so this effect always sees it.)
-    let shown = StoredValue::new((0usize, String::new()));
-    Effect::new(move |_| {
-        let Some(el) = pre.get() else { return };
-        streaming.with(|text| {
-            let (from, head) = shown.get_value();
-            let from = if text.len() < from || !text.starts_with(&head) || !text.is_char_boundary(from) {
-                el.set_text_content(None);
-                0
-            } else {
-                from
-            };
-            if from < text.len() {
-                let _ = el.append_with_str_1(&text[from..]);
-            }
-            let head_end = (0..=text.len().min(64)).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
-            shown.set_value((text.len(), text[..head_end].to_string()));
-        });
-    });
-    view! { <pre class="stream" data-testid="stream-text" node_ref=pre hidden=move || streaming.with(String::is_empty)></pre> }
-}
-
 /// A row's identity. Index alone is not unique across conversations and imports; timing makes it so.
 type RowKey = (u32, u64, u64);
 
@@ -249,107 +249,4 @@ fn event_for(trace: Steps, key: RowKey) -> Option<Event> {
         let at = events.get(key.0 as usize).filter(|e| row_key(e) == key);
         at.or_else(|| events.iter().find(|e| row_key(e) == key)).cloned()
     })
-}
-
-fn icon(tone: Tone) -> &'static str {
-    match tone {
-        Tone::Pending => "◔",
-        Tone::Success => "✓",
-        Tone::Error => "✗",
-        Tone::Neutral => "•",
-    }
-}
-
-/// Fills an opened request's details with the messages it sent, rebuilt from the trace: the
-/// trace records each request as what it adds to the one before, and rebuilding every row's at
-/// once would cost the whole run per row. Set as text, once (recorded requests never change).
-fn show_request(ev: &leptos::ev::Event, trace: Steps, index: u32) {
-    let Some(pre) = event_target::<web_sys::Element>(ev).last_element_child() else { return };
-    if pre.text_content().is_some_and(|text| !text.is_empty()) {
-        return;
-    }
-    let text = trace.with_untracked(|events| {
-        let position = events.iter().position(|e| e.index == index).unwrap_or(events.len());
-        match crate::agent::trace::request_at(events, position) {
-            Ok(request) => request.messages.iter().map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect::<Vec<_>>().join("\n\n"),
-            Err(problem) => problem,
-        }
-    });
-    pre.set_text_content(Some(&text));
-}
-
-/// A plan as a checklist whose items tick as the tool calls after it succeed.
-fn plan_checklist(event: &Event, trace: Steps) -> Option<impl IntoView> {
-    let EventKind::Plan { items, .. } = &event.kind else { return None };
-    let index = event.index;
-    let ticks = Memo::new(move |_| {
-        trace.with(|events| events.iter().position(|e| e.index == index).map_or(0, |at| crate::agent::trace::plan_ticks(events, at)))
-    });
-    let rows = items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let done = move || ticks.get() > i;
-            view! {
-                <li class:done=done data-testid="plan-item" data-done=move || done().to_string()>
-                    <span class="check" aria-hidden="true">{move || if done() { "☑" } else { "☐" }}</span>
-                    <span class="visually-hidden">{move || if done() { "done: " } else { "to do: " }}</span>
-                    {item.clone()}
-                </li>
-            }
-        })
-        .collect_view();
-    // A plan the model revised stays as it was when it was replaced.
-    let replaced_by = Memo::new(move |_| {
-        trace.with(|events| {
-            events.iter().skip_while(|e| e.index != index).skip(1).find_map(|e| match e.kind {
-                EventKind::Plan { version, .. } => Some(version),
-                _ => None,
-            })
-        })
-    });
-    Some(view! {
-        <ol class="plan" data-testid="plan">{rows}</ol>
-        {move || replaced_by.get().map(|v| view! { <p class="hint" data-testid="plan-replaced">{format!("Replaced by version {v}.")}</p> })}
-    })
-}
-
-#[component]
-fn EventRow(event: Event, open: Memo<Option<u32>>, trace: Steps) -> impl IntoView {
-    let tone = event.kind.tone();
-    let index = event.index;
-    // A pending event that is no longer the open one has finished (its result follows it).
-    let done = move || tone == Tone::Pending && open.get() != Some(index);
-    let (head, detail) = event.kind.describe();
-    let request = matches!(event.kind, EventKind::LlmRequest { .. });
-    let detail = match event.kind {
-        // The messages are rebuilt only when the person opens them (`show_request`).
-        EventKind::LlmRequest { .. } => Some(String::new()),
-        // Drawn as a checklist by `plan_checklist`.
-        EventKind::Plan { .. } => None,
-        _ => detail,
-    };
-    let kind = event.kind.name();
-    let timing = if event.step > 0 {
-        format!("step {} · {:.0} ms", event.step, event.ended_ms - event.started_ms)
-    } else {
-        String::new()
-    };
-    view! {
-        <li class=format!("event tone-{}", tone.as_str()) class:done=done data-tone=tone.as_str() data-kind=kind data-testid="event">
-            <div class="event-head">
-                <span class="icon" aria-hidden="true">{icon(tone)}</span>
-                <span class="label">{event.kind.label()}</span>
-                <span class="meta">{timing}</span>
-            </div>
-            <div class="event-summary">{head}</div>
-            {plan_checklist(&event, trace)}
-            {detail.map(|d| view! {
-                <details on:toggle=move |ev| if request { show_request(&ev, trace, index) }>
-                    <summary>"Details"</summary>
-                    <pre>{d}</pre>
-                </details>
-            })}
-        </li>
-    }
 }

@@ -50,8 +50,8 @@ test('the trace copies as Markdown', async () => {
   await page.getByText('Copied as Markdown.').waitFor();
   const clip = await page.evaluate(() => navigator.clipboard.readText());
   // No tool was used, so the answer is labelled a direct answer.
-  assert.match(clip, /\*\*Direct answer\*\* · step 1/);
-  assert.match(clip, /copied/);
+  assert.match(clip, /\*\*Question:\*\* Copy me/);
+  assert.match(clip, /\*\*Direct answer:\*\*\n\ncopied\n\n_step 1/);
   await context.close();
 });
 

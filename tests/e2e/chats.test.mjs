@@ -3,7 +3,7 @@
 // and hostile text from a tool or a model is shown inert.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, action, showAll } from './harness.mjs';
 
 const env = suite();
 
@@ -83,7 +83,7 @@ test('a prompt-injection / XSS payload from a tool or the model renders inert', 
   assert.equal(await page.locator('img[src=x]').count(), 0);
   assert.equal(await page.locator('.bubble.assistant script, .events script').count(), 0);
   assert.ok((await page.locator('.bubble.assistant .text').textContent()).includes('<img src=x'));
-  await page.locator('[data-kind="tool_result"] summary').click();
+  await showAll(page.locator('[data-kind="tool_result"]'));
   assert.match(await page.locator('[data-kind="tool_result"] pre').textContent(), /no page matching 'nothing <img src=x/);
   await shot(page, 'xss-inert');
   await context.close();

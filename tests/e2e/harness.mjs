@@ -194,3 +194,9 @@ export async function storedText(page) {
 export async function seen(origin, scope) {
   return (await fetch(`${origin}/s/${scope}/__seen`)).json();
 }
+
+/** Opens a trace row's long texts whole ("Show all"), if they were cut to their first lines. */
+export async function showAll(row) {
+  const button = row.getByTestId('show-all');
+  if ((await button.count()) && (await button.first().getAttribute('aria-expanded')) === 'false') await button.first().click();
+}

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
+import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, showAll } from './harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const env = suite();
@@ -115,9 +115,10 @@ test('a ReAct run calls an MCP tool, answers from its result, and the trace name
   await script(env.server.origin, scope, [action('get-sum', { a: 2, b: 3 }), finalAnswer('2 + 3 is 5.')]);
   await ask(page, 'What is 2 + 3?');
   await page.locator('.bubble.assistant').waitFor();
-  const call = page.locator('[data-kind="tool_call"] .event-summary');
-  assert.equal(await call.textContent(), `get-sum ← {"a":2,"b":3} · via ${mcp.url}`);
-  await page.locator('[data-kind="tool_result"] summary').click();
+  const call = page.locator('[data-kind="tool_call"]');
+  assert.equal(await call.getByTestId('action').textContent(), 'Action get-sum ← {"a":2,"b":3}');
+  assert.equal(await call.getByTestId('event-counts').textContent(), `via the MCP server at ${mcp.url}`);
+  await showAll(page.locator('[data-kind="tool_result"]'));
   assert.equal(await page.locator('[data-kind="tool_result"] pre').textContent(), 'The sum of 2 and 3 is 5.');
   const sent = await requests(env.server.origin, scope);
   assert.match(sent[0].body.messages[0].content, /- get-sum: Adds two numbers and says the sum\. Input: \{"a": number \(First number\), "b": number \(Second number\)\}/);
@@ -249,7 +250,7 @@ test('an expired session is started again, once, and the call goes through', asy
   await script(env.server.origin, scope, [action('echo', { message: 'again' }), finalAnswer('Done.')]);
   await ask(page, 'Echo again');
   await page.locator('.bubble.assistant').waitFor();
-  await page.locator('[data-kind="tool_result"] summary').click();
+  await showAll(page.locator('[data-kind="tool_result"]'));
   assert.equal(await page.locator('[data-kind="tool_result"] pre').textContent(), 'Echo: again');
   const state = await mcp.state();
   assert.ok(state.headers.some((h) => h.method === 'POST' && h.session) && state.sessions >= 1);
@@ -304,7 +305,8 @@ test('two servers with the same tool names: each tool gets a unique name and cal
   await script(env.server.origin, scope, [action('thoughtline_test_mcp_get-sum_2', { a: 20, b: 22 }), finalAnswer('42.')]);
   await ask(page, 'What is 20 + 22?');
   await page.locator('.bubble.assistant').waitFor();
-  assert.equal(await page.locator('[data-kind="tool_call"] .event-summary').textContent(), `thoughtline_test_mcp_get-sum_2 ← {"a":20,"b":22} · via ${b.url}`);
+  assert.equal(await page.locator('[data-kind="tool_call"] [data-testid="action"]').textContent(), 'Action thoughtline_test_mcp_get-sum_2 ← {"a":20,"b":22}');
+  assert.equal(await page.locator('[data-kind="tool_call"] [data-testid="event-counts"]').textContent(), `via the MCP server at ${b.url}`);
   assert.deepEqual([(await a.state()).calls.length, (await b.state()).calls.length], [0, 1]);
   const sent = await requests(env.server.origin, scope);
   assert.match(sent[0].body.messages[0].content, /- thoughtline_test_mcp_get-sum: .*\n- thoughtline_test_mcp_echo: /);

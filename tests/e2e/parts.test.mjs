@@ -27,6 +27,9 @@ test('the first screen loads without its parts; the agent follows, Settings and 
   });
   // The agent's part is fetched once the first screen is up, so a question need not wait.
   await until(() => fetched.includes('split_run'), 'the agent part');
+  // So is the trace's find bar.
+  await until(() => fetched.includes('split_find_bar'), 'the find bar part');
+  await page.getByTestId('trace-search').waitFor();
   await page.waitForTimeout(300);
   assert.ok(!fetched.includes('split_settings'), `Settings not fetched before use: ${fetched}`);
   assert.ok(!fetched.includes('split_compare'), `Compare not fetched before use: ${fetched}`);

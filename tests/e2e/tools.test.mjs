@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { suite, openApp, script, requests, toolRequests, ask, shot, readmeShot, loopbackSettings, traceTones, action } from './harness.mjs';
+import { suite, openApp, script, requests, toolRequests, ask, shot, readmeShot, loopbackSettings, traceTones, action, showAll } from './harness.mjs';
 
 const env = suite();
 
@@ -26,7 +26,7 @@ test('a Wikipedia question runs blue then green and ends with the answer', async
   assert.ok(fs.statSync(await readmeShot(page)).size > 0);
   const observation = page.locator('[data-kind="tool_result"]');
   assert.match(await observation.textContent(), /wikipedia/);
-  await observation.locator('summary').click();
+  await showAll(observation);
   assert.match(await observation.locator('pre').textContent(), /Page: Python \(programming language\)/);
   // The second model call saw the observation in its scratchpad.
   const sent = await requests(env.server.origin, scope);
@@ -52,7 +52,7 @@ test('the calculator answers 25% of 300', async () => {
   await script(env.server.origin, scope, [action('calculator', '25% of 300'), finalAnswer('25% of 300 is 75.')]);
   await ask(page, 'What is 25% of 300?');
   await page.locator('.bubble.assistant').waitFor();
-  await page.locator('[data-kind="tool_result"] summary').click();
+  await showAll(page.locator('[data-kind="tool_result"]'));
   assert.equal(await page.locator('[data-kind="tool_result"] pre').textContent(), '25% of 300 = 75');
   assert.equal(await page.locator('.bubble.assistant .text').textContent(), '25% of 300 is 75.');
   await shot(page, 'calculator-run');
@@ -64,7 +64,7 @@ test('arXiv without a proxy falls back to OpenAlex and says so', async () => {
   await script(env.server.origin, scope, [action('arxiv', 'machine learning public health'), finalAnswer('Found some papers.')]);
   await ask(page, 'Papers on machine learning in public health?');
   await page.locator('.bubble.assistant').waitFor();
-  await page.locator('[data-kind="tool_result"] summary').click();
+  await showAll(page.locator('[data-kind="tool_result"]'));
   assert.match(await page.locator('[data-kind="tool_result"] pre').textContent(), /^Source: OpenAlex \(arXiv-hosted works\)/);
   const asked = await toolRequests(env.server.origin, scope);
   assert.ok(asked.some((u) => u.startsWith('/openalex/works?') && u.includes('S4306400194')), asked.join('\n'));
@@ -77,7 +77,7 @@ test('arXiv goes through the CORS proxy when one is set', async () => {
   await script(env.server.origin, scope, [action('arxiv', 'testing'), finalAnswer('Done.')]);
   await ask(page, 'Papers about testing?');
   await page.locator('.bubble.assistant').waitFor();
-  await page.locator('[data-kind="tool_result"] summary').click();
+  await showAll(page.locator('[data-kind="tool_result"]'));
   assert.match(await page.locator('[data-kind="tool_result"] pre').textContent(), /Published: \d{4}-\d\d-\d\d\nTitle: /);
   const asked = await toolRequests(env.server.origin, scope);
   assert.ok(asked.some((u) => u.startsWith('/proxy -> https://export.arxiv.org/api/query?')), asked.join('\n'));

@@ -59,23 +59,3 @@ fn continuing_a_crafted_import_counts_on_without_overflow() {
     let trace = pollster::block_on(run_agent(input, &()));
     assert_eq!(trace.final_answer(), Some("the second one"));
 }
-
-#[test]
-fn markdown_shows_each_event_as_the_trace_view_describes_it() {
-    let event = |index: u32, kind: EventKind| Event { index, step: 1, started_ms: 0.0, ended_ms: 0.0, kind };
-    let trace = Trace {
-        events: vec![
-            event(0, EventKind::ToolCall { tool: "calculator".into(), input: serde_json::json!({"x": 1}), via: None }),
-            event(1, EventKind::ToolResult { tool: "calculator".into(), observation: "x = ``1``".into() }),
-        ],
-    };
-    let md = trace.to_markdown();
-    for e in &trace.events {
-        let (summary, detail) = e.kind.describe();
-        assert!(md.contains(&summary), "{summary} in {md}");
-        if let Some(detail) = detail {
-            assert!(md.contains(&format!("```text\n{detail}\n```")), "the detail is fenced past its own backticks: {md}");
-        }
-    }
-    assert!(md.contains(r#"calculator ← {"x":1}"#), "a JSON input is shown compact: {md}");
-}

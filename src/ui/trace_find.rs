@@ -1,0 +1,369 @@
+//! Finding your way in a long trace: a search over the shown steps (matches marked, next and
+//! previous, a count), a filter by kind, "Expand all"/"Collapse all", "Next error", and keys
+//! to move between steps. What matches and what a filter keeps is decided by
+//! `agent::trace::find`; this file only wires it to the pane.
+//!
+//! Keys, when the focus is in the trace and not in a text field (so the composer never sees
+//! them): `/` search, `j`/`↓` next step, `k`/`↑` previous step, `Home`/`End` first and last,
+//! `Enter` show all or less of the step, `e` next error, `n`/`N` next and previous match,
+//! `Esc` (in the search box) clears it.
+
+use leptos::prelude::*;
+
+use crate::agent::trace::find::{step_match, Filter, SearchIndex};
+
+use super::trace_view::Steps;
+
+/// What the pane shows of its steps, shared by the toolbar and the rows.
+#[derive(Clone, Copy)]
+pub struct Look {
+    pub filter: RwSignal<Filter>,
+    pub query: RwSignal<String>,
+    /// The matching events, by index, in trace order.
+    pub matches: RwSignal<Vec<u32>>,
+    /// Which match is current (a position in `matches`).
+    pub at: RwSignal<Option<usize>>,
+    /// The current match's event.
+    pub current_event: Memo<Option<u32>>,
+    /// Bumped by "Expand all"/"Collapse all": (how many times, whether open).
+    pub expand: RwSignal<(u32, bool)>,
+    /// The pane's keys, once the find bar (a part of the page fetched after the first screen)
+    /// has arrived.
+    pub keys: StoredValue<Option<Callback<leptos::ev::KeyboardEvent>>>,
+    index: StoredValue<SearchIndex, LocalStorage>,
+}
+
+impl Look {
+    pub fn new() -> Look {
+        let matches = RwSignal::new(Vec::new());
+        let at = RwSignal::new(None::<usize>);
+        let current_event = Memo::new(move |_| at.get().and_then(|i| matches.with(|m| m.get(i).copied())));
+        Look {
+            filter: RwSignal::new(Filter::All),
+            query: RwSignal::new(String::new()),
+            matches,
+            at,
+            current_event,
+            expand: RwSignal::new((0, false)),
+            keys: StoredValue::new(None),
+            index: StoredValue::new_local(SearchIndex::default()),
+        }
+    }
+
+    pub fn is_hit(self, index: u32) -> bool {
+        self.matches.with(|m| m.binary_search(&index).is_ok())
+    }
+
+    /// Searches the shown steps again: after a keystroke, a filter change, or new events.
+    fn search(self, trace: Steps) {
+        let query = self.query.get_untracked();
+        if query.trim().is_empty() {
+            if self.matches.with_untracked(|m| !m.is_empty()) {
+                self.matches.set(Vec::new());
+            }
+            self.at.set(None);
+            return;
+        }
+        let found = trace.with_untracked(|events| {
+            self.index.update_value(|index| index.extend(events));
+            self.index.with_value(|index| index.find(&query, self.filter.get_untracked()))
+        });
+        // Stay on the same event when it still matches (a live run adds events; the filter
+        // changed); otherwise start at the first.
+        let keep = self.current_event.get_untracked().and_then(|e| found.iter().position(|i| *i == e));
+        let changed = self.matches.with_untracked(|m| *m != found);
+        if changed {
+            self.matches.set(found);
+        }
+        let at = keep.or(if self.matches.with_untracked(Vec::is_empty) { None } else { Some(0) });
+        if at != self.at.get_untracked() || changed {
+            self.at.set(at);
+        }
+    }
+
+    fn step(self, forward: bool) {
+        let count = self.matches.with_untracked(Vec::len);
+        self.at.set(step_match(self.at.get_untracked(), count, forward));
+    }
+
+    /// The pane's keydown: handled by the find bar once it is there.
+    pub fn on_key(self, ev: leptos::ev::KeyboardEvent) {
+        if let Some(keys) = self.keys.get_value() {
+            keys.run(ev);
+        }
+    }
+}
+
+super::parts::part!(find_bar, preload = preload_find_bar, pub fn find_bar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> AnyView {
+    look.keys.set_value(Some(Callback::new(move |ev: leptos::ev::KeyboardEvent| on_pane_key(&ev, pane, look))));
+    view! { <FindBar trace look pane/> }.into_any()
+});
+
+#[component]
+fn FindBar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> impl IntoView {
+    let input = NodeRef::<leptos::html::Input>::new();
+    // Searched again when the query, the filter or the trace changes.
+    Effect::new(move |_| {
+        look.query.track();
+        look.filter.track();
+        trace.track();
+        look.search(trace);
+    });
+    // The current match is brought into view (and, being current, shown whole).
+    Effect::new(move |_| {
+        if let Some(index) = look.current_event.get() {
+            request_animation_frame(move || {
+                if let Some(row) = row_element(pane, index) {
+                    scroll_to(&row);
+                }
+            });
+        }
+    });
+    // Matched words are marked once typing pauses (`highlight`).
+    let marked = StoredValue::new(0u32);
+    Effect::new(move |_| {
+        look.matches.track();
+        look.at.track();
+        let query = look.query.get_untracked();
+        let ticket = marked.get_value().wrapping_add(1);
+        marked.set_value(ticket);
+        set_timeout(
+            move || {
+                if marked.get_value() == ticket {
+                    highlight(pane, &query);
+                }
+            },
+            std::time::Duration::from_millis(120),
+        );
+    });
+    let count = move || {
+        let (n, at) = (look.matches.with(Vec::len), look.at.get());
+        match (look.query.with(|q| q.trim().is_empty()), n, at) {
+            (true, _, _) => String::new(),
+            (false, 0, _) => "No match".to_string(),
+            (false, n, Some(i)) => format!("{} of {n}", i + 1),
+            (false, n, None) => format!("{n} matches"),
+        }
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+        "Enter" => {
+            ev.prevent_default();
+            look.step(!ev.shift_key());
+        }
+        "Escape" => {
+            ev.prevent_default();
+            look.query.set(String::new());
+            if let Some(el) = input.get_untracked() {
+                el.set_value("");
+            }
+        }
+        _ => {}
+    };
+    let no_matches = move || look.matches.with(Vec::is_empty);
+    view! {
+        <div class="trace-find" role="search" aria-label="Find in the trace">
+            <input type="search" class="find-input" data-testid="trace-search" node_ref=input placeholder="Search the steps  /"
+                aria-label="Search the steps" aria-keyshortcuts="/" autocomplete="off" spellcheck="false"
+                on:input=move |ev| look.query.set(event_target_value(&ev)) on:keydown=on_key/>
+            <span class="find-count" data-testid="trace-search-count" role="status">{count}</span>
+            <button class="ghost small" data-testid="search-prev" aria-label="Previous match" title="Previous match (N)" disabled=no_matches on:click=move |_| look.step(false)>"↑"</button>
+            <button class="ghost small" data-testid="search-next" aria-label="Next match" title="Next match (n)" disabled=no_matches on:click=move |_| look.step(true)>"↓"</button>
+            <select class="small" data-testid="trace-filter" aria-label="Show" on:change=move |ev| look.filter.set(Filter::from_id(&event_target_value(&ev)))>
+                {Filter::ALL.into_iter().map(|f| view! { <option value=f.id() selected=move || look.filter.get() == f>{f.label()}</option> }).collect_view()}
+            </select>
+            <button class="ghost small" data-testid="next-error" title="Next error (e)" on:click=move |_| { next_error(pane); }>"Next error"</button>
+            <button class="ghost small" data-testid="expand-all" on:click=move |_| look.expand.update(|(n, on)| { *n += 1; *on = true; })>"Expand all"</button>
+            <button class="ghost small" data-testid="collapse-all" on:click=move |_| look.expand.update(|(n, on)| { *n += 1; *on = false; })>"Collapse all"</button>
+            <details class="keys">
+                <summary>"Keys"</summary>
+                <p>"With the focus in the trace: " <kbd>"/"</kbd> " search · " <kbd>"j"</kbd> " " <kbd>"k"</kbd> " next and previous step · " <kbd>"Enter"</kbd> " show all · " <kbd>"e"</kbd> " next error · " <kbd>"n"</kbd> " " <kbd>"N"</kbd> " next and previous match."</p>
+            </details>
+        </div>
+    }
+}
+
+/// The pane's keys (see the module's comment). Keys typed into a field are the field's.
+fn on_pane_key(ev: &leptos::ev::KeyboardEvent, pane: NodeRef<leptos::html::Section>, look: Look) {
+    if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing(ev) {
+        return;
+    }
+    let key = ev.key();
+    let handled = match key.as_str() {
+        "/" => focus_search(pane),
+        "j" | "ArrowDown" => move_focus(pane, 1),
+        "k" | "ArrowUp" => move_focus(pane, -1),
+        "Home" => move_focus(pane, i32::MIN),
+        "End" => move_focus(pane, i32::MAX),
+        "e" => next_error(pane),
+        "n" => {
+            look.step(true);
+            true
+        }
+        "N" => {
+            look.step(false);
+            true
+        }
+        "Enter" | " " => toggle_focused(ev),
+        _ => false,
+    };
+    if handled {
+        ev.prevent_default();
+    }
+}
+
+fn typing(ev: &leptos::ev::KeyboardEvent) -> bool {
+    let Some(target) = ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()) else { return false };
+    matches!(target.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT" | "BUTTON" | "SUMMARY") || target.closest("[contenteditable]").ok().flatten().is_some()
+}
+
+fn row_element(pane: NodeRef<leptos::html::Section>, index: u32) -> Option<web_sys::Element> {
+    pane.get_untracked()?.query_selector(&format!("li.event[data-index=\"{index}\"]")).ok().flatten()
+}
+
+fn scroll_to(row: &web_sys::Element) {
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+    row.scroll_into_view_with_scroll_into_view_options(&options);
+}
+
+/// The rows a person can move between: drawn and not filtered out.
+fn visible_rows(pane: NodeRef<leptos::html::Section>) -> Vec<web_sys::HtmlElement> {
+    let Some(list) = pane.get_untracked().and_then(|p| p.query_selector_all("li.event:not([hidden])").ok()) else { return Vec::new() };
+    (0..list.length()).filter_map(|i| list.item(i)).filter_map(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(n).ok()).collect()
+}
+
+fn focused_row(rows: &[web_sys::HtmlElement]) -> Option<usize> {
+    let active = web_sys::window()?.document()?.active_element()?;
+    let row = active.closest("li.event").ok()??;
+    rows.iter().position(|r| **r == row)
+}
+
+fn focus(row: &web_sys::HtmlElement) {
+    let _ = row.focus();
+    scroll_to(row);
+}
+
+/// Moves the focus `by` rows (`i32::MIN`/`MAX`: to the first/last); from outside the rows, to
+/// the first (down) or the last (up).
+fn move_focus(pane: NodeRef<leptos::html::Section>, by: i32) -> bool {
+    let rows = visible_rows(pane);
+    if rows.is_empty() {
+        return false;
+    }
+    let last = rows.len() as i64 - 1;
+    let to = match (focused_row(&rows), by) {
+        (_, i32::MIN) => 0,
+        (_, i32::MAX) => last,
+        (None, by) if by > 0 => 0,
+        (None, _) => last,
+        (Some(at), by) => (at as i64 + by as i64).clamp(0, last),
+    };
+    focus(&rows[to as usize]);
+    true
+}
+
+/// Focuses the next red row after the focused one (or from the top), wrapping around.
+fn next_error(pane: NodeRef<leptos::html::Section>) -> bool {
+    let rows = visible_rows(pane);
+    let from = focused_row(&rows).map_or(0, |at| at + 1);
+    let is_error = |r: &web_sys::HtmlElement| r.get_attribute("data-tone").as_deref() == Some("error");
+    let found = rows[from.min(rows.len())..].iter().find(|r| is_error(r)).or_else(|| rows.iter().find(|r| is_error(r)));
+    if let Some(row) = found {
+        focus(row);
+    }
+    true
+}
+
+fn focus_search(pane: NodeRef<leptos::html::Section>) -> bool {
+    let Some(input) = pane.get_untracked().and_then(|p| p.query_selector("[data-testid=trace-search]").ok().flatten()) else { return false };
+    wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(input).is_ok_and(|i| i.focus().is_ok())
+}
+
+/// Enter on a focused row presses its "Show all".
+fn toggle_focused(ev: &leptos::ev::KeyboardEvent) -> bool {
+    let Some(row) = ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()).filter(|e| e.tag_name() == "LI") else { return false };
+    let Some(button) = row.query_selector("[data-testid=show-all]").ok().flatten() else { return false };
+    wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(button).is_ok_and(|b| {
+        b.click();
+        true
+    })
+}
+
+/// Marks the words that match in the rows that match, with the CSS Custom Highlight API (no
+/// change to the rows' DOM, so a row is never redrawn for a search). A browser without it
+/// still marks the matching rows themselves. At most `MARKED_ROWS` rows are walked.
+#[cfg(target_arch = "wasm32")]
+fn highlight(pane: NodeRef<leptos::html::Section>, query: &str) {
+    const MARKED_ROWS: u32 = 400;
+    let Some(registry) = highlights() else { return };
+    registry.delete("trace-match");
+    let needle: Vec<u16> = query.trim().to_lowercase().encode_utf16().collect();
+    let (Some(pane), Some(document)) = (pane.get_untracked(), web_sys::window().and_then(|w| w.document())) else { return };
+    if needle.is_empty() {
+        return;
+    }
+    let Ok(rows) = pane.query_selector_all("li.event.hit:not([hidden])") else { return };
+    let marks = Highlight::new();
+    for i in 0..rows.length().min(MARKED_ROWS) {
+        let Some(row) = rows.item(i) else { continue };
+        // 4: NodeFilter.SHOW_TEXT.
+        let Ok(walker) = document.create_tree_walker_with_what_to_show(&row, 4) else { continue };
+        while let Ok(Some(node)) = walker.next_node() {
+            let Some(text) = node.text_content() else { continue };
+            let hay: Vec<u16> = text.to_lowercase().encode_utf16().collect();
+            if hay.len() != text.encode_utf16().count() {
+                continue; // Lower-casing changed the length: offsets would not line up.
+            }
+            let mut from = 0;
+            while let Some(at) = hay[from..].windows(needle.len()).position(|w| w == needle.as_slice()) {
+                let start = (from + at) as u32;
+                if let Ok(range) = document.create_range() {
+                    if range.set_start(&node, start).is_ok() && range.set_end(&node, start + needle.len() as u32).is_ok() {
+                        marks.add(&range);
+                    }
+                }
+                from += at + needle.len();
+            }
+        }
+    }
+    registry.set("trace-match", &marks);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn highlight(_pane: NodeRef<leptos::html::Section>, _query: &str) {}
+
+#[cfg(target_arch = "wasm32")]
+mod custom_highlight {
+    use wasm_bindgen::prelude::*;
+
+    #[wasm_bindgen]
+    extern "C" {
+        /// `Highlight`: a set of ranges the page's CSS styles with `::highlight(name)`.
+        pub type Highlight;
+        #[wasm_bindgen(constructor)]
+        pub fn new() -> Highlight;
+        #[wasm_bindgen(method)]
+        pub fn add(this: &Highlight, range: &web_sys::Range);
+
+        /// `CSS.highlights`.
+        pub type HighlightRegistry;
+        #[wasm_bindgen(method)]
+        pub fn set(this: &HighlightRegistry, name: &str, highlight: &Highlight);
+        #[wasm_bindgen(method)]
+        pub fn delete(this: &HighlightRegistry, name: &str);
+    }
+
+    /// The page's highlight registry, where the browser has one (Chromium 105, Safari 17.2,
+    /// Firefox 140).
+    pub fn highlights() -> Option<HighlightRegistry> {
+        let css = js_sys::Reflect::get(&js_sys::global(), &"CSS".into()).ok()?;
+        let registry = js_sys::Reflect::get(&css, &"highlights".into()).ok()?;
+        if registry.is_undefined() || registry.is_null() {
+            return None;
+        }
+        Some(registry.unchecked_into())
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+use custom_highlight::{highlights, Highlight};
