@@ -66,7 +66,7 @@ pub fn summary_row(events: &[Event]) -> (Totals, String) {
 }
 
 #[component]
-pub fn ComparePane(settings: ReadSignal<Settings>) -> impl IntoView {
+pub fn ComparePane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, asked: ReadSignal<u32>) -> impl IntoView {
     let question = RwSignal::new(String::new());
     let structured = settings.with_untracked(|s| s.agent.structured_output);
     // The page's MCP servers (`App` provides them); mounted on its own, Compare makes its own.
@@ -115,6 +115,7 @@ pub fn ComparePane(settings: ReadSignal<Settings>) -> impl IntoView {
                     {sides.into_iter().map(|side| view! { <SummaryRow side settings/> }).collect_view()}
                 </tbody>
             </table>
+            <super::compare_runs::RunsCompare chat settings asked/>
             <div class="compare-traces">
                 {sides.into_iter().map(|side| view! {
                     <div class="compare-trace" data-testid=format!("compare-trace-{}", side.name.to_lowercase())>

@@ -8,6 +8,7 @@ mod agent_settings;
 mod chat;
 mod chats;
 mod compare;
+mod compare_runs;
 mod fields;
 mod markdown_view;
 mod notices;
@@ -58,6 +59,12 @@ pub fn App() -> impl IntoView {
     let (streaming, running) = (chat_run.streaming, chat_run.running);
     let show_settings = RwSignal::new(false);
     let show_compare = RwSignal::new(false);
+    // Bumped by the trace's "Compare runs": Compare opens at the runs of this conversation.
+    let compare_runs_asked = RwSignal::new(0u32);
+    let on_compare_runs = Callback::new(move |_: ()| {
+        show_compare.set(true);
+        compare_runs_asked.update(|n| *n += 1);
+    });
     // Bumped by "Try again" when a part of the page could not be fetched (`parts`).
     let (settings_retry, compare_retry) = (RwSignal::new(0u32), RwSignal::new(0u32));
     // The parts a person is waiting for (a slow connection), in the order asked for.
@@ -131,7 +138,7 @@ pub fn App() -> impl IntoView {
                 <chats::ChatList chats running=running.read_only()/>
                 <chat::ChatPane chat running=running.read_only() on_send on_stop/>
                 <trace_view::TracePane chat streaming=streaming.read_only() running=running.read_only()>
-                    <trace_tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import/>
+                    <trace_tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs/>
                 </trace_view::TracePane>
             </main>
             // Built (and, in the shipped page, fetched: `parts`) the first time it is opened,
@@ -141,7 +148,7 @@ pub fn App() -> impl IntoView {
                     {move || {
                         compare_retry.track();
                         Suspend::new(async move {
-                            let part = waiting_for(loading, "Compare", compare_part(settings.read_only())).await;
+                            let part = waiting_for(loading, "Compare", compare_part(settings.read_only(), chat, compare_runs_asked.read_only())).await;
                             part.unwrap_or_else(|missing| part_missing(missing, "Compare", compare_retry))
                         })
                     }}
@@ -171,8 +178,8 @@ parts::part!(settings, preload = preload_settings, fn settings_part(settings: Rw
     view! { <settings_panel::SettingsPanel settings on_close/> }.into_any()
 });
 
-parts::part!(compare, preload = preload_compare, fn compare_part(settings: ReadSignal<crate::storage::Settings>) -> AnyView {
-    view! { <compare::ComparePane settings/> }.into_any()
+parts::part!(compare, preload = preload_compare, fn compare_part(settings: ReadSignal<crate::storage::Settings>, chat: RwSignal<crate::conversation::Conversation>, asked: ReadSignal<u32>) -> AnyView {
+    view! { <compare::ComparePane settings chat asked/> }.into_any()
 });
 
 /// Awaits a part, saying "Loading …" meanwhile. A part already fetched is ready at the first

@@ -15,6 +15,9 @@ use crate::agent::trace::find::{step_match, Filter, SearchIndex};
 use super::trace_view::Steps;
 
 /// What the pane shows of its steps, shared by the toolbar and the rows.
+/// Events indexed per task ahead of a search: about 10 ms of work.
+const INDEX_SLICE: usize = 250;
+
 #[derive(Clone, Copy)]
 pub struct Look {
     pub filter: RwSignal<Filter>,
@@ -27,10 +30,20 @@ pub struct Look {
     pub current_event: Memo<Option<u32>>,
     /// Bumped by "Expand all"/"Collapse all": (how many times, whether open).
     pub expand: RwSignal<(u32, bool)>,
+    /// Bumped when the pane scrolls: the marks follow what is on screen.
+    pub scrolled: Trigger,
     /// The pane's keys, once the find bar (a part of the page fetched after the first screen)
     /// has arrived.
     pub keys: StoredValue<Option<Callback<leptos::ev::KeyboardEvent>>>,
     index: StoredValue<SearchIndex, LocalStorage>,
+    marks: StoredValue<std::collections::HashMap<u32, Marks>, LocalStorage>,
+}
+
+/// Whether a row matches the search, and whether it is the current match.
+#[derive(Clone, Copy, PartialEq)]
+pub struct Marks {
+    pub hit: RwSignal<bool>,
+    pub current: RwSignal<bool>,
 }
 
 impl Look {
@@ -45,13 +58,40 @@ impl Look {
             at,
             current_event,
             expand: RwSignal::new((0, false)),
+            scrolled: Trigger::new(),
             keys: StoredValue::new(None),
             index: StoredValue::new_local(SearchIndex::default()),
+            marks: StoredValue::new_local(Default::default()),
         }
     }
 
-    pub fn is_hit(self, index: u32) -> bool {
-        self.matches.with(|m| m.binary_search(&index).is_ok())
+    /// A row's marks, kept up to date by the find bar. Each row has its own pair of signals, so
+    /// a keystroke touches only the rows whose marks change (thousands of rows all reading the
+    /// matches would each be checked at every keystroke).
+    pub fn marks_for(self, index: u32) -> Marks {
+        let marks = Marks {
+            hit: RwSignal::new(self.matches.with_untracked(|m| m.binary_search(&index).is_ok())),
+            current: RwSignal::new(self.current_event.get_untracked() == Some(index)),
+        };
+        self.marks.update_value(|all| {
+            all.insert(index, marks);
+        });
+        let registry = self.marks;
+        on_cleanup(move || {
+            // Another trace's row of the same index may have taken the slot meanwhile.
+            registry.update_value(|all| {
+                if all.get(&index) == Some(&marks) {
+                    all.remove(&index);
+                }
+            });
+        });
+        marks
+    }
+
+    fn mark(self, index: u32, f: impl FnOnce(Marks)) {
+        if let Some(marks) = self.marks.with_value(|all| all.get(&index).copied()) {
+            f(marks);
+        }
     }
 
     /// Searches the shown steps again: after a keystroke, a filter change, or new events.
@@ -65,6 +105,8 @@ impl Look {
             return;
         }
         let found = trace.with_untracked(|events| {
+            // Only the steps that have rows (the pane draws the last `MAX_ROWS`).
+            let events = &events[events.len().saturating_sub(super::trace_view::MAX_ROWS)..];
             self.index.update_value(|index| index.extend(events));
             self.index.with_value(|index| index.find(&query, self.filter.get_untracked()))
         });
@@ -78,6 +120,20 @@ impl Look {
         let at = keep.or(if self.matches.with_untracked(Vec::is_empty) { None } else { Some(0) });
         if at != self.at.get_untracked() || changed {
             self.at.set(at);
+        }
+    }
+
+    /// Indexes the shown steps a slice per task, so the first keystroke in a long trace does
+    /// not pay for all of them at once.
+    fn prepare(self, trace: Steps) {
+        let done = trace.with_untracked(|events| {
+            let events = &events[events.len().saturating_sub(super::trace_view::MAX_ROWS)..];
+            let mut done = false;
+            self.index.update_value(|index| done = index.extend_some(events, INDEX_SLICE));
+            done
+        });
+        if !done {
+            set_timeout(move || self.prepare(trace), std::time::Duration::ZERO);
         }
     }
 
@@ -109,6 +165,28 @@ fn FindBar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> im
         trace.track();
         look.search(trace);
     });
+    // The rows whose marks changed are told so, and only they.
+    Effect::new(move |before: Option<Vec<u32>>| {
+        let now = look.matches.get();
+        let before = before.unwrap_or_default();
+        for index in before.iter().filter(|i| now.binary_search(i).is_err()) {
+            look.mark(*index, |m| m.hit.set(false));
+        }
+        for index in now.iter().filter(|i| before.binary_search(i).is_err()) {
+            look.mark(*index, |m| m.hit.set(true));
+        }
+        now
+    });
+    Effect::new(move |before: Option<Option<u32>>| {
+        let now = look.current_event.get();
+        if let Some(old) = before.flatten().filter(|old| Some(*old) != now) {
+            look.mark(old, |m| m.current.set(false));
+        }
+        if let Some(new) = now {
+            look.mark(new, |m| m.current.set(true));
+        }
+        now
+    });
     // The current match is brought into view (and, being current, shown whole).
     Effect::new(move |_| {
         if let Some(index) = look.current_event.get() {
@@ -124,6 +202,7 @@ fn FindBar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> im
     Effect::new(move |_| {
         look.matches.track();
         look.at.track();
+        look.scrolled.track();
         let query = look.query.get_untracked();
         let ticket = marked.get_value().wrapping_add(1);
         marked.set_value(ticket);
@@ -164,7 +243,7 @@ fn FindBar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> im
         <div class="trace-find" role="search" aria-label="Find in the trace">
             <input type="search" class="find-input" data-testid="trace-search" node_ref=input placeholder="Search the steps  /"
                 aria-label="Search the steps" aria-keyshortcuts="/" autocomplete="off" spellcheck="false"
-                on:input=move |ev| look.query.set(event_target_value(&ev)) on:keydown=on_key/>
+                on:focus=move |_| look.prepare(trace) on:input=move |ev| look.query.set(event_target_value(&ev)) on:keydown=on_key/>
             <span class="find-count" data-testid="trace-search-count" role="status">{count}</span>
             <button class="ghost small" data-testid="search-prev" aria-label="Previous match" title="Previous match (N)" disabled=no_matches on:click=move |_| look.step(false)>"↑"</button>
             <button class="ghost small" data-testid="search-next" aria-label="Next match" title="Next match (n)" disabled=no_matches on:click=move |_| look.step(true)>"↓"</button>
@@ -289,12 +368,13 @@ fn toggle_focused(ev: &leptos::ev::KeyboardEvent) -> bool {
     })
 }
 
-/// Marks the words that match in the rows that match, with the CSS Custom Highlight API (no
-/// change to the rows' DOM, so a row is never redrawn for a search). A browser without it
-/// still marks the matching rows themselves. At most `MARKED_ROWS` rows are walked.
+/// Marks the words that match with the CSS Custom Highlight API (no change to the rows' DOM,
+/// so a row is never redrawn for a search). Only the matching rows on screen, and a screen
+/// above and below, are walked: marked again when the person scrolls. A browser without the
+/// API still marks the matching rows themselves.
 #[cfg(target_arch = "wasm32")]
 fn highlight(pane: NodeRef<leptos::html::Section>, query: &str) {
-    const MARKED_ROWS: u32 = 400;
+    const MARKED_ROWS: usize = 80;
     let Some(registry) = highlights() else { return };
     registry.delete("trace-match");
     let needle: Vec<u16> = query.trim().to_lowercase().encode_utf16().collect();
@@ -303,9 +383,16 @@ fn highlight(pane: NodeRef<leptos::html::Section>, query: &str) {
         return;
     }
     let Ok(rows) = pane.query_selector_all("li.event.hit:not([hidden])") else { return };
+    let view = pane.get_bounding_client_rect();
+    let (top, bottom) = (view.top() - view.height(), view.bottom() + view.height());
+    let near = (0..rows.length())
+        .filter_map(|i| rows.item(i))
+        .filter_map(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
+        .skip_while(|row| row.get_bounding_client_rect().bottom() < top)
+        .take_while(|row| row.get_bounding_client_rect().top() <= bottom)
+        .take(MARKED_ROWS);
     let marks = Highlight::new();
-    for i in 0..rows.length().min(MARKED_ROWS) {
-        let Some(row) = rows.item(i) else { continue };
+    for row in near {
         // 4: NodeFilter.SHOW_TEXT.
         let Ok(walker) = document.create_tree_walker_with_what_to_show(&row, 4) else { continue };
         while let Ok(Some(node)) = walker.next_node() {

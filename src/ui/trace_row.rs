@@ -32,11 +32,12 @@ pub fn EventRow(event: Event, open: Memo<Option<u32>>, trace: Steps, look: Look)
     // "Show all" for this row: its own choice since the last "Expand all"/"Collapse all", and
     // always while it holds the current search match (which may sit past the preview).
     let chosen = RwSignal::new(None::<(u32, bool)>);
-    let full = Signal::derive(move || {
+    let marks = look.marks_for(index);
+    let full: Signal<bool> = Signal::from(Memo::new(move |_| {
         let (generation, all) = look.expand.get();
         let own = chosen.get().filter(|(g, _)| *g == generation).map(|(_, on)| on);
-        own.unwrap_or(all) || look.current_event.get() == Some(index)
-    });
+        own.unwrap_or(all) || marks.current.get()
+    }));
     let toggle = move |_| {
         let generation = look.expand.get_untracked().0;
         let on = !full.get_untracked();
@@ -44,8 +45,7 @@ pub fn EventRow(event: Event, open: Memo<Option<u32>>, trace: Steps, look: Look)
     };
     let kind = event.kind.clone();
     let kept = move || look.filter.get().keeps(&kind);
-    let hit = move || look.is_hit(index);
-    let current = move || look.current_event.get() == Some(index);
+    let (hit, current) = (marks.hit, marks.current);
     let timing = if event.step > 0 { format!("step {} · {:.0} ms", event.step, event.ended_ms - event.started_ms) } else { String::new() };
     let request = matches!(event.kind, EventKind::LlmRequest { .. });
     let parts = row.parts.iter().map(|part| show_part(part, &event, trace, full)).collect_view();

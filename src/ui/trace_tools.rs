@@ -14,6 +14,7 @@ pub fn TraceTools(
     settings: ReadSignal<Settings>,
     running: ReadSignal<bool>,
     on_import: Callback<Conversation>,
+    on_compare_runs: Callback<()>,
 ) -> impl IntoView {
     let status = RwSignal::new(String::new());
     let empty = move || chat.with(Conversation::is_empty) || running.get();
@@ -60,6 +61,8 @@ pub fn TraceTools(
         <div class="trace-tools" role="toolbar" aria-label="Trace actions" on:pointerenter=move |_| fetch_parts() on:focusin=move |_| fetch_parts()>
             <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"⬇ Export JSON"</button>
             <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy title="The run shown">"Copy as Markdown"</button>
+            <button class="ghost small" data-testid="compare-runs" disabled=move || chat.with(|c| c.runs.is_empty()) on:click=move |_| on_compare_runs.run(())
+                title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
             <label class="ghost small file-button">
                 "⬆ Import…"
                 <input type="file" accept="application/json,.json" data-testid="import" class="visually-hidden" on:change=import/>
@@ -73,7 +76,7 @@ super::parts::part!(export_file, preload = preload_export, fn export_text(chat: 
     crate::storage::export_chat(&chat, &settings, now_ms)
 });
 
-super::parts::part!(import_file, preload = preload_import, fn import_text(text: String) -> Result<Conversation, String> {
+super::parts::part!(import_file, preload = preload_import, pub fn import_text(text: String) -> Result<Conversation, String> {
     crate::storage::import_chat(&text)
 });
 

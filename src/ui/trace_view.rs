@@ -58,6 +58,7 @@ pub fn TracePane(chat: RwSignal<Conversation>, streaming: ReadSignal<String>, ru
             }
             last_top.set_value(top);
         }
+        look.scrolled.notify();
     };
     // One scroll per frame, however many tokens arrive in it: reading `scroll_height` forces a
     // layout, which a burst of tokens must not repeat.
@@ -236,7 +237,7 @@ const ROWS_PER_FRAME: usize = 60;
 
 /// The most rows the pane holds: a 600-step run. An imported file may hold a hundred thousand
 /// events, which as rows would slow every frame of the page; the newest are the ones shown.
-const MAX_ROWS: usize = 3000;
+pub const MAX_ROWS: usize = 3000;
 
 fn row_key(e: &Event) -> RowKey {
     (e.index, e.started_ms.to_bits(), e.ended_ms.to_bits())

@@ -92,12 +92,19 @@ struct Entry {
 impl SearchIndex {
     /// Indexes the events not indexed yet; another trace (a different first event) starts over.
     pub fn extend(&mut self, events: &[Event]) {
+        self.extend_some(events, usize::MAX);
+    }
+
+    /// Indexes at most `most` more events (a long trace is indexed a slice at a time, ahead of
+    /// the first keystroke); true once every event is indexed.
+    pub fn extend_some(&mut self, events: &[Event], most: usize) -> bool {
         let of = events.first().map(|e| (e.index, e.started_ms.to_bits() ^ e.ended_ms.to_bits()));
         if of != self.of || events.len() < self.entries.len() {
             self.entries.clear();
             self.of = of;
         }
-        for e in &events[self.entries.len()..] {
+        let end = events.len().min(self.entries.len().saturating_add(most));
+        for e in &events[self.entries.len()..end] {
             let mut text = e.kind.row().all_text();
             if text.len() > SEARCHED_CHARS {
                 let cut = (0..=SEARCHED_CHARS).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
@@ -105,6 +112,7 @@ impl SearchIndex {
             }
             self.entries.push(Entry { index: e.index, kinds: Filter::ALL.map(|f| f.keeps(&e.kind)), text: text.to_lowercase() });
         }
+        self.entries.len() == events.len()
     }
 
     /// The events (by index, in trace order) whose text holds `query`, ignoring case, among
@@ -181,6 +189,10 @@ mod tests {
         assert_eq!(index.len(), 4);
         assert_eq!(index.find("plan", Filter::Plan), Vec::<u32>::new(), "the label is not the content");
         assert_eq!(index.find("read about", Filter::Plan), vec![3]);
+        let mut sliced = SearchIndex::default();
+        assert!(!sliced.extend_some(&events, 3));
+        assert!(sliced.extend_some(&events, 3));
+        assert_eq!(sliced.find("lovelace", Filter::All), index.find("lovelace", Filter::All));
         let other = vec![Event { started_ms: 99.0, ..events[1].clone() }];
         index.extend(&other);
         assert_eq!(index.len(), 1, "another trace is indexed from its start");

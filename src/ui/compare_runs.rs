@@ -1,0 +1,189 @@
+//! Compare two runs that already happened: any two runs of the open conversation, or a run
+//! and one from an exported file, side by side with their steps aligned by step number and
+//! what differs marked (`agent::trace::align`). Nothing is re-run. Part of Compare, so it is
+//! fetched with it.
+
+use leptos::prelude::*;
+
+use crate::agent::trace::align::{align, Aligned, StepView};
+use crate::agent::trace::row::{characters, preview};
+use crate::agent::Event;
+use crate::conversation::Conversation;
+use crate::storage::Settings;
+
+/// A run a person can pick: from the open conversation or from a file they added.
+#[derive(Clone, PartialEq)]
+struct Choice {
+    label: String,
+    events: Vec<Event>,
+}
+
+fn choices_of(chat: &Conversation, from: &str) -> Vec<Choice> {
+    chat.runs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.steps_kept && !r.events.is_empty())
+        .map(|(i, r)| Choice { label: format!("{from}{}: {}", i + 1, r.question), events: r.events.clone() })
+        .collect()
+}
+
+#[component]
+pub fn RunsCompare(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, asked: ReadSignal<u32>) -> impl IntoView {
+    let files = RwSignal::new(Vec::<Choice>::new());
+    let status = RwSignal::new(String::new());
+    let choices = Memo::new(move |_| {
+        let mut all = chat.with(|c| choices_of(c, "Question "));
+        all.extend(files.get());
+        all
+    });
+    // The two latest runs, until the person picks others.
+    let a = RwSignal::new(None::<usize>);
+    let b = RwSignal::new(None::<usize>);
+    let picked = move |side: RwSignal<Option<usize>>, fallback_back: usize| {
+        let n = choices.with(Vec::len);
+        side.get().filter(|i| *i < n).or_else(|| n.checked_sub(fallback_back))
+    };
+    let aligned = Memo::new(move |_| {
+        let (l, r) = (picked(a, 2), picked(b, 1));
+        choices.with(|all| match (l.and_then(|i| all.get(i)), r.and_then(|i| all.get(i))) {
+            (Some(x), Some(y)) => Some(align(&x.events, &y.events)),
+            _ => None,
+        })
+    });
+    let section = NodeRef::<leptos::html::Section>::new();
+    // Opened from the trace's "Compare runs": brought into view.
+    Effect::new(move |first: Option<()>| {
+        asked.track();
+        if first.is_some() || asked.get_untracked() > 0 {
+            if let Some(el) = section.get() {
+                el.scroll_into_view();
+            }
+        }
+    });
+    let add_file = move |ev: leptos::ev::Event| {
+        let input = event_target::<web_sys::HtmlInputElement>(&ev);
+        read_file(input, files, status, settings);
+    };
+    let select = move |side: RwSignal<Option<usize>>, back: usize, id: &'static str| {
+        view! {
+            <select data-testid=id on:change=move |ev| side.set(event_target_value(&ev).parse().ok())>
+                {move || choices.with(|all| all.iter().enumerate().map(|(i, c)| {
+                    view! { <option value=i.to_string() selected=picked(side, back) == Some(i)>{c.label.clone()}</option> }
+                }).collect_view())}
+            </select>
+        }
+    };
+    view! {
+        <section class="runs-compare" aria-labelledby="runs-compare-title" data-testid="runs-compare" node_ref=section>
+            <h2 id="runs-compare-title">"Compare two runs that happened"</h2>
+            <p class="hint">"Pick two answers of this conversation, or add the runs of an exported file. Steps are aligned by number; what differs is marked ≠."</p>
+            <div class="runs-pick">
+                <label>"Run A" {select(a, 2, "runs-compare-a")}</label>
+                <label>"Run B" {select(b, 1, "runs-compare-b")}</label>
+                <label class="ghost small file-button">
+                    "Add runs from a file…"
+                    <input type="file" accept="application/json,.json" data-testid="runs-compare-file" class="visually-hidden" on:change=add_file/>
+                </label>
+                <span class="status" role="status" data-testid="runs-compare-status">{move || status.get()}</span>
+            </div>
+            {move || match aligned.get() {
+                None => view! { <p class="placeholder" data-testid="runs-compare-empty">"Two runs with their steps are needed: ask a second question, or add a file."</p> }.into_any(),
+                Some(steps) => view! { <AlignedTable steps/> }.into_any(),
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn AlignedTable(steps: Vec<Aligned>) -> impl IntoView {
+    let differing: Vec<String> = steps.iter().filter(|s| s.differs.any()).map(|s| format!("step {} ({})", s.step, s.differs.names().collect::<Vec<_>>().join(", "))).collect();
+    let verdict = if differing.is_empty() { "The two runs did the same in every step.".to_string() } else { format!("They differ in {}.", differing.join("; ")) };
+    view! {
+        <p data-testid="runs-compare-verdict">{verdict}</p>
+        <div class="aligned-wrap">
+            <table class="aligned" data-testid="runs-compare-table">
+                <thead><tr><th scope="col">"Step"</th><th scope="col">"Run A"</th><th scope="col">"Run B"</th></tr></thead>
+                <tbody>
+                    {steps.into_iter().map(|s| {
+                        let d = s.differs;
+                        view! {
+                            <tr data-testid="aligned-step" class:differs=d.any() data-step=s.step>
+                                <th scope="row">{s.step}</th>
+                                <td>{side(s.a.as_ref(), d)}</td>
+                                <td>{side(s.b.as_ref(), d)}</td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// One run's step as a list of fields, each marked when it differs from the other run's.
+fn side(step: Option<&StepView>, d: crate::agent::trace::align::Differs) -> AnyView {
+    let Some(s) = step else { return view! { <span class="hint">"(no such step)"</span> }.into_any() };
+    let short = |t: &str| {
+        let p = preview(t);
+        if p.is_cut() { format!("{} … ({})", p.shown, characters(t.chars().count())) } else { t.to_string() }
+    };
+    let mut fields: Vec<(&'static str, &'static str, String, bool)> = Vec::new();
+    if let Some(t) = &s.thought {
+        fields.push(("thought", "Thought", short(t), false));
+    }
+    if let Some(t) = &s.tool {
+        fields.push(("tool", "Tool", t.clone(), d.tool));
+    }
+    if let Some(i) = &s.input {
+        fields.push(("input", "Input", short(i), d.input));
+    }
+    if let Some(o) = &s.observation {
+        fields.push(("observation", "Observation", short(o), d.observation));
+    }
+    if let Some(a) = &s.answer {
+        fields.push(("answer", "Answer", short(a), d.answer));
+    }
+    for e in &s.errors {
+        fields.push(("error", "Error", e.clone(), false));
+    }
+    fields.push(("tokens", "Tokens", format!("{} + {}", s.prompt_tokens, s.completion_tokens), d.tokens));
+    fields.push(("time", "Time", format!("{:.0} ms", s.ms), d.time));
+    view! {
+        <dl class="aligned-fields">
+            {fields.into_iter().map(|(id, label, text, differs)| view! {
+                <div class="field" class:differs=differs data-field=id data-differs=differs.to_string()>
+                    <dt>{label}{differs.then(|| view! { <span class="differs-mark" title="differs from the other run">" ≠"</span><span class="visually-hidden">" (differs)"</span> })}</dt>
+                    <dd>{text}</dd>
+                </div>
+            }).collect_view()}
+        </dl>
+    }
+    .into_any()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn read_file(input: web_sys::HtmlInputElement, files: RwSignal<Vec<Choice>>, status: RwSignal<String>, settings: ReadSignal<Settings>) {
+    leptos::task::spawn_local(async move {
+        let name = input.files().and_then(|f| f.get(0)).map(|f| f.name()).unwrap_or_default();
+        let result = match crate::browser::read_chosen_file(&input, super::trace_tools::IMPORT_LIMIT_BYTES).await {
+            Ok(text) => super::trace_tools::import_text(text).await.unwrap_or_else(|missing| Err(missing.message("Import"))),
+            Err(e) => Err(e),
+        };
+        input.set_value("");
+        match result {
+            Ok(mut chat) => {
+                // Masked like any import: a key of ours in a shared file is never shown.
+                chat.mask(&settings.with_untracked(crate::storage::keys::collect));
+                let added = choices_of(&chat, &format!("{name} · run "));
+                status.set(format!("Added {} run{} from {name}.", added.len(), if added.len() == 1 { "" } else { "s" }));
+                files.update(|f| f.extend(added));
+            }
+            Err(e) => status.set(e),
+        }
+    });
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn read_file(_input: web_sys::HtmlInputElement, _files: RwSignal<Vec<Choice>>, status: RwSignal<String>, _settings: ReadSignal<Settings>) {
+    status.set("Reading a file needs a browser.".into());
+}
