@@ -186,15 +186,12 @@ impl EventKind {
                 if let Some(t) = thought.as_ref().filter(|t| !t.trim().is_empty()) {
                     parts.push(Part::Thought(t.clone()));
                 }
-                let summary = match decision {
-                    Decision::Action { tool, input } => {
-                        parts.push(Part::Action { tool: tool.clone(), input: value_as_text(input) });
-                        String::new()
-                    }
-                    Decision::Final { .. } => "Ready to answer".to_string(),
-                };
+                parts.push(match decision {
+                    Decision::Action { tool, input } => Part::Action { tool: tool.clone(), input: value_as_text(input) },
+                    Decision::Final { .. } => Part::Note("Ready to answer.".into()),
+                });
                 parts.extend(notes.iter().map(|n| Part::Note(n.clone())));
-                Row { summary, parts, meta: String::new() }
+                Row { summary: String::new(), parts, meta: String::new() }
             }
             EventKind::ParseFailed { message, excerpt, fed_back, count, .. } => Row {
                 summary: message.clone(),

@@ -34,8 +34,7 @@ fn a_decision_shows_its_thought_and_the_action_with_its_input() {
     let json_input = decided("t", "wiki", json!({"q": "x"})).row();
     assert!(json_input.parts.contains(&Part::Action { tool: "wiki".into(), input: r#"{"q":"x"}"#.into() }));
     let finishing = EventKind::Decided { thought: None, decision: Decision::Final { answer: "42".into() }, notes: vec!["repaired a fence".into()] }.row();
-    assert_eq!(finishing.summary, "Ready to answer");
-    assert_eq!(finishing.parts, vec![Part::Note("repaired a fence".into())]);
+    assert_eq!(finishing.parts, vec![Part::Note("Ready to answer.".into()), Part::Note("repaired a fence".into())]);
 }
 
 #[test]
