@@ -35,7 +35,13 @@ pub struct Connection {
     /// A reply (streamed or whole, as the server sends it) larger than this is cut off and the
     /// call fails with a note saying so: a server that never stops must not fill the page.
     pub max_reply_kb: u32,
+    /// The context size, in tokens, the model in the page is loaded with (prompt and reply).
+    pub context_tokens: u32,
 }
+
+/// Room for the agent's system prompt, a few steps and a reply, within what a small model's
+/// memory allows in a browser tab.
+pub const DEFAULT_CONTEXT_TOKENS: u32 = 4096;
 
 /// Room for a long reply even in the verbose streaming formats (an OpenAI stream spends a
 /// few hundred bytes per token): 8 MB is about 30,000 streamed tokens.
@@ -43,7 +49,7 @@ pub const DEFAULT_MAX_REPLY_KB: u32 = 8192;
 
 impl Default for Connection {
     fn default() -> Self {
-        Connection { stream: true, timeout_s: 120.0, max_attempts: 3, extra_headers: String::new(), max_reply_kb: DEFAULT_MAX_REPLY_KB }
+        Connection { stream: true, timeout_s: 120.0, max_attempts: 3, extra_headers: String::new(), max_reply_kb: DEFAULT_MAX_REPLY_KB, context_tokens: DEFAULT_CONTEXT_TOKENS }
     }
 }
 

@@ -5,6 +5,7 @@
 
 pub mod anthropic;
 pub mod client;
+pub mod in_page;
 pub mod openai;
 pub mod presets;
 pub mod retry;

@@ -17,6 +17,8 @@ pub enum Preset {
     DashScope,
     Anthropic,
     Custom,
+    /// llama.cpp in this page (`llm::in_page`): no server and no key; `model` is the GGUF's URL.
+    InPage,
 }
 
 /// The wire format a preset speaks.
@@ -29,7 +31,8 @@ pub enum Api {
 }
 
 impl Preset {
-    pub const ALL: [Preset; 11] = [
+    pub const ALL: [Preset; 12] = [
+        Preset::InPage,
         Preset::OpenAi,
         Preset::Ollama,
         Preset::LmStudio,
@@ -46,6 +49,7 @@ impl Preset {
     pub fn api(self) -> Api {
         match self {
             Preset::Anthropic => Api::Anthropic,
+            // Never sent over HTTP: the page makes an `InPage` model for it (ui/run.rs).
             _ => Api::OpenAi,
         }
     }
@@ -63,6 +67,7 @@ impl Preset {
             Preset::DashScope => "DashScope / Qwen",
             Preset::Anthropic => "Anthropic (Claude)",
             Preset::Custom => "Custom (OpenAI-compatible)",
+            Preset::InPage => "In this page — no server, no key",
         }
     }
 
@@ -80,6 +85,7 @@ impl Preset {
             Preset::DashScope => "dashscope",
             Preset::Anthropic => "anthropic",
             Preset::Custom => "custom",
+            Preset::InPage => "in-page",
         }
     }
 
@@ -99,7 +105,7 @@ impl Preset {
             Preset::DeepSeek => "https://api.deepseek.com/v1",
             Preset::DashScope => "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
             Preset::Anthropic => "https://api.anthropic.com",
-            Preset::Custom => "",
+            Preset::Custom | Preset::InPage => "",
         }
     }
 
@@ -113,12 +119,18 @@ impl Preset {
             Preset::DeepSeek => "deepseek-chat",
             Preset::DashScope => "qwen-plus",
             Preset::Anthropic => "claude-sonnet-4-5",
+            Preset::InPage => crate::llm::in_page::RECOMMENDED[0].url,
         }
     }
 
     /// Local servers accept any key (or none); hosted services need one.
     pub fn needs_key(self) -> bool {
-        !matches!(self, Preset::Ollama | Preset::LmStudio | Preset::LlamaCpp | Preset::Vllm)
+        !matches!(self, Preset::Ollama | Preset::LmStudio | Preset::LlamaCpp | Preset::Vllm | Preset::InPage)
+    }
+
+    /// Runs in the page, not over HTTP: it has no base URL.
+    pub fn in_page(self) -> bool {
+        self == Preset::InPage
     }
 
     /// Whether the API constrains replies to a JSON schema (`response_format`), which the

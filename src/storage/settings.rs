@@ -124,6 +124,7 @@ pub(crate) fn connection(value: &Value) -> Read<Connection> {
         max_attempts: f.or("max_attempts", uint32, d.max_attempts)?,
         extra_headers: f.or("extra_headers", string, d.extra_headers)?,
         max_reply_kb: f.or("max_reply_kb", uint32, d.max_reply_kb)?,
+        context_tokens: f.or("context_tokens", uint32, d.context_tokens)?,
     })
 }
 

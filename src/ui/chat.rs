@@ -12,12 +12,54 @@ const EXAMPLES: [&str; 3] = [
     "Which were the most relevant publications about attention layers in neural networks in 2020?",
 ];
 
+/// What the empty chat needs to offer the model in the page to a newcomer: the settings (to
+/// see that nothing usable is set, and to switch) and the model's status.
+#[derive(Clone, Copy)]
+pub struct FirstLook {
+    pub settings: RwSignal<crate::storage::Settings>,
+    pub in_page: super::in_page::InPage,
+}
+
+/// "Start with the model in this page": one click switches the provider to it (the model is
+/// downloaded with the first question, its size stated here), and sends the question in the
+/// box if there is one. Shown only while no provider is usable and the chat is empty.
+#[component]
+fn FirstLookOffer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<String>) -> impl IntoView {
+    let settings = offer.settings;
+    let needed = move || settings.with(|s| !s.provider.preset.in_page() && super::session::missing_setting(s).is_some());
+    let model = crate::llm::in_page::RECOMMENDED[0];
+    let start = move |_| {
+        settings.update(|s| {
+            let preset = crate::llm::Preset::InPage;
+            crate::storage::keys::switch_provider(s, preset, String::new());
+            s.provider.model = preset.default_model().into();
+        });
+        let question = draft.get_untracked();
+        if !question.trim().is_empty() {
+            draft.set(String::new());
+            on_send.run(question.trim().to_string());
+        }
+    };
+    view! {
+        <Show when=needed>
+            <div class="first-look" data-testid="in-page-offer">
+                <p>"No model is set up yet. Try one that runs right here in your browser: no server, no key."</p>
+                <button class="primary" data-testid="start-in-page" on:click=start>"Start with the model in this page"</button>
+                <p class="hint">{format!("{} downloads once (about {} MB, {}), is kept in this browser, and answers slowly on a CPU. Or pick a provider in Settings (⚙).", model.name, model.size_mb, model.licence)}</p>
+            </div>
+        </Show>
+    }
+}
+
 #[component]
 pub fn ChatPane(
     chat: RwSignal<Conversation>,
     running: ReadSignal<bool>,
     on_send: Callback<String>,
     on_stop: Callback<()>,
+    /// Offered, in an empty chat, when the settings name no usable provider: the model in the page.
+    #[prop(optional)]
+    first_look: Option<FirstLook>,
 ) -> impl IntoView {
     // The bubbles are derived from the conversation's runs.
     let messages = Memo::new(move |_| chat.with(Conversation::messages));
@@ -37,6 +79,7 @@ pub fn ChatPane(
                 <Show when=move || messages.with(Vec::is_empty)>
                     <li class="empty">
                         <p>"Ask a question. The agent thinks, uses tools, and shows every step on the right."</p>
+                        {first_look.map(|offer| view! { <FirstLookOffer offer draft on_send/> })}
                         <div class="examples">
                             {EXAMPLES
                                 .into_iter()
@@ -52,6 +95,12 @@ pub fn ChatPane(
                     <Bubble message=item.1 chat running/>
                 </For>
             </ol>
+            // While the model in the page loads, and when it failed: how it goes, with Cancel.
+            {first_look.map(|FirstLook { settings, in_page }| view! {
+                <Show when=move || settings.with(|s| s.provider.preset.in_page()) && in_page.status.with(|s| s.busy() || matches!(s, crate::in_page::Status::Failed(_)))>
+                    <super::in_page::StatusLine handle=in_page/>
+                </Show>
+            })}
             <form class="composer" on:submit=move |ev| { ev.prevent_default(); send(); }>
                 <label for="question" class="visually-hidden">"Your question"</label>
                 <textarea

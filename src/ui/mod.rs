@@ -10,6 +10,8 @@ mod chats;
 mod compare;
 mod compare_runs;
 mod fields;
+mod in_page;
+mod in_page_settings;
 mod markdown_view;
 mod notices;
 mod page;
@@ -38,6 +40,7 @@ pub fn App() -> impl IntoView {
     // The page's MCP servers: given to the runs, and to Settings as context.
     let mcp = mcp_settings::install(settings);
     provide_context(mcp);
+    let in_page = in_page::InPage::install();
     // Saving is the one effect that reaches the outside world from settings. Nothing is
     // written on load (a field that fell back must not overwrite what is stored until the
     // person changes something), and never over settings of a newer release.
@@ -136,7 +139,7 @@ pub fn App() -> impl IntoView {
             // Hidden rather than removed, so a run in either view keeps streaming into it.
             <main class="layout" hidden=move || show_compare.get()>
                 <chats::ChatList chats running=running.read_only()/>
-                <chat::ChatPane chat running=running.read_only() on_send on_stop/>
+                <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page }/>
                 <trace_view::TracePane chat streaming=streaming.read_only() running=running.read_only()>
                     <trace_tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs/>
                 </trace_view::TracePane>

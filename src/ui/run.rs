@@ -41,6 +41,8 @@ pub struct RunControl {
     on_change: Option<Callback<Save>>,
     /// The page's MCP servers, whose tools a run may use.
     mcp: super::mcp_settings::Mcp,
+    /// The model in the page, loaded by a run that uses it.
+    in_page: super::in_page::InPage,
 }
 
 /// What to run.
@@ -86,7 +88,8 @@ pub(super) struct Env<'a> {
 
 impl RunControl {
     pub fn new(chat: RwSignal<Conversation>, on_change: Option<Callback<Save>>, mcp: super::mcp_settings::Mcp) -> Self {
-        RunControl { chat, streaming: RwSignal::new(String::new()), running: RwSignal::new(false), cancel: StoredValue::new_local(None), on_change, mcp }
+        let in_page = super::in_page::InPage::from_context();
+        RunControl { chat, streaming: RwSignal::new(String::new()), running: RwSignal::new(false), cancel: StoredValue::new_local(None), on_change, mcp, in_page }
     }
 
     fn changed(self, save: Save) {
@@ -248,11 +251,25 @@ mod page {
     crate::ui::parts::part!(run, preload = preload_engine, pub(in crate::ui) fn engine(control: RunControl, job: Job) -> Pin<Box<dyn Future<Output = Outcome>>> {
         Box::pin(async move {
             let settings = &job.settings;
-            let model = provider(settings, &job.secrets);
+            // The model in the page is loaded (or found loaded) first; the live row says so.
+            let in_page = settings.provider.preset.in_page();
+            if in_page {
+                if let Err(why) = crate::ui::in_page::prepare(control.in_page, settings).await {
+                    return Outcome::Ended(why);
+                }
+            }
+            let (http, local);
+            let model: &dyn crate::agent::ChatModel = if in_page {
+                local = crate::llm::in_page::InPage::new(crate::in_page::browser::BrowserEngine);
+                &local
+            } else {
+                http = provider(settings, &job.secrets);
+                &http
+            };
             let mut owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
             owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::mcp_settings::hub(control.mcp)));
             let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
-            control.drive(job, Env { model: &model, tools: &tools, clock: &BrowserClock }).await
+            control.drive(job, Env { model, tools: &tools, clock: &BrowserClock }).await
         })
     });
 }

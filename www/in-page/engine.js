@@ -11,7 +11,7 @@ import { Wllama, ModelManager } from './wllama.js';
 
 const WASM_URL = new URL('./wllama.wasm', import.meta.url).href;
 const MAX_REPLY_CHARS = 200_000; // a reply longer than this is cut (finishReason 'length')
-const MAX_CLEANUP_MS = 30_000; // the worker finishes its current batch within this, or is killed
+const MAX_CLEANUP_MS = 60_000; // the worker finishes its current batch within this, or is unloaded
 const GGUF_MAGIC = [0x47, 0x47, 0x55, 0x46]; // "GGUF"
 
 // Small WebAssembly modules that tell what this browser can compile (the wasm needs all three).
@@ -27,11 +27,13 @@ const EMPTY_MODULE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]);
 // ---- state -------------------------------------------------------------------------------
 let current = null; // { wllama, info }: the loaded model
 let loadJob = null; // { stop(kind), finished }: the load in progress
+let loadSeq = 0; // bumped by every load() and unload(): an older load that sees it change gives up
 let warmJob = null; // { controller, done }: the prefix being processed in the background
 let chatJob = null; // { end() }: the reply being generated
 let settling = Promise.resolve(); // the worker's last aborted request, until it has let go
 let models = null; // ModelManager over the download cache (OPFS)
 const log = []; // the engine's recent native log lines, to explain failures
+let logDropped = 0; // lines dropped from the front of `log`
 
 function fail(kind, message, extra = {}) {
   return Object.assign(new Error(message), { kind }, extra);
@@ -39,7 +41,10 @@ function fail(kind, message, extra = {}) {
 
 function remember(level, args) {
   log.push(`${level} ${args.map(String).join(' ')}`);
-  if (log.length > 400) log.splice(0, log.length - 300);
+  if (log.length > 600) {
+    logDropped += log.length - 400;
+    log.splice(0, log.length - 400);
+  }
 }
 const logger = {
   debug: (...a) => remember('D', a),
@@ -47,7 +52,8 @@ const logger = {
   warn: (...a) => remember('W', a),
   error: (...a) => remember('E', a),
 };
-const logSince = (n) => log.slice(n).join('\n');
+const logMark = () => logDropped + log.length;
+const logSince = (mark) => log.slice(Math.max(0, mark - logDropped)).join('\n');
 
 const mb = (bytes) => `${Math.round(bytes / 1e6)} MB`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -188,10 +194,14 @@ export async function cachedModels() {
 
 /** Removes a model (all its parts) from this browser's storage; true if anything was removed. */
 export async function deleteCached(url) {
-  const cache = modelManager().cacheManager;
-  const before = (await cache.list()).length;
-  for (const part of shardUrls(absolute(url))) await cache.delete(part);
-  return (await cache.list()).length < before;
+  try {
+    const cache = modelManager().cacheManager;
+    const before = (await cache.list()).length;
+    for (const part of shardUrls(absolute(url))) await cache.delete(part);
+    return (await cache.list()).length < before;
+  } catch (e) {
+    throw fail('other', `The stored model could not be removed (${e?.message || e}).`);
+  }
 }
 
 // Removes what interrupted downloads left: files without their metadata (written last) or
@@ -280,21 +290,30 @@ async function corsRefused(url) {
  */
 export async function load(source, { nCtx = 4096, nThreads, timeoutMs = 120_000, signal, onProgress, llama = {} } = {}) {
   await unload(); // also ends a load in progress: the newer load wins
+  const seq = ++loadSeq;
   const problem = browserProblem();
   if (problem) throw fail('unsupported_browser', problem);
   const blocked = await policyProblem();
   if (blocked) throw blocked;
-  if (signal?.aborted) throw fail('aborted', 'Loading was cancelled.');
+  if (signal?.aborted || seq !== loadSeq) throw fail('aborted', 'Loading was cancelled.');
 
   const url = source?.url ? absolute(source.url) : null;
   const files = source?.files ? [...source.files] : null;
   if (!url && !files?.length) throw fail('other', 'Nothing to load: give a model URL or GGUF files.');
 
   const threads = Math.max(1, nThreads ?? (globalThis.crossOriginIsolated ? navigator.hardwareConcurrency || 1 : 1));
-  const wllama = new Wllama({ default: WASM_URL }, { logger, parallelDownloads: 3 });
+  const batch = Math.min(256, 64 * (globalThis.crossOriginIsolated ? threads : 1));
+  let wllama;
+  try {
+    wllama = new Wllama({ default: WASM_URL }, { logger, parallelDownloads: 3 });
+  } catch (e) {
+    // its download cache needs the Origin Private File System
+    throw fail('unsupported_browser', `This browser gives the page no storage for models (${e?.message || e}): `
+      + 'use Chrome or Edge 133 or newer, or Firefox 134 or newer, outside private browsing.');
+  }
   wllama.setCompat(null); // never fetch a compatibility build from a public CDN
   const controller = new AbortController();
-  const logStart = log.length;
+  const logStart = logMark();
   const facts = { url, nCtx, sizeBytes: files ? files.reduce((n, f) => n + f.size, 0) : 0, received: 0, blockedHost: null, blockedWorker: false };
 
   // Content-Security-Policy refusals of the download, to name the host.
@@ -323,12 +342,10 @@ export async function load(source, { nCtx = 4096, nThreads, timeoutMs = 120_000,
   const job = { stop: (kind) => stop(fail(kind, 'Loading was cancelled.')), finished: new Promise((r) => { finished = r; }) };
   loadJob = job;
 
-  let started = 0;
   const samples = []; // [time, loaded] over the last seconds, for the speed
   const progress = ({ loaded, total }) => {
     arm();
     const now = performance.now();
-    started ||= now;
     samples.push([now, loaded]);
     while (samples.length > 2 && now - samples[0][0] > 3000) samples.shift();
     const [t0, l0] = samples[0];
@@ -356,8 +373,11 @@ export async function load(source, { nCtx = 4096, nThreads, timeoutMs = 120_000,
       n_ctx: nCtx,
       n_threads: threads,
       n_parallel: 1, // one conversation: the whole context, and warm() reuse is certain
-      n_batch: 256, // the worker can switch requests between batches (see warm())
-      n_ubatch: 256,
+      // The worker only turns to another request (a chat after a warm, an abort) between two
+      // batches: 64 tokens a thread keep a batch near 3 s on a slow machine, and cost nothing
+      // measurable against 256 or 512 (scripts/bench-in-page).
+      n_batch: batch,
+      n_ubatch: batch,
       ...llama,
     });
     const info = wllama.getLoadedContextInfo();
@@ -367,6 +387,7 @@ export async function load(source, { nCtx = 4096, nThreads, timeoutMs = 120_000,
 
   try {
     const info = await Promise.race([work, stopped]);
+    if (seq !== loadSeq) throw fail('aborted', 'Loading was cancelled.');
     const lines = logSince(logStart);
     const offloaded = /offloaded (\d+)\/\d+ layers to GPU/.exec(lines);
     current = { wllama, info };
@@ -407,6 +428,7 @@ export async function load(source, { nCtx = 4096, nThreads, timeoutMs = 120_000,
 
 /** Unloads the model (ending anything it was doing) and frees its memory. */
 export async function unload() {
+  loadSeq++;
   const loading = loadJob;
   if (loading) {
     loading.stop('aborted');

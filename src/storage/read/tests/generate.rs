@@ -121,7 +121,7 @@ pub fn tool_settings(rng: &mut Rng) -> ToolSettings {
 }
 
 pub fn connection(rng: &mut Rng) -> Connection {
-    Connection { stream: flag(rng), timeout_s: number(rng), max_attempts: uint(rng), extra_headers: text(rng), max_reply_kb: uint(rng) }
+    Connection { stream: flag(rng), timeout_s: number(rng), max_attempts: uint(rng), extra_headers: text(rng), max_reply_kb: uint(rng), context_tokens: uint(rng) }
 }
 
 pub fn provider_keys(rng: &mut Rng) -> ProviderKeys {

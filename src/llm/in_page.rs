@@ -1,0 +1,175 @@
+//! The model that runs in the page: llama.cpp compiled to WebAssembly, loaded from a GGUF file
+//! and driven through one seam, `Engine` (in the browser `in_page::browser`, which calls the
+//! JS module `www/in-page/engine.js`). This file is the `ChatModel` over it: the request in
+//! the engine's terms (the GGUF's own chat template does the formatting), the reply and its
+//! counts back, and every engine failure as a sentence a person can act on. Pure, so it is
+//! tested natively with a scripted engine.
+
+use serde_json::Value;
+
+use crate::agent::model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Progress, Role, Usage};
+use crate::agent::LocalBoxFuture;
+
+/// What the engine is asked for: a chat, formatted by the model's own template.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineRequest {
+    /// `(role, content)` with roles `system`, `user`, `assistant`.
+    pub messages: Vec<(&'static str, String)>,
+    pub max_tokens: u32,
+    pub temperature: f32,
+    pub stop: Vec<String>,
+    /// The reply must be JSON matching this schema (a grammar in the engine).
+    pub json_schema: Option<Value>,
+}
+
+/// How a reply ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    Stop,
+    /// The token limit of the request was reached: the reply is cut.
+    Length,
+    Aborted,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineReply {
+    pub text: String,
+    pub finish: Finish,
+    pub prompt_tokens: u32,
+    pub completion_tokens: u32,
+}
+
+/// What went wrong in the engine, by kind (the JS module's `error.kind`), with its own sentence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineError {
+    pub kind: String,
+    pub message: String,
+}
+
+/// The engine seam: a loaded model that answers chats, streaming text through `on_text`.
+/// Dropping the future stops the generation.
+pub trait Engine {
+    fn chat<'a>(&'a self, request: EngineRequest, on_text: &'a dyn Fn(&str)) -> LocalBoxFuture<'a, Result<EngineReply, EngineError>>;
+}
+
+/// Replies are capped like a provider's: a small model can loop until the context is full.
+pub const DEFAULT_MAX_TOKENS: u32 = 512;
+
+/// The in-page model as the agent sees it.
+pub struct InPage<E> {
+    engine: E,
+}
+
+impl<E: Engine> InPage<E> {
+    pub fn new(engine: E) -> Self {
+        InPage { engine }
+    }
+}
+
+/// The request in the engine's terms. Native tool calls are refused (the engine has none);
+/// tool results and calls a text strategy never sends.
+pub fn engine_request(request: &ChatRequest) -> Result<EngineRequest, LlmError> {
+    if !request.tools.is_empty() {
+        return Err(LlmError::new(
+            LlmErrorKind::ToolsUnsupported,
+            "The model in this page does not make native tool calls: use ReAct or Plan-ReAct (with structured output if you like).",
+        ));
+    }
+    let messages = request
+        .messages
+        .iter()
+        .map(|m| {
+            let role = match m.role {
+                Role::System => "system",
+                Role::User | Role::Tool => "user",
+                Role::Assistant => "assistant",
+            };
+            (role, m.content.clone())
+        })
+        .collect();
+    Ok(EngineRequest {
+        messages,
+        max_tokens: request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        temperature: request.temperature,
+        stop: request.stop.clone(),
+        json_schema: request.json_format.as_ref().map(|f| f.schema.clone()),
+    })
+}
+
+/// An engine failure as the agent reports it.
+pub fn llm_error(e: EngineError) -> LlmError {
+    let kind = match e.kind.as_str() {
+        "context_full" => LlmErrorKind::ContextLength,
+        "aborted" => LlmErrorKind::Cancelled,
+        "timeout" => LlmErrorKind::Timeout,
+        "network" | "blocked" => LlmErrorKind::Network,
+        "not_loaded" | "not_gguf" | "truncated" | "unknown_arch" => LlmErrorKind::NotFound,
+        _ => LlmErrorKind::BadResponse,
+    };
+    let message = if e.message.trim().is_empty() { format!("The model in this page failed ({}).", e.kind) } else { e.message };
+    LlmError::new(kind, message)
+}
+
+impl<E: Engine> ChatModel for InPage<E> {
+    fn complete<'a>(&'a self, request: &'a ChatRequest, progress: &'a dyn Fn(Progress<'_>)) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let asked = engine_request(request)?;
+            let on_text = |delta: &str| progress(Progress::Text(delta));
+            let reply = self.engine.chat(asked, &on_text).await.map_err(llm_error)?;
+            if reply.finish == Finish::Aborted {
+                return Err(LlmError::new(LlmErrorKind::Cancelled, "Stopped."));
+            }
+            if reply.text.trim().is_empty() {
+                return Err(LlmError::new(LlmErrorKind::Empty, "The model in this page wrote nothing. A larger model, or a lower temperature, may do better."));
+            }
+            Ok(ChatResponse {
+                text: reply.text,
+                usage: Some(Usage { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens, estimated: false }),
+                incomplete: reply.finish == Finish::Length,
+                ..ChatResponse::default()
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+#[path = "in_page_tests.rs"]
+mod tests;
+
+/// A model suggested in Settings: small instruct models whose Hugging Face downloads a browser
+/// may fetch. Sizes are what the files weighed when chosen; the page asks the server for the
+/// exact size before it downloads anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recommended {
+    pub name: &'static str,
+    pub url: &'static str,
+    pub size_mb: u32,
+    pub licence: &'static str,
+}
+
+pub const RECOMMENDED: [Recommended; 4] = [
+    Recommended {
+        name: "Qwen2.5 0.5B Instruct (Q4_K_M)",
+        url: "https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf",
+        size_mb: 491,
+        licence: "Apache-2.0",
+    },
+    Recommended {
+        name: "SmolLM2 360M Instruct (Q8_0)",
+        url: "https://huggingface.co/HuggingFaceTB/SmolLM2-360M-Instruct-GGUF/resolve/main/smollm2-360m-instruct-q8_0.gguf",
+        size_mb: 386,
+        licence: "Apache-2.0",
+    },
+    Recommended {
+        name: "Llama 3.2 1B Instruct (Q4_K_M)",
+        url: "https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/Llama-3.2-1B-Instruct-Q4_K_M.gguf",
+        size_mb: 808,
+        licence: "Llama 3.2 Community License",
+    },
+    Recommended {
+        name: "Qwen2.5 1.5B Instruct (Q4_K_M)",
+        url: "https://huggingface.co/bartowski/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/Qwen2.5-1.5B-Instruct-Q4_K_M.gguf",
+        size_mb: 986,
+        licence: "Apache-2.0",
+    },
+];

@@ -1,0 +1,64 @@
+// End-to-end tests of the model in the page (llama.cpp compiled to WebAssembly, through
+// www/in-page/engine.js), in the release page, with the SmolLM2-135M GGUF the test set-up
+// installs, served from the page's own origin. Its replies are real model output.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { suite, openApp, ask, shot } from './harness.mjs';
+import { llamaModel } from './llama.mjs';
+
+const env = suite();
+const ready = fs.existsSync(llamaModel);
+const skip = ready ? false : `${llamaModel} is missing: run scripts/setup.sh (setup_llm_server)`;
+
+/** How many times each model path was downloaded (GET) from the loopback server. */
+const downloads = async () => (await fetch(`${env.server.origin}/models/__requests`)).json();
+
+/** Stored settings choosing the model in the page, with the test GGUF at `name` of the page's origin. */
+const inPage = (name, agent = {}) => (scopeUrl) => ({
+  preset: 'in-page',
+  model: `${new URL(scopeUrl).origin}/models/${name}`,
+  connection: { context_tokens: 2048 },
+  agent: { max_iterations: 2, temperature: 0, ...agent },
+  tools: { wikipedia: { base_url: `${scopeUrl}/wikipedia` }, arxiv: { openalex_url: `${scopeUrl}/openalex` }, web_search: { ddg_url: `${scopeUrl}/ddg` } },
+});
+
+test('the first screen fetches none of the engine\'s files', async () => {
+  const fetched = [];
+  const { page, context } = await openApp(env.browser, env.server.origin, {
+    beforeLoad: (c) => c.on('request', (r) => fetched.push(new URL(r.url()).pathname)),
+  });
+  await page.getByTestId('trace-search').waitFor();
+  await page.waitForTimeout(500);
+  assert.deepEqual(fetched.filter((p) => p.includes('/in-page/') || p.endsWith('.gguf')), []);
+  // A newcomer with no usable provider is offered the model in the page first.
+  await page.getByTestId('in-page-offer').waitFor();
+  assert.match(await page.getByTestId('in-page-offer').textContent(), /about \d+ MB/);
+  await context.close();
+});
+
+test('the model in the page loads with visible progress, answers with its steps, and a reload asks no second download', { skip }, async () => {
+  const name = `answers-${process.pid}.gguf`;
+  const { page, context, errors } = await openApp(env.browser, env.server.origin, { seed: inPage(name) });
+  await ask(page, 'What is the capital of France?');
+  const status = page.getByTestId('in-page-status');
+  await status.filter({ hasText: /MB of \d+ MB \(\d+ %\)/ }).first().waitFor({ timeout: 30_000 });
+  await page.locator('[data-kind="run_stopped"]').waitFor({ timeout: 300_000 });
+  const kinds = await page.getByTestId('event').evaluateAll((els) => els.map((e) => e.dataset.kind));
+  assert.ok(kinds.includes('llm_response'), kinds.join(' '));
+  const reply = await page.locator('[data-kind="llm_response"] [data-testid="part-text"]').first().textContent();
+  assert.ok(reply.trim().length > 0, 'the model wrote something');
+  assert.match(await page.locator('[data-kind="llm_response"] [data-testid="event-counts"]').first().textContent(), /\d+ \+ \d+ tokens/);
+  await shot(page, 'in-page-answered');
+  assert.equal((await downloads())[`/models/${name}`], 1);
+
+  // A reload loads the model from this browser's storage: no request for the file.
+  await page.reload();
+  await page.getByTestId('composer').waitFor();
+  await ask(page, 'Say hello.');
+  await page.locator('[data-kind="run_stopped"]').waitFor({ timeout: 300_000 });
+  assert.equal((await downloads())[`/models/${name}`], 1, 'no second download');
+  assert.match(await page.getByTestId('in-page-status').textContent().catch(() => ''), /^$|from this browser's storage/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
