@@ -128,6 +128,21 @@ pub struct Turn {
     pub answer: String,
 }
 
+/// The system prompt a run of this strategy starts with: the same text for every question with
+/// these settings and tools, which is why a model in the page can read it ahead of time.
+pub fn system_prompt(settings: &AgentSettings, strategy: Strategy, structured: bool, tools: &[&dyn Tool]) -> String {
+    let template = match strategy {
+        Strategy::React => match &settings.system_template {
+            Some(own) => own.as_str(),
+            None if structured => STRUCTURED_SYSTEM_TEMPLATE,
+            None => DEFAULT_SYSTEM_TEMPLATE,
+        },
+        Strategy::PlanReact => PLAN_SYSTEM_TEMPLATE,
+        Strategy::ToolCalling => NATIVE_SYSTEM_TEMPLATE,
+    };
+    render_system(template, tools, settings)
+}
+
 /// Fills the template's placeholders from the tools and the settings.
 pub fn render_system(template: &str, tools: &[&dyn Tool], settings: &AgentSettings) -> String {
     let mut list = tools
@@ -347,16 +362,7 @@ impl Prompt {
     /// the question, and the steps so far.
     pub fn new(p: &PromptInput<'_>) -> Prompt {
         let settings = p.settings;
-        let template = match p.strategy {
-            Strategy::React => match &settings.system_template {
-                Some(own) => own.as_str(),
-                None if p.structured() => STRUCTURED_SYSTEM_TEMPLATE,
-                None => DEFAULT_SYSTEM_TEMPLATE,
-            },
-            Strategy::PlanReact => PLAN_SYSTEM_TEMPLATE,
-            Strategy::ToolCalling => NATIVE_SYSTEM_TEMPLATE,
-        };
-        let mut messages = vec![Message::system(render_system(template, p.tools, settings))];
+        let mut messages = vec![Message::system(system_prompt(settings, p.strategy, p.structured(), p.tools))];
         messages.extend(history_messages(p.history, settings.history_budget));
         messages.push(Message::user(p.question));
         let steps_end = (messages.len(), p.question.len());

@@ -46,6 +46,11 @@ impl CancelToken {
         self.0.cancelled.get()
     }
 
+    /// Whether both share one flag (one is a clone of the other).
+    pub fn same_as(&self, other: &CancelToken) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+
     /// Resolves once `cancel` has been called.
     pub fn cancelled(&self) -> impl Future<Output = ()> + '_ {
         std::future::poll_fn(move |cx| {

@@ -67,7 +67,11 @@ impl Loaded {
             self.name,
             human_bytes(self.size_bytes),
             self.n_ctx,
-            if self.backend.is_empty() { "CPU" } else { &self.backend },
+            match self.backend.to_ascii_lowercase().as_str() {
+                "" | "cpu" => "CPU",
+                "webgpu" => "WebGPU",
+                _ => &self.backend,
+            },
             if self.cached { " · from this browser's storage" } else { "" }
         )
     }

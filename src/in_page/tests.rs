@@ -21,6 +21,8 @@ fn progress_says_bytes_percent_and_speed() {
 fn a_loaded_model_says_how_it_runs() {
     let l = Loaded { name: "m.gguf".into(), size_bytes: 98e6, n_ctx: 4096, threads: 1, backend: String::new(), cached: true };
     assert_eq!(l.describe(), "Ready: m.gguf (98 MB), context 4096 tokens · CPU, 1 thread · from this browser's storage");
+    let gpu = Loaded { backend: "webgpu".into(), threads: 2, cached: false, ..l.clone() };
+    assert_eq!(gpu.describe(), "Ready: m.gguf (98 MB), context 4096 tokens · WebGPU, 2 threads");
     assert!(Status::Downloading(Progress::default()).busy());
     assert!(!Status::Ready(l).busy());
 }

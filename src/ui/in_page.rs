@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use crate::agent::CancelToken;
 use crate::in_page::Status;
+#[cfg(target_arch = "wasm32")]
 use crate::storage::Settings;
 
 /// Shared by the chat, Settings and the runs (`provide_context` in `App`).
@@ -16,8 +17,8 @@ pub struct InPage {
     /// `.gguf` files picked in Settings: read from disk when loaded, sent nowhere, and gone
     /// with the page (a file on disk can only be read when the person picks it).
     picked: StoredValue<Vec<web_sys::File>, LocalStorage>,
-    /// The load in progress, ended by Cancel.
-    loading: StoredValue<Option<CancelToken>, LocalStorage>,
+    /// The load in progress (what it loads, and its token), ended by Cancel.
+    loading: StoredValue<Option<(String, CancelToken)>, LocalStorage>,
 }
 
 /// What `ProviderConfig::model` holds for picked files: this prefix and their names.
@@ -40,7 +41,7 @@ impl InPage {
     }
 
     pub fn cancel(self) {
-        if let Some(token) = self.loading.get_value() {
+        if let Some((_, token)) = self.loading.get_value() {
             token.cancel();
         }
     }
@@ -65,13 +66,20 @@ pub async fn prepare(handle: InPage, settings: &Settings) -> Result<(), String> 
     } else {
         ModelSource::Url(model.clone())
     };
+    // The same model on its way already (the warm-up at page load): wait for that load instead
+    // of starting over; another model's load gives way to this one.
+    while handle.loading.with_value(|l| l.as_ref().is_some_and(|(key, _)| *key == model)) {
+        crate::agent::Clock::sleep(&crate::browser::BrowserClock, 100.0).await;
+    }
     handle.cancel();
     let token = CancelToken::new();
-    handle.loading.set_value(Some(token.clone()));
+    handle.loading.set_value(Some((model.clone(), token.clone())));
     let status = handle.status;
     let report: Rc<dyn Fn(Status)> = Rc::new(move |s| status.set(s));
     let outcome = race(browser::ensure_loaded(&model, source, settings.connection.context_tokens, report), token.cancelled()).await;
-    handle.loading.set_value(None);
+    if handle.loading.with_value(|l| l.as_ref().is_some_and(|(_, t)| t.same_as(&token))) {
+        handle.loading.set_value(None);
+    }
     match outcome {
         Either::Left(Ok(_)) => Ok(()),
         Either::Left(Err(e)) => Err(e.message),

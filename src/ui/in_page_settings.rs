@@ -5,7 +5,9 @@
 
 use leptos::prelude::*;
 
-use crate::in_page::{file_name, human_bytes};
+#[cfg(target_arch = "wasm32")]
+use crate::in_page::file_name;
+use crate::in_page::human_bytes;
 use crate::llm::in_page::RECOMMENDED;
 use crate::storage::Settings;
 
@@ -20,7 +22,8 @@ pub fn InPageSettings(settings: RwSignal<Settings>) -> impl IntoView {
     let refresh = move || refresh_cached(cached);
     refresh();
     show_environment(environment);
-    let load = move |_| load_now(handle, settings.get_untracked(), cached);
+    let mcp = use_context::<super::mcp_settings::Mcp>();
+    let load = move |_| load_now(handle, settings.get_untracked(), cached, mcp);
     let pick = move |ev: leptos::ev::Event| {
         let input = event_target::<web_sys::HtmlInputElement>(&ev);
         let files: Vec<web_sys::File> = input.files().map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect()).unwrap_or_default();
@@ -104,9 +107,19 @@ fn show_environment(environment: RwSignal<String>) {
 }
 
 #[cfg(target_arch = "wasm32")]
-fn load_now(handle: InPage, settings: Settings, cached: RwSignal<Vec<(String, String, f64)>>) {
+fn load_now(handle: InPage, settings: Settings, cached: RwSignal<Vec<(String, String, f64)>>, mcp: Option<super::mcp_settings::Mcp>) {
     leptos::task::spawn_local(async move {
-        let _ = super::in_page::prepare(handle, &settings).await;
+        // Loaded, then given the agent's system prompt to read while the person types.
+        match mcp {
+            Some(mcp) => {
+                if let Ok(warm) = super::run::warm_in_page(handle, settings, mcp, false).await {
+                    warm.await;
+                }
+            }
+            None => {
+                let _ = super::in_page::prepare(handle, &settings).await;
+            }
+        }
         refresh_cached(cached);
     });
 }
@@ -132,7 +145,7 @@ fn show_environment(environment: RwSignal<String>) {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn load_now(handle: InPage, _settings: Settings, _cached: RwSignal<Vec<(String, String, f64)>>) {
+fn load_now(handle: InPage, _settings: Settings, _cached: RwSignal<Vec<(String, String, f64)>>, _mcp: Option<super::mcp_settings::Mcp>) {
     handle.status.set(crate::in_page::Status::Failed("The model in the page needs a browser.".into()));
 }
 

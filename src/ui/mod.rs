@@ -92,6 +92,18 @@ pub fn App() -> impl IntoView {
     // (`parts`); Settings and Compare when the pointer or focus reaches their buttons.
     #[cfg(target_arch = "wasm32")]
     request_idle_callback(|| leptos::task::spawn_local(async { let _ = run::preload_engine().await; }));
+    // Someone who uses the model in the page has it loaded from this browser and reading the
+    // agent's system prompt while they type (never a download they did not ask for).
+    #[cfg(target_arch = "wasm32")]
+    if settings.with_untracked(|s| s.provider.preset.in_page()) {
+        request_idle_callback(move || {
+            leptos::task::spawn_local(async move {
+                if let Ok(warm) = run::warm_in_page(in_page, settings.get_untracked(), mcp, true).await {
+                    warm.await;
+                }
+            })
+        });
+    }
     let fetch_settings = move || leptos::task::spawn_local(async { let _ = preload_settings().await; });
     let fetch_compare = move || leptos::task::spawn_local(async { let _ = preload_compare().await; });
 

@@ -274,6 +274,36 @@ mod page {
     });
 }
 
+// Readies the model in the page ahead of the first question: loads it if this browser keeps it
+// (`only_if_kept`: never a download nobody asked for) or always (Settings → Load), then has it
+// read the agent's system prompt, so a question starts from that prefix. A part of its own,
+// fetched only by someone who uses the model in the page.
+#[cfg(target_arch = "wasm32")]
+crate::ui::parts::part!(in_page_warm, preload = preload_in_page_warm, pub(in crate::ui) fn warm_in_page(handle: super::in_page::InPage, settings: Settings, mcp: super::mcp_settings::Mcp, only_if_kept: bool) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+    Box::pin(async move {
+        use crate::in_page::browser;
+        let url = settings.provider.model.trim().to_string();
+        if only_if_kept {
+            let kept = browser::cached_models().await.unwrap_or_default();
+            if !kept.iter().any(|(kept_url, _, _)| *kept_url == url) {
+                return;
+            }
+        }
+        if super::in_page::prepare(handle, &settings).await.is_err() {
+            return;
+        }
+        let fetch = std::rc::Rc::new(crate::net::browser::BrowserFetch);
+        let mut owned = crate::tools::build_tools(&settings.tools, fetch, std::rc::Rc::new(crate::browser::BrowserClock));
+        owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::mcp_settings::hub(mcp)));
+        let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
+        let mut agent = settings.agent.clone();
+        agent.structured_output = settings.structured_output();
+        let structured = agent.structured_output_for(agent.strategy);
+        let system = crate::agent::prompt::system_prompt(&agent, agent.strategy, structured, &tools);
+        let _ = browser::warm(&[("system", system)]).await;
+    })
+});
+
 /// Native builds (tests) have no fetch: a run started there ends at once, saying so.
 #[cfg(not(target_arch = "wasm32"))]
 mod page {
