@@ -1,32 +1,13 @@
 // Browser benchmark (prints figures, asserts nothing): how fast the release page becomes
 // interactive on localhost, and how a 200-step trace renders (imported, then scrolled).
 //   node scripts/bench-browser.mjs        (after scripts/test has built dist/)
-import { startServer, launch } from '../tests/e2e/harness.mjs';
+import { startServer, launch, longRunExport } from '../tests/e2e/harness.mjs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 const STEPS = 200;
 const LOADS = 20;
-
-/** An exported run of `STEPS` tool steps with 1 KB observations, as `storage::export_run` writes it. */
-function bigRun() {
-  const events = [];
-  let t = 0;
-  const push = (step, kind) => events.push({ index: events.length, step, started_ms: t, ended_ms: (t += 3), kind });
-  push(0, { run_started: { question: 'A long run', tools: ['calculator'], history_turns: 0, started_unix_ms: 0 } });
-  for (let s = 1; s <= STEPS; s++) {
-    const text = `Thought: step ${s}.\nAction:\n\`\`\`json\n{"action": "calculator", "action_input": "${s}+1"}\n\`\`\``;
-    push(s, { llm_request: { purpose: 'step', request: { messages: [{ role: 'user', content: `question and ${s} steps` }], stop: ['Observation:'], temperature: 0 } } });
-    push(s, { llm_response: { text, usage: { prompt_tokens: 100 * s, completion_tokens: 20 }, latency_ms: 3, incomplete: false } });
-    push(s, { parsed: { thought: `step ${s}.`, decision: { action: { tool: 'calculator', input: `${s}+1` } } } });
-    push(s, { tool_call: { tool: 'calculator', input: `${s}+1` } });
-    push(s, { tool_result: { tool: 'calculator', observation: `${s}+1 = ${s + 1}\n` + 'x'.repeat(1000) } });
-  }
-  push(STEPS, { final_answer: { answer: 'done', source: 'model' } });
-  push(STEPS, { run_stopped: { reason: 'answered', message: 'Finished with an answer.' } });
-  return { format: 'thoughtline.run', version: 1, exported_unix_ms: 0, question: 'A long run', answer: 'done', settings: {}, trace: { events } };
-}
 
 const server = await startServer();
 const browser = await launch();
@@ -70,7 +51,7 @@ try {
     new PerformanceObserver((list) => list.getEntries().forEach((e) => window.__long.push(e.duration))).observe({ type: 'longtask', buffered: true });
   });
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tl-bench-')), 'run.json');
-  fs.writeFileSync(file, JSON.stringify(bigRun()));
+  fs.writeFileSync(file, JSON.stringify(longRunExport(STEPS, 'x'.repeat(1000))));
   const t0 = Date.now();
   await page.getByTestId('import').setInputFiles(file);
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid="event"]').length === n, 2 + STEPS * 5 + 1);

@@ -200,3 +200,26 @@ export async function showAll(row) {
   const button = row.getByTestId('show-all');
   if ((await button.count()) && (await button.first().getAttribute('aria-expanded')) === 'false') await button.first().click();
 }
+
+/**
+ * An exported run of `steps` calculator steps, as the export of version 1 wrote it: each step a
+ * request, a streamed ReAct reply, its reading, the call and an observation `${s}+1 = ${s + 1}`
+ * followed by `padding`; then the answer. For long-trace tests and benchmarks.
+ */
+export function longRunExport(steps, padding = '') {
+  const events = [];
+  let t = 0;
+  const push = (step, kind) => events.push({ index: events.length, step, started_ms: t, ended_ms: (t += 3), kind });
+  push(0, { run_started: { question: 'A long run', tools: ['calculator'], history_turns: 0, started_unix_ms: 0 } });
+  for (let s = 1; s <= steps; s++) {
+    const text = `Thought: step ${s}.\nAction:\n\`\`\`json\n{"action": "calculator", "action_input": "${s}+1"}\n\`\`\``;
+    push(s, { llm_request: { purpose: 'step', request: { messages: [{ role: 'user', content: `question and ${s} steps` }], stop: ['Observation:'], temperature: 0 } } });
+    push(s, { llm_response: { text, usage: { prompt_tokens: 100 * s, completion_tokens: 20 }, latency_ms: 3, incomplete: false } });
+    push(s, { parsed: { thought: `step ${s}.`, decision: { action: { tool: 'calculator', input: `${s}+1` } } } });
+    push(s, { tool_call: { tool: 'calculator', input: `${s}+1` } });
+    push(s, { tool_result: { tool: 'calculator', observation: `${s}+1 = ${s + 1}\n${padding}` } });
+  }
+  push(steps, { final_answer: { answer: 'done', source: 'model' } });
+  push(steps, { run_stopped: { reason: 'answered', message: 'Finished with an answer.' } });
+  return { format: 'thoughtline.run', version: 1, exported_unix_ms: 0, question: 'A long run', answer: 'done', settings: {}, trace: { events } };
+}

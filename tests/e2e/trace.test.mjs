@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { suite, openApp, script, ask, shot, loopbackSettings, action, showAll } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, action, showAll, longRunExport } from './harness.mjs';
 
 const env = suite();
 const require = createRequire(import.meta.url);
@@ -173,28 +173,10 @@ test('two runs compared side by side mark the tool input that differs', async ()
   await context.close();
 });
 
-/** An exported run of `steps` tool steps, as the export of version 1 wrote it. */
-function bigRun(steps) {
-  const events = [];
-  let t = 0;
-  const push = (step, kind) => events.push({ index: events.length, step, started_ms: t, ended_ms: (t += 3), kind });
-  push(0, { run_started: { question: 'A long run', tools: ['calculator'], history_turns: 0, started_unix_ms: 0 } });
-  for (let s = 1; s <= steps; s++) {
-    push(s, { llm_request: { purpose: 'step', request: { messages: [{ role: 'user', content: `question and ${s} steps` }], stop: ['Observation:'], temperature: 0 } } });
-    push(s, { llm_response: { text: `Thought: step ${s}.\nAction: calculator ${s}+1`, usage: { prompt_tokens: 100, completion_tokens: 20 }, latency_ms: 3, incomplete: false } });
-    push(s, { parsed: { thought: `step ${s}.`, decision: { action: { tool: 'calculator', input: `${s}+1` } } } });
-    push(s, { tool_call: { tool: 'calculator', input: `${s}+1` } });
-    push(s, { tool_result: { tool: 'calculator', observation: `${s}+1 = ${s + 1}\n` + 'filler text '.repeat(40) } });
-  }
-  push(steps, { final_answer: { answer: 'done', source: 'model' } });
-  push(steps, { run_stopped: { reason: 'answered', message: 'Finished with an answer.' } });
-  return { format: 'thoughtline.run', version: 1, exported_unix_ms: 0, question: 'A long run', answer: 'done', settings: {}, trace: { events } };
-}
-
 test('a 3,000-event imported trace answers every keystroke in the search box', async (t) => {
   const { page, context } = await openApp(env.browser, env.server.origin);
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tl-trace-')), 'long.json');
-  fs.writeFileSync(file, JSON.stringify(bigRun(600)));
+  fs.writeFileSync(file, JSON.stringify(longRunExport(600, 'filler text '.repeat(40))));
   await page.getByTestId('import').setInputFiles(file);
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="event"]').length === 3000, null, { timeout: 60_000 });
   await page.getByTestId('trace-search').waitFor();
