@@ -163,9 +163,34 @@ const STREAM_TICK_MS: f64 = 30.0;
 #[derive(Clone, Copy, Default)]
 pub struct BrowserEngine;
 
+thread_local! {
+    /// A reply is being written: the engine writes one at a time, and a second chat would end
+    /// the first, so a second caller (Compare's other side) waits its turn.
+    static CHATTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Holds the engine for one chat; letting go (however the chat ends) frees it.
+struct Turn;
+
+impl Turn {
+    async fn take() -> Turn {
+        while CHATTING.with(|c| c.replace(true)) {
+            crate::agent::Clock::sleep(&crate::browser::BrowserClock, STREAM_TICK_MS).await;
+        }
+        Turn
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        CHATTING.with(|c| c.set(false));
+    }
+}
+
 impl Engine for BrowserEngine {
     fn chat<'a>(&'a self, request: EngineRequest, on_text: &'a dyn Fn(&str)) -> LocalBoxFuture<'a, Result<EngineReply, EngineError>> {
         Box::pin(async move {
+            let _turn = Turn::take().await;
             let abort = controller()?;
             let messages = request
                 .messages

@@ -11,29 +11,44 @@ use crate::agent::Event;
 use crate::conversation::Conversation;
 use crate::storage::Settings;
 
-/// A run a person can pick: from the open conversation or from a file they added.
+/// Where a run a person can pick is: a run of the open conversation, or one from a file.
+#[derive(Clone, Copy, PartialEq)]
+enum Source {
+    Chat(usize),
+    File(usize),
+}
+
 #[derive(Clone, PartialEq)]
 struct Choice {
     label: String,
-    events: Vec<Event>,
+    source: Source,
+    /// How many events it holds: an identity cheap to compare while a run elsewhere goes on.
+    len: usize,
 }
 
-fn choices_of(chat: &Conversation, from: &str) -> Vec<Choice> {
-    chat.runs
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.steps_kept && !r.events.is_empty())
-        .map(|(i, r)| Choice { label: format!("{from}{}: {}", i + 1, r.question), events: r.events.clone() })
-        .collect()
+/// A run from a file: its label and its events.
+type FileRun = (String, Vec<Event>);
+
+fn file_runs(chat: &Conversation, from: &str) -> Vec<FileRun> {
+    chat.runs.iter().enumerate().filter(|(_, r)| r.steps_kept && !r.events.is_empty()).map(|(i, r)| (format!("{from}{}: {}", i + 1, r.question), r.events.clone())).collect()
 }
 
 #[component]
 pub fn RunsCompare(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, asked: ReadSignal<u32>) -> impl IntoView {
-    let files = RwSignal::new(Vec::<Choice>::new());
+    let files = RwSignal::new(Vec::<FileRun>::new());
     let status = RwSignal::new(String::new());
+    // The runs that have ended, by label; no event is copied, so a live run elsewhere costs a
+    // look at each run's outcome per event, nothing more.
     let choices = Memo::new(move |_| {
-        let mut all = chat.with(|c| choices_of(c, "Question "));
-        all.extend(files.get());
+        let mut all: Vec<Choice> = chat.with(|c| {
+            c.runs
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.steps_kept && r.outcome.is_some() && !r.events.is_empty())
+                .map(|(i, r)| Choice { label: format!("Question {}: {}", i + 1, r.question), source: Source::Chat(i), len: r.events.len() })
+                .collect()
+        });
+        files.with(|f| all.extend(f.iter().enumerate().map(|(i, (label, events))| Choice { label: label.clone(), source: Source::File(i), len: events.len() })));
         all
     });
     // The two latest runs, until the person picks others.
@@ -43,12 +58,18 @@ pub fn RunsCompare(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>,
         let n = choices.with(Vec::len);
         side.get().filter(|i| *i < n).or_else(|| n.checked_sub(fallback_back))
     };
-    let aligned = Memo::new(move |_| {
+    let pair = Memo::new(move |_| {
         let (l, r) = (picked(a, 2), picked(b, 1));
-        choices.with(|all| match (l.and_then(|i| all.get(i)), r.and_then(|i| all.get(i))) {
-            (Some(x), Some(y)) => Some(align(&x.events, &y.events)),
-            _ => None,
-        })
+        choices.with(|all| Some((all.get(l?)?.clone(), all.get(r?)?.clone())))
+    });
+    // Aligned again only when the pair changes.
+    let aligned = Memo::new(move |_| {
+        let (x, y) = pair.get()?;
+        let events = |c: &Choice| match c.source {
+            Source::Chat(i) => chat.with_untracked(|chat| chat.runs.get(i).map(|r| r.events.clone()).unwrap_or_default()),
+            Source::File(i) => files.with_untracked(|f| f.get(i).map(|(_, e)| e.clone()).unwrap_or_default()),
+        };
+        Some(align(&events(&x), &events(&y)))
     });
     let section = NodeRef::<leptos::html::Section>::new();
     // Opened from the trace's "Compare runs": brought into view.
@@ -162,7 +183,7 @@ fn side(step: Option<&StepView>, d: crate::agent::trace::align::Differs) -> AnyV
 }
 
 #[cfg(target_arch = "wasm32")]
-fn read_file(input: web_sys::HtmlInputElement, files: RwSignal<Vec<Choice>>, status: RwSignal<String>, settings: ReadSignal<Settings>) {
+fn read_file(input: web_sys::HtmlInputElement, files: RwSignal<Vec<FileRun>>, status: RwSignal<String>, settings: ReadSignal<Settings>) {
     leptos::task::spawn_local(async move {
         let name = input.files().and_then(|f| f.get(0)).map(|f| f.name()).unwrap_or_default();
         let result = match crate::browser::read_chosen_file(&input, super::trace_tools::IMPORT_LIMIT_BYTES).await {
@@ -174,7 +195,7 @@ fn read_file(input: web_sys::HtmlInputElement, files: RwSignal<Vec<Choice>>, sta
             Ok(mut chat) => {
                 // Masked like any import: a key of ours in a shared file is never shown.
                 chat.mask(&settings.with_untracked(crate::storage::keys::collect));
-                let added = choices_of(&chat, &format!("{name} · run "));
+                let added = file_runs(&chat, &format!("{name} · run "));
                 status.set(format!("Added {} run{} from {name}.", added.len(), if added.len() == 1 { "" } else { "s" }));
                 files.update(|f| f.extend(added));
             }
@@ -184,6 +205,6 @@ fn read_file(input: web_sys::HtmlInputElement, files: RwSignal<Vec<Choice>>, sta
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn read_file(_input: web_sys::HtmlInputElement, _files: RwSignal<Vec<Choice>>, status: RwSignal<String>, _settings: ReadSignal<Settings>) {
+fn read_file(_input: web_sys::HtmlInputElement, _files: RwSignal<Vec<FileRun>>, status: RwSignal<String>, _settings: ReadSignal<Settings>) {
     status.set("Reading a file needs a browser.".into());
 }

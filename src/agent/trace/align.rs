@@ -74,7 +74,9 @@ pub fn steps(events: &[Event]) -> Vec<StepView> {
     let mut out: Vec<StepView> = Vec::new();
     let mut spans: Vec<(f64, f64)> = Vec::new();
     for e in events {
-        let at = match out.iter().position(|s| s.step == e.step) {
+        // Events come in step order, so the step is nearly always the last one seen.
+        let found = if out.last().is_some_and(|s| s.step == e.step) { Some(out.len() - 1) } else { out.iter().position(|s| s.step == e.step) };
+        let at = match found {
             Some(at) => at,
             None => {
                 out.push(StepView { step: e.step, ..StepView::default() });
