@@ -29,6 +29,7 @@ struct Choice {
 /// A run from a file: its label and its events.
 type FileRun = (String, Vec<Event>);
 
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 fn file_runs(chat: &Conversation, from: &str) -> Vec<FileRun> {
     chat.runs.iter().enumerate().filter(|(_, r)| r.steps_kept && !r.events.is_empty()).map(|(i, r)| (format!("{from}{}: {}", i + 1, r.question), r.events.clone())).collect()
 }
