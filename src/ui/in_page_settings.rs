@@ -37,6 +37,7 @@ pub fn InPageSettings(settings: RwSignal<Settings>) -> impl IntoView {
     view! {
         <div class="in-page-settings" data-testid="in-page-settings">
             <p class="hint">"The model runs in this tab (llama.cpp compiled to WebAssembly): no server, no key. It is downloaded once, kept in this browser, and then loads without the network. Expect a few tokens per second on a laptop's CPU; small models follow the agent's format less reliably than hosted ones."</p>
+            <p class="hint" data-testid="in-page-strategies">"Strategies: ReAct (with or without structured output) and Plan-ReAct. It makes no native tool calls: a run set to native tool calling goes on with ReAct and says so in the trace."</p>
             <label>
                 "Model (a GGUF file's URL; for a split model, its first part)"
                 <input type="url" data-testid="in-page-model" spellcheck="false"
