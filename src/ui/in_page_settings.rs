@@ -110,18 +110,15 @@ fn show_environment(environment: RwSignal<String>) {
 #[cfg(target_arch = "wasm32")]
 fn load_now(handle: InPage, settings: Settings, cached: RwSignal<Vec<(String, String, f64)>>, mcp: Option<super::mcp_settings::Mcp>) {
     leptos::task::spawn_local(async move {
-        // Loaded, then given the agent's system prompt to read while the person types.
-        match mcp {
-            Some(mcp) => {
-                if let Ok(warm) = super::run::warm_in_page(handle, settings, mcp, false).await {
-                    warm.await;
-                }
-            }
-            None => {
-                let _ = super::in_page::prepare(handle, &settings).await;
+        let loaded = super::in_page::prepare(handle, &settings).await.is_ok();
+        // The list shows the kept model as soon as it is loaded, before the warm-up below.
+        refresh_cached(cached);
+        // Then it reads the agent's system prompt while the person types.
+        if let (true, Some(mcp)) = (loaded, mcp) {
+            if let Ok(warm) = super::run::warm_in_page(handle, settings, mcp, false).await {
+                warm.await;
             }
         }
-        refresh_cached(cached);
     });
 }
 
