@@ -1,8 +1,8 @@
 //! The trace column: every event of the run shown (the latest, or an earlier one the person
 //! picked with "Show steps"), as it happens. Blue while in progress,
 //! green for success, red for errors, each with an icon and a label so colour is never the
-//! only signal. Every row expands to the raw data (messages sent, raw reply, full observation).
-//! Each row shows what its event says (`trace_row`); the toolbar above finds steps in a long
+//! only signal. Each row shows what its event says (`trace_row`): long texts open whole with
+//! Show all, and a request opens to the messages it sent. The bar above finds steps in a long
 //! trace (`trace_find`).
 
 use leptos::prelude::*;
