@@ -23,10 +23,31 @@ pub struct FirstLook {
 /// "Start with the model in this page": one click switches the provider to it (the model is
 /// downloaded with the first question, its size stated here), and sends the question in the
 /// box if there is one. Shown only while no provider is usable and the chat is empty.
+///
+/// The offer and the model's status line are parts of the page (`parts`): fetched only when
+/// there is something to offer or to say, never by someone whose provider works.
+#[component]
+fn Offer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<String>) -> impl IntoView {
+    let settings = offer.settings;
+    let needed = move || settings.with(|s| !s.provider.preset.in_page() && super::session::missing_setting(s).is_some());
+    view! {
+        <Show when=needed>
+            {move || Suspend::new(async move { first_look_offer(offer, draft, on_send).await.unwrap_or_else(|_| ().into_any()) })}
+        </Show>
+    }
+}
+
+super::parts::part!(first_look, preload = preload_first_look, fn first_look_offer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<String>) -> AnyView {
+    view! { <FirstLookOffer offer draft on_send/> }.into_any()
+});
+
+super::parts::part!(in_page_status, preload = preload_in_page_status, fn in_page_status(handle: super::in_page::InPage) -> AnyView {
+    view! { <super::in_page::StatusLine handle/> }.into_any()
+});
+
 #[component]
 fn FirstLookOffer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<String>) -> impl IntoView {
     let settings = offer.settings;
-    let needed = move || settings.with(|s| !s.provider.preset.in_page() && super::session::missing_setting(s).is_some());
     let model = crate::llm::in_page::RECOMMENDED[0];
     let start = move |_| {
         settings.update(|s| {
@@ -41,13 +62,11 @@ fn FirstLookOffer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<S
         }
     };
     view! {
-        <Show when=needed>
-            <div class="first-look" data-testid="in-page-offer">
-                <p>"No model is set up yet. Try one that runs right here in your browser: no server, no key."</p>
-                <button class="primary" data-testid="start-in-page" on:click=start>"Start with the model in this page"</button>
-                <p class="hint">{format!("{} downloads once (about {} MB, {}), is kept in this browser, and answers slowly on a CPU. Or pick a provider in Settings (⚙).", model.name, model.size_mb, model.licence)}</p>
-            </div>
-        </Show>
+        <div class="first-look" data-testid="in-page-offer">
+            <p>"No model is set up yet. Try one that runs right here in your browser: no server, no key."</p>
+            <button class="primary" data-testid="start-in-page" on:click=start>"Start with the model in this page"</button>
+            <p class="hint">{format!("{} downloads once (about {} MB, {}), is kept in this browser, and answers slowly on a CPU. Or pick a provider in Settings (⚙).", model.name, model.size_mb, model.licence)}</p>
+        </div>
     }
 }
 
@@ -79,7 +98,7 @@ pub fn ChatPane(
                 <Show when=move || messages.with(Vec::is_empty)>
                     <li class="empty">
                         <p>"Ask a question. The agent thinks, uses tools, and shows every step on the right."</p>
-                        {first_look.map(|offer| view! { <FirstLookOffer offer draft on_send/> })}
+                        {first_look.map(|offer| view! { <Offer offer draft on_send/> })}
                         <div class="examples">
                             {EXAMPLES
                                 .into_iter()
@@ -98,7 +117,7 @@ pub fn ChatPane(
             // While the model in the page loads, and when it failed: how it goes, with Cancel.
             {first_look.map(|FirstLook { settings, in_page }| view! {
                 <Show when=move || settings.with(|s| s.provider.preset.in_page()) && in_page.status.with(|s| s.busy() || matches!(s, crate::in_page::Status::Failed(_)))>
-                    <super::in_page::StatusLine handle=in_page/>
+                    {move || Suspend::new(async move { in_page_status(in_page).await.unwrap_or_else(|_| ().into_any()) })}
                 </Show>
             })}
             <form class="composer" on:submit=move |ev| { ev.prevent_default(); send(); }>
