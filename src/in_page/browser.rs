@@ -69,6 +69,11 @@ fn json(value: &serde_json::Value) -> JsValue {
     js_sys::JSON::parse(&value.to_string()).unwrap_or(JsValue::NULL)
 }
 
+/// Chat messages as the engine takes them: `[{ role, content }]`.
+fn messages(list: &[(&str, String)]) -> js_sys::Array {
+    list.iter().map(|(role, content)| json(&serde_json::json!({ "role": role, "content": content }))).collect()
+}
+
 fn get_f64(v: &JsValue, name: &str) -> f64 {
     Reflect::get(v, &name.into()).ok().and_then(|x| x.as_f64()).unwrap_or(0.0)
 }
@@ -150,9 +155,8 @@ pub async fn load(source: &ModelSource, n_ctx: u32, on_progress: Rc<dyn Fn(Progr
 }
 
 /// Processes the start of a prompt (the agent's system prompt) ahead of the first question.
-pub async fn warm(messages: &[(&str, String)]) -> Result<(), EngineError> {
-    let list = messages.iter().map(|(role, content)| json(&serde_json::json!({ "role": role, "content": content }))).collect::<js_sys::Array>();
-    call("warm", &[list.into()]).await.map(|_| ())
+pub async fn warm(list: &[(&str, String)]) -> Result<(), EngineError> {
+    call("warm", &[messages(list).into()]).await.map(|_| ())
 }
 
 /// How often streamed text is handed on while a reply is written (the engine's callback holds
@@ -192,11 +196,7 @@ impl Engine for BrowserEngine {
         Box::pin(async move {
             let _turn = Turn::take().await;
             let abort = controller()?;
-            let messages = request
-                .messages
-                .iter()
-                .map(|(role, content)| json(&serde_json::json!({ "role": role, "content": content })))
-                .collect::<js_sys::Array>();
+            let messages = messages(&request.messages);
             let options = Object::new();
             set(&options, "maxTokens", &request.max_tokens.into());
             set(&options, "temperature", &(request.temperature as f64).into());

@@ -78,6 +78,14 @@ pub(super) struct Job {
     token: CancelToken,
 }
 
+/// The agent's settings as a run uses them: structured output only where the provider takes a
+/// schema (Settings say so beside the box; a request the API cannot take is never sent).
+fn agent_settings(settings: &Settings) -> crate::agent::AgentSettings {
+    let mut agent = settings.agent.clone();
+    agent.structured_output = settings.structured_output();
+    agent
+}
+
 /// What a run talks to: in the page the provider, the enabled tools and the browser clock
 /// (`page::launch`); in the tests a scripted model.
 pub(super) struct Env<'a> {
@@ -154,9 +162,7 @@ impl RunControl {
 
     async fn drive(self, job: Job, env: Env<'_>) -> Outcome {
         let Job { settings, question, answer, run, earlier, history, secrets, token } = job;
-        let mut agent = settings.agent.clone();
-        // Settings say so beside the box; a request the API cannot take is never sent.
-        agent.structured_output = settings.structured_output();
+        let agent = agent_settings(&settings);
         let answered = answer.as_deref().map(|answer| AnsweredQuestion { earlier: &earlier, answer });
         let observer = Observer { control: self, run, secrets: &secrets };
         let input = RunInput { question: &question, history: &history, model: env.model, tools: env.tools, settings: &agent, clock: env.clock, cancel: &token, answered };
@@ -248,6 +254,13 @@ mod page {
         });
     }
 
+    /// The tools the settings enable, the page's MCP servers' included.
+    pub fn tools(settings: &Settings, mcp: crate::ui::mcp_settings::Mcp) -> Vec<Box<dyn Tool>> {
+        let mut owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
+        owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::mcp_settings::hub(mcp)));
+        owned
+    }
+
     crate::ui::parts::part!(run, preload = preload_engine, pub(in crate::ui) fn engine(control: RunControl, job: Job) -> Pin<Box<dyn Future<Output = Outcome>>> {
         Box::pin(async move {
             let settings = &job.settings;
@@ -266,8 +279,7 @@ mod page {
                 http = provider(settings, &job.secrets);
                 &http
             };
-            let mut owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
-            owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::mcp_settings::hub(control.mcp)));
+            let owned = tools(settings, control.mcp);
             let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
             control.drive(job, Env { model, tools: &tools, clock: &BrowserClock }).await
         })
@@ -292,14 +304,10 @@ crate::ui::parts::part!(in_page_warm, preload = preload_in_page_warm, pub(in cra
         if super::in_page::prepare(handle, &settings).await.is_err() {
             return;
         }
-        let fetch = std::rc::Rc::new(crate::net::browser::BrowserFetch);
-        let mut owned = crate::tools::build_tools(&settings.tools, fetch, std::rc::Rc::new(crate::browser::BrowserClock));
-        owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::mcp_settings::hub(mcp)));
+        let owned = page::tools(&settings, mcp);
         let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
-        let mut agent = settings.agent.clone();
-        agent.structured_output = settings.structured_output();
-        let structured = agent.structured_output_for(agent.strategy);
-        let system = crate::agent::prompt::system_prompt(&agent, agent.strategy, structured, &tools);
+        let agent = agent_settings(&settings);
+        let system = crate::agent::prompt::system_prompt(&agent, agent.strategy, settings.uses_structured_output(), &tools);
         let _ = browser::warm(&[("system", system)]).await;
     })
 });
