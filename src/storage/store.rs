@@ -145,6 +145,12 @@ pub fn legacy_records(now_unix_ms: f64) -> (Vec<Record>, Vec<String>) {
     (records, keys)
 }
 
+/// Whether an older release left chats in `localStorage` to move (`migrate_legacy`): a check
+/// that reads no chat.
+pub fn has_legacy() -> bool {
+    local::keys().iter().any(|key| key == LEGACY_INDEX_KEY || key.strip_prefix(LEGACY_CHAT_PREFIX).is_some_and(|id| !id.is_empty()))
+}
+
 /// Moves an older release's chats into `backend`. The old keys are removed only after the
 /// transaction holding every one of them has committed; on failure nothing is removed.
 pub async fn migrate_legacy(backend: &dyn Backend, now_unix_ms: f64) -> Result<usize, StorageError> {

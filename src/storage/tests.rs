@@ -315,6 +315,7 @@ fn plant_legacy(index: &str) {
 #[test]
 fn old_chats_move_into_the_store_and_only_then_leave_local_storage() {
     plant_legacy(r#"[{"id":"l1","title":"Who is Ada?","updated_unix_ms":5.0}]"#);
+    assert!(store::has_legacy());
     let db = Memory::default();
     db.full.set(true);
     assert!(pollster::block_on(store::migrate_legacy(&db, 10.0)).is_err());
@@ -325,6 +326,13 @@ fn old_chats_move_into_the_store_and_only_then_leave_local_storage() {
     assert_eq!(local::read("thoughtline.chat.l1"), None);
     assert_eq!(local::read("thoughtline.chats"), None);
     assert!(local::read("thoughtline.settings").is_some(), "settings stay where they are");
+    assert!(!store::has_legacy(), "nothing left to move: the page fetches no code to move it");
+    local::write("thoughtline.chat.", "{}").unwrap();
+    assert!(!store::has_legacy(), "a key without a chat id is not a chat");
+    local::write("thoughtline.chats", "[]").unwrap();
+    assert!(store::has_legacy(), "an index alone is moved (removed) too");
+    local::remove("thoughtline.chats");
+    local::remove("thoughtline.chat.");
     let list = pollster::block_on(store::list(&db)).unwrap();
     assert_eq!(list.iter().map(|c| c.title.as_str()).collect::<Vec<_>>(), ["Who is Ada?", "Chat that could not be read"]);
     assert_eq!(list[0].updated_unix_ms, 1700000000000.0, "ordered by the time of its last run");

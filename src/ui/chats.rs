@@ -19,6 +19,15 @@ use crate::storage::{self, ChatSummary};
 
 use super::page::now_ms;
 
+mod read;
+mod save;
+
+use save::Write;
+#[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
+pub use read::preload as preload_read;
+#[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
+pub use save::preload as preload_save;
+
 /// The conversation list, the open conversation and keeping it stored. `Copy`, so handlers
 /// capture it freely.
 #[derive(Clone, Copy)]
@@ -113,7 +122,7 @@ impl Chats {
         self.problem.set(None);
         if backend.read_only() {
             self.problem.set(Some(format!("Chats are shown but not saved. {}", storage::StorageError::new(storage::StorageErrorKind::Newer, "").advice())));
-        } else if let Err(e) = store::migrate_legacy(backend.as_ref(), now_ms()).await {
+        } else if let Err(e) = read::move_legacy(backend.clone(), now_ms()).await {
             self.problem.set(Some(format!(
                 "The chats of the earlier version could not be moved into the database yet; they stay where they were and moving is tried again on the next load. {e}"
             )));
@@ -172,7 +181,7 @@ impl Chats {
     /// that tab) or was cut off by a reload (marked interrupted, and saved so).
     async fn load(self, id: String) {
         let Some(backend) = self.backend() else { return };
-        match store::open(backend.as_ref(), &id).await {
+        match read::open(backend, id.clone()).await {
             Ok(Opened::Chat { mut chat, note, current }) => {
                 let live = chat.running().is_some() && tabs::run_is_live(&id).await;
                 let interrupted = !live && chat.mark_interrupted();
@@ -241,10 +250,8 @@ impl Chats {
         }
         let Some(backend) = self.backend() else { return false };
         let writer = self.writer.get_value();
-        // Only what changed since the last save that committed is serialised and written.
-        let batch = self.chat.with_untracked(|chat| writer.borrow().batch(chat, now_ms()));
-        let (id, title) = (batch.summary.id.clone(), batch.summary.title.clone());
-        match store::save_changes(backend.as_ref(), &writer, batch).await {
+        let (id, title) = self.chat.with_untracked(|c| (c.id.clone(), c.title()));
+        match save::write(backend, Write::Open { chat: self.chat, writer }, now_ms()).await {
             Ok(summary) => {
                 self.list.update(|list| list.put_first(summary));
                 self.problem.set(None);
@@ -327,10 +334,10 @@ impl Chats {
         }
         let Some(backend) = self.backend() else { return };
         leptos::task::spawn_local(async move {
-            let saved = match store::open(backend.as_ref(), &id).await {
+            let saved = match read::open(backend.clone(), id.clone()).await {
                 Ok(Opened::Chat { mut chat, .. }) => {
                     chat.rename(&title);
-                    store::save(backend.as_ref(), &chat, now_ms()).await.map(drop)
+                    save::write(backend.clone(), Write::Whole(chat), now_ms()).await.map(drop)
                 }
                 Ok(_) => Ok(()),
                 Err(e) => Err(e),

@@ -91,7 +91,24 @@ pub fn App() -> impl IntoView {
     // first question does not wait for it and the first screen does not wait for the engine
     // (`parts`); Settings and Compare when the pointer or focus reaches their buttons.
     #[cfg(target_arch = "wasm32")]
-    request_idle_callback(|| leptos::task::spawn_local(async { let _ = run::preload_engine().await; }));
+    request_idle_callback(|| {
+        leptos::task::spawn_local(async {
+            let _ = run::preload_engine().await;
+            let _ = chats::preload_save().await;
+        })
+    });
+    // The trace's rows likewise; at once for a person coming back to a chat, whose steps are
+    // then fetched while the chat is read from the database.
+    #[cfg(target_arch = "wasm32")]
+    {
+        let rows = || leptos::task::spawn_local(async { let _ = trace_view::preload_rows().await; });
+        if crate::storage::current_chat_id().is_some() {
+            leptos::task::spawn_local(async { let _ = chats::preload_read().await; });
+            rows();
+        } else {
+            request_idle_callback(rows);
+        }
+    }
     // Someone who uses the model in the page has it loaded from this browser and reading the
     // agent's system prompt while they type (never a download they did not ask for).
     #[cfg(target_arch = "wasm32")]

@@ -13,6 +13,9 @@ use crate::conversation::Conversation;
 use super::trace_find::{find_bar, Look};
 use super::trace_row::{EventRow, LiveRow};
 
+#[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
+pub use rows::preload as preload_rows;
+
 /// The events the pane shows: those of the conversation's shown run, read in place (a run's
 /// events are never copied to be drawn).
 #[derive(Clone, Copy)]
@@ -84,6 +87,7 @@ pub fn TracePane(chat: RwSignal<Conversation>, streaming: ReadSignal<String>, ru
     // per frame, so a thousand rows never freeze the page in one task. Only the last
     // `MAX_ROWS` events get rows at all (a note says how many are left out).
     let drawn = RwSignal::new(0usize);
+    let rows_retry = RwSignal::new(0u32);
     let catching_up = StoredValue::new(false);
     // The trace whose rows are drawn, by its first event: another one (a new run, another chat,
     // an import) is drawn from its start, not all at once up to the count of the last one.
@@ -181,14 +185,18 @@ pub fn TracePane(chat: RwSignal<Conversation>, streaming: ReadSignal<String>, ru
             </Show>
             <p class="visually-hidden" aria-live="polite" data-testid="trace-announce">{move || announced.get()}</p>
             <ol class="events" data-testid="trace" tabindex="0" aria-label="Steps: j and k move between them, / searches">
-                // Keyed by the events' identities only: an update copies no event, and each row
-                // reads its event once, when it is first drawn (events never change afterwards).
-                <For each=move || trace.with(|events| {
-                    let window = &events[events.len().saturating_sub(MAX_ROWS)..];
-                    window.iter().take(drawn.get()).map(row_key).collect::<Vec<_>>()
-                }) key=|k| *k let:key>
-                    {event_for(trace, key).map(|event| view! { <EventRow event open trace look/> })}
-                </For>
+                // The rows are a part of the page (`parts`): a trace with no events needs none
+                // of their code, so a first visit does not wait for it.
+                <Show when=move || !trace.with(<[Event]>::is_empty)>
+                    {move || {
+                        rows_retry.track();
+                        Suspend::new(async move {
+                            rows::rows(trace, drawn.read_only(), open, look).await.unwrap_or_else(|missing| {
+                                view! { <li class="rows-missing">{super::part_missing(missing, "The trace's steps", rows_retry)}</li> }.into_any()
+                            })
+                        })
+                    }}
+                </Show>
             </ol>
             <Show when=move || writing.get()>
                 <LiveRow streaming/>
@@ -241,6 +249,27 @@ pub const MAX_ROWS: usize = 3000;
 
 fn row_key(e: &Event) -> RowKey {
     (e.index, e.started_ms.to_bits(), e.ended_ms.to_bits())
+}
+
+mod rows {
+    use leptos::prelude::*;
+
+    use super::{event_for, row_key, EventRow, Look, Steps, MAX_ROWS};
+
+    // The trace's rows: the last `MAX_ROWS` events, `drawn` of them so far.
+    crate::ui::parts::part!(trace_rows, preload = preload, pub fn rows(trace: Steps, drawn: ReadSignal<usize>, open: Memo<Option<u32>>, look: Look) -> AnyView {
+        view! {
+            // Keyed by the events' identities only: an update copies no event, and each row
+            // reads its event once, when it is first drawn (events never change afterwards).
+            <For each=move || trace.with(|events| {
+                let window = &events[events.len().saturating_sub(MAX_ROWS)..];
+                window.iter().take(drawn.get()).map(row_key).collect::<Vec<_>>()
+            }) key=|k| *k let:key>
+                {event_for(trace, key).map(|event| view! { <EventRow event open trace look/> })}
+            </For>
+        }
+        .into_any()
+    });
 }
 
 /// The event a row stands for: at its index as a rule, searched for if a damaged stored trace

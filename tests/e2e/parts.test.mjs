@@ -156,3 +156,92 @@ test('a part on a slow connection says it is loading, then opens', async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a first visit fetches no code for reading stored chats; a person coming back gets it at once', async () => {
+  const fetched = [];
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, {
+    seed: loopbackSettings,
+    beforeLoad: (c) => c.on('request', (r) => partOf(r.url()) && fetched.push(partOf(r.url()))),
+  });
+  await until(() => fetched.includes('split_run'), 'the agent part');
+  await page.waitForTimeout(300);
+  assert.ok(!fetched.includes('split_read_chat'), `no chat to read, nothing fetched to read one: ${fetched}`);
+  assert.ok(!fetched.includes('split_move_legacy'), `nothing of an earlier version to move: ${fetched}`);
+
+  await script(env.server.origin, scope, [{ text: 'Thought: I know it.\nFinal Answer: 42' }]);
+  await ask(page, 'What is six times seven?');
+  await page.locator('.bubble.assistant').waitFor();
+  await until(() => fetched.includes('split_save_chat'), 'the saving part');
+  await page.getByTestId('chat-item').waitFor();
+  fetched.length = 0;
+  await page.reload();
+  // The chat of last time is read and its steps drawn, with both parts fetched while the
+  // database is read.
+  await page.locator('.bubble.assistant').waitFor();
+  assert.equal(await page.locator('.bubble.assistant .text').textContent(), '42');
+  await page.locator('[data-testid="event"][data-kind="final_answer"]').waitFor();
+  assert.ok(fetched.includes('split_read_chat') && fetched.includes('split_trace_rows'), `${fetched}`);
+  await context.close();
+});
+
+test('a save whose part cannot be fetched is shown, the chat stays, and the next change saves it all', async () => {
+  const savePart = /\/split_save_chat-[0-9a-f]{16}\.wasm$/;
+  const { page, context, scope, errors } = await openApp(env.browser, env.server.origin, {
+    seed: loopbackSettings,
+    beforeLoad: (c) => c.route(savePart, unavailable),
+  });
+  await script(env.server.origin, scope, [
+    { text: 'Thought: I know it.\nFinal Answer: 42' },
+    { text: 'Thought: Also known.\nFinal Answer: 12' },
+  ]);
+  await ask(page, 'What is six times seven?');
+  await page.locator('.bubble.assistant').waitFor();
+  const problem = page.getByTestId('storage-problem');
+  await problem.waitFor();
+  assert.match(await problem.textContent(), /is not saved: Saving could not be loaded: .*It stays on this page/);
+  assert.equal(await page.getByTestId('fatal-banner').count(), 0, 'no fatal banner');
+  assert.equal(await page.getByTestId('chat-item').count(), 0, 'nothing was stored');
+
+  await context.unroute(savePart);
+  await ask(page, 'What is three times four?');
+  await page.locator('.bubble.assistant').nth(1).waitFor();
+  await problem.waitFor({ state: 'detached' });
+  await page.reload();
+  await page.locator('.bubble.assistant').nth(1).waitFor();
+  assert.deepEqual(await page.locator('.bubble.assistant .text').allTextContents(), ['42', '12']);
+  // The browser's own reports of the refused part are the only errors.
+  assert.deepEqual(errors.filter((e) => !/Failed to (load resource|fetch)|split_save_chat/.test(e)), []);
+  await context.close();
+});
+
+test('a chat whose reading part cannot be fetched says so and opens once it arrives', async () => {
+  const readPart = /\/split_read_chat-[0-9a-f]{16}\.wasm$/;
+  const rowsPart = /\/split_trace_rows-[0-9a-f]{16}\.wasm$/;
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [{ text: 'Thought: I know it.\nFinal Answer: 42' }]);
+  await ask(page, 'What is six times seven?');
+  await page.locator('.bubble.assistant').waitFor();
+  await page.getByTestId('chat-item').waitFor();
+
+  // A fresh page (nothing cached) on a connection that delivers neither part.
+  const other = await context.newPage();
+  await context.route(readPart, unavailable);
+  await context.route(rowsPart, unavailable);
+  await other.goto(page.url());
+  const problem = other.getByTestId('storage-problem');
+  await problem.waitFor();
+  assert.match(await problem.textContent(), /The chat could not be read: Reading chats could not be loaded: .*Check the connection/);
+  assert.equal(await other.getByTestId('fatal-banner').count(), 0, 'no fatal banner');
+  // Still listed; opened once the part arrives.
+  await context.unroute(readPart);
+  await other.getByTestId('chat-item').locator('.chat-title').click();
+  await other.locator('.bubble.assistant').waitFor();
+  // The steps' part still missing: the trace says so where its rows would be, and tries again.
+  const missing = other.getByTestId('trace').getByTestId('part-missing');
+  await missing.waitFor();
+  assert.match(await missing.textContent(), /^The trace's steps could not be loaded/);
+  await context.unroute(rowsPart);
+  await missing.getByTestId('part-retry').click();
+  await other.locator('[data-testid="event"][data-kind="final_answer"]').waitFor();
+  await context.close();
+});
