@@ -242,7 +242,7 @@ mod io {
     use crate::browser::BrowserClock;
     use crate::net::browser::BrowserFetch;
     use crate::tools::mcp::settings::merge_tools;
-    use crate::tools::mcp::{ListenEnd, McpClient, McpError, McpHub, McpServer, McpToolInfo};
+    use crate::tools::mcp::{ListenEnd, McpClient, McpError, McpHub, McpServer, McpState, McpToolInfo};
 
     /// The page's MCP clients, made on first use: by Settings or a run, both parts fetched on
     /// use (`parts`), so the client's code is not in the first load.
@@ -250,10 +250,35 @@ mod io {
         if let Some(hub) = page.made_hub() {
             return hub;
         }
-        let hub = Rc::new(McpHub::new(Rc::new(BrowserFetch), Rc::new(move |url: &str| refresh(page, url.to_string()))));
+        let hub = Rc::new(McpHub::new(
+            Rc::new(BrowserFetch),
+            Rc::new(move |url: &str| refresh(page, url.to_string())),
+            Rc::new(move |url: &str, state: McpState| show_state(page, url, state)),
+        ));
         page.hub.set_value(Some(Rc::clone(&hub)));
         hub
     }
+
+    /// What the server's row says when its connection changes, whoever used it (Connect, a
+    /// run, the listener): Settings never says "Connected" about a session the server forgot.
+    fn show_state(page: Page, url: &str, state: McpState) {
+        match state {
+            McpState::Connected(info) => {
+                let name = if info.name.is_empty() { "the server".to_string() } else { info.name.clone() };
+                let again = page.status_of(url).is_some_and(|(_, text)| text == RECONNECTING);
+                let text = if again {
+                    format!("Reconnected to {name} (MCP {}) in a new session.", info.protocol)
+                } else {
+                    format!("Connected to {name} (MCP {}).", info.protocol)
+                };
+                page.set_status(url, true, text);
+            }
+            McpState::Reconnecting => page.set_status(url, true, RECONNECTING.into()),
+            McpState::Failed(message) => page.set_status(url, false, message),
+        }
+    }
+
+    const RECONNECTING: &str = "Reconnecting: the server no longer knows this page's session (it may have restarted)…";
 
     fn timeout_ms(server: &McpServer) -> f64 {
         server.common.timeout_s.max(1.0) * 1000.0

@@ -16,7 +16,8 @@ const running = [];
 
 /** Starts tests/server/mcp.mjs with `flags`; resolves to { url, state(), post(path), stop() }. */
 async function startMcp(...flags) {
-  const child = spawn(process.execPath, [path.join(here, '..', 'server', 'mcp.mjs'), '--port', '0', ...flags], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = flags.includes('--port') ? [] : ['--port', '0'];
+  const child = spawn(process.execPath, [path.join(here, '..', 'server', 'mcp.mjs'), ...port, ...flags], { stdio: ['ignore', 'pipe', 'inherit'] });
   running.push(child);
   const url = await new Promise((resolve, reject) => {
     let out = '';
@@ -254,6 +255,57 @@ test('an expired session is started again, once, and the call goes through', asy
   assert.equal(await page.locator('[data-kind="tool_result"] pre').textContent(), 'Echo: again');
   const state = await mcp.state();
   assert.ok(state.headers.some((h) => h.method === 'POST' && h.session) && state.sessions >= 1);
+  await context.close();
+});
+
+test('a server that restarts mid-chat and answers 400 for the session it forgot: the next call runs in a new session, and Settings says so', async () => {
+  let mcp = await startMcp('--forget-400');
+  const port = new URL(mcp.url).port;
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  const first = await connect(page, mcp.url);
+  assert.ok(first.ok, first.text);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [action('echo', { message: 'one' }), finalAnswer('One.'), action('echo', { message: 'two' }), finalAnswer('Two.')]);
+  await ask(page, 'Echo one');
+  await page.locator('.bubble.assistant').waitFor();
+
+  // The process goes away and comes back on the same address, knowing no session.
+  await mcp.stop();
+  mcp = await startMcp('--forget-400', '--port', port);
+  await ask(page, 'Echo two');
+  await page.locator('.bubble.assistant').nth(1).waitFor();
+  assert.equal(await page.locator('.bubble.assistant .text').nth(1).textContent(), 'Two.');
+  const results = page.locator('[data-kind="tool_result"]');
+  await showAll(results.last());
+  assert.equal(await results.last().locator('pre').textContent(), 'Echo: two');
+  const state = await mcp.state();
+  assert.equal(state.calls.length, 1, 'the call reached the restarted server once');
+  assert.ok(state.headers.some((h) => h.session && h.method === 'POST'), 'in a session of its own');
+
+  // Settings tells the truth about the connection, not the "Connected" of before the restart.
+  await page.getByTestId('settings-toggle').click();
+  const status = page.getByTestId('mcp-status-0');
+  await page.waitForFunction((before) => {
+    const el = document.querySelector('[data-testid="mcp-status-0"]');
+    return el && el.className === 'ok' && el.textContent !== before && /onnected to thoughtline-test-mcp/.test(el.textContent);
+  }, first.text, { timeout: 20_000 });
+  assert.match(await status.textContent(), /^✓ (Reconnected to thoughtline-test-mcp \(MCP [0-9-]+\) in a new session|Connected to thoughtline-test-mcp \(MCP [0-9-]+\))\.$/);
+  await context.close();
+});
+
+test('a server that cannot be reached any more shows as failed in Settings, with the reason', async () => {
+  const mcp = await startMcp();
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url)).ok);
+  await closeSettings(page);
+  await mcp.stop();
+  await script(env.server.origin, scope, [action('echo', { message: 'gone' }), finalAnswer('It is gone.')]);
+  await ask(page, 'Echo gone');
+  await page.locator('.bubble.assistant').waitFor();
+  await page.getByTestId('settings-toggle').click();
+  const status = page.getByTestId('mcp-status-0');
+  await page.waitForFunction(() => document.querySelector('[data-testid="mcp-status-0"]')?.className === 'bad');
+  assert.match(await status.textContent(), /^✗ (The MCP server .* stopped answering|Could not reach the MCP server)/);
   await context.close();
 });
 

@@ -2,12 +2,14 @@
 // Streamable HTTP transport (stateful: one session per initialize), behind a small Node http
 // server that adds what a browser page needs (CORS, Mcp-Session-Id exposed) or leaves it out.
 //
-//   node tests/server/mcp.mjs [--port N] [--no-cors] [--token T] [--json] [--page-size N]
+//   node tests/server/mcp.mjs [--port N] [--no-cors] [--token T] [--json] [--page-size N] [--forget-400]
 // prints "listening http://127.0.0.1:PORT/mcp" once ready.
 //   --no-cors     no CORS headers at all (a server that does not allow browser pages)
 //   --token T     every MCP request needs "Authorization: Bearer T" (else 401)
 //   --json        answers as plain JSON instead of SSE streams (enableJsonResponse)
 //   --page-size N tools/list answers N tools per page, with nextCursor
+//   --forget-400  a session it does not know gets 400 "No valid session ID provided", as the
+//                 SDK's reference server (server-everything) answers after a restart, not 404
 //
 // Tools: get-sum {a, b}, echo {message}, weather {city} (always fails with isError),
 // slow {seconds} (waits, then answers). Test-only endpoints (never part of MCP):
@@ -33,6 +35,7 @@ const token = arg('--token', null);
 const cors = !flag('--no-cors');
 const json = flag('--json');
 const pageSize = Number(arg('--page-size', '0'));
+const forget400 = flag('--forget-400');
 
 const tools = [
   { name: 'get-sum', description: 'Adds two numbers and says the sum.', inputSchema: { type: 'object', properties: { a: { type: 'number', description: 'First number' }, b: { type: 'number', description: 'Second number' } }, required: ['a', 'b'] } },
@@ -142,7 +145,7 @@ const http_server = http.createServer(async (req, res) => {
   const sid = req.headers['mcp-session-id'];
   let session = sid ? sessions.get(sid) : undefined;
   if (!session) {
-    if (sid) return rpcError(res, 404, -32001, 'Session not found');
+    if (sid) return forget400 ? rpcError(res, 400, -32000, 'Bad Request: No valid session ID provided') : rpcError(res, 404, -32001, 'Session not found');
     if (req.method !== 'POST' || !isInitializeRequest(body)) return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

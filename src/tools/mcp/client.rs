@@ -70,6 +70,33 @@ impl McpError {
     }
 }
 
+/// Whether a refusal means the server does not know the session the request carried: 404, as
+/// the protocol asks, or 400 whose body says the session is missing, invalid or unknown (what
+/// the reference servers of `@modelcontextprotocol/sdk` answer after a restart). Any other 400
+/// is the server refusing the request itself.
+pub fn session_unknown(status: u16, body: &str) -> bool {
+    match status {
+        404 => true,
+        400 => {
+            let body = body.to_ascii_lowercase();
+            body.contains("session")
+                && ["no valid", "invalid", "missing", "unknown", "not found", "expired", "required"].iter().any(|why| body.contains(why))
+        }
+        _ => false,
+    }
+}
+
+/// How the page's connection to a server stands, as Settings shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpState {
+    /// A session is open.
+    Connected(ServerInfo),
+    /// The server forgot the session (a restart); a new one is being started.
+    Reconnecting,
+    /// Starting a session failed, or the server cannot be reached: the message says why.
+    Failed(String),
+}
+
 /// What the server said about itself on `initialize`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerInfo {
@@ -166,6 +193,8 @@ pub struct McpClient {
     session: RefCell<Option<Session>>,
     next_id: Cell<u64>,
     on_list_changed: RefCell<Option<Rc<dyn Fn()>>>,
+    /// Told each change of `McpState`.
+    on_state: RefCell<Option<Rc<dyn Fn(McpState)>>>,
     /// Someone is listening on the server's event stream (one stream per session).
     listening: Cell<bool>,
     /// Tripped when the page stops using this client (its server was removed or changed):
@@ -183,6 +212,7 @@ impl McpClient {
             session: RefCell::new(None),
             next_id: Cell::new(1),
             on_list_changed: RefCell::new(None),
+            on_state: RefCell::new(None),
             listening: Cell::new(false),
             retired: CancelToken::new(),
         }
@@ -217,6 +247,26 @@ impl McpClient {
         *self.on_list_changed.borrow_mut() = Some(callback);
     }
 
+    /// Called whenever the connection's state changes: a session started, the server forgot it,
+    /// starting one failed, the server could not be reached.
+    pub fn set_on_state(&self, callback: Rc<dyn Fn(McpState)>) {
+        *self.on_state.borrow_mut() = Some(callback);
+    }
+
+    fn report(&self, state: McpState) {
+        let callback = self.on_state.borrow().clone();
+        if let Some(callback) = callback {
+            callback(state);
+        }
+    }
+
+    /// Reports a failure that says the server is out of reach (not one call refused).
+    fn report_failure(&self, e: &McpError) {
+        if matches!(e.kind, McpErrorKind::Unreachable | McpErrorKind::Blocked | McpErrorKind::Auth | McpErrorKind::NotMcp | McpErrorKind::Lost) {
+            self.report(McpState::Failed(e.message.clone()));
+        }
+    }
+
     /// `text` with the secret masked, for anything the server wrote that the page shows.
     pub fn scrub(&self, text: &str) -> String {
         let secret = self.auth.as_ref().map(|(_, v)| v.strip_prefix("Bearer ").unwrap_or(v).trim()).unwrap_or("");
@@ -228,6 +278,15 @@ impl McpClient {
 
     /// Starts a new session: `initialize`, then `notifications/initialized`.
     pub async fn connect(&self) -> Result<ServerInfo, McpError> {
+        let connected = self.start_session().await;
+        match &connected {
+            Ok(info) => self.report(McpState::Connected(info.clone())),
+            Err(e) => self.report(McpState::Failed(e.message.clone())),
+        }
+        connected
+    }
+
+    async fn start_session(&self) -> Result<ServerInfo, McpError> {
         *self.session.borrow_mut() = None;
         let id = self.take_id();
         let params = json!({
@@ -282,8 +341,16 @@ impl McpClient {
     }
 
     /// One request in the current session (started first if there is none); a session the
-    /// server forgot (404) is started again, once.
+    /// server forgot (`session_unknown`) is started again, once, and the request sent again.
     async fn request(&self, method: &str, params: Value) -> Result<Value, McpError> {
+        let outcome = self.request_once_again(method, params).await;
+        if let Err(e) = &outcome {
+            self.report_failure(e);
+        }
+        outcome
+    }
+
+    async fn request_once_again(&self, method: &str, params: Value) -> Result<Value, McpError> {
         if self.session.borrow().is_none() {
             self.connect().await?;
         }
@@ -295,6 +362,7 @@ impl McpClient {
             match outcome {
                 Ok(answer) => return Ok(answer.result.unwrap_or(Value::Null)),
                 Err(Failure::Expired) if attempt == 0 => {
+                    self.report(McpState::Reconnecting);
                     self.connect().await?;
                 }
                 Err(Failure::Expired) => return Err(self.not_found()),
@@ -331,6 +399,14 @@ impl McpClient {
     /// Waits on the server's own event stream (GET) for notifications until it ends. The caller
     /// decides whether and when to listen again.
     pub async fn listen(&self) -> ListenEnd {
+        let end = self.listen_once().await;
+        if let ListenEnd::Failed(e) = &end {
+            self.report_failure(e);
+        }
+        end
+    }
+
+    async fn listen_once(&self) -> ListenEnd {
         if self.session.borrow().is_none() {
             if let Err(e) = self.connect().await {
                 return ListenEnd::Failed(e);
@@ -348,13 +424,13 @@ impl McpClient {
         }
         match stream.status() {
             405 => return ListenEnd::Unsupported,
-            404 if sent_session => {
-                *self.session.borrow_mut() = None;
-                return ListenEnd::Ended;
-            }
+            404 if sent_session => return self.forgotten(),
             200..=299 => {}
             status => {
                 let body = read_body(stream.as_mut(), ERROR_BODY_LIMIT).await.unwrap_or_default();
+                if sent_session && session_unknown(status, &body) {
+                    return self.forgotten();
+                }
                 return ListenEnd::Failed(self.http_error(status, &body));
             }
         }
@@ -372,6 +448,13 @@ impl McpClient {
                 }
             }
         }
+    }
+
+    /// The server forgot the session the listener carried: the next `listen` starts a new one.
+    fn forgotten(&self) -> ListenEnd {
+        *self.session.borrow_mut() = None;
+        self.report(McpState::Reconnecting);
+        ListenEnd::Ended
     }
 
     fn take_id(&self) -> u64 {
@@ -434,6 +517,9 @@ impl McpClient {
         }
         if !(200..300).contains(&status) {
             let body = read_body(response.as_mut(), ERROR_BODY_LIMIT).await.unwrap_or_default();
+            if sent_session && session_unknown(status, &body) {
+                return Err(Failure::Expired);
+            }
             return Err(self.http_error(status, &body).into());
         }
         let session = response.header("Mcp-Session-Id").filter(|id| valid_session_id(id));

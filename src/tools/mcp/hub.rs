@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::client::McpClient;
+use super::client::{McpClient, McpState};
 use super::settings::McpServer;
 use crate::net::Fetch;
 
@@ -14,11 +14,13 @@ pub struct McpHub {
     clients: RefCell<Vec<Rc<McpClient>>>,
     /// Told the server's address whenever a server says its tool list changed.
     on_list_changed: Rc<dyn Fn(&str)>,
+    /// Told the server's address and its connection's state whenever that changes.
+    on_state: Rc<dyn Fn(&str, McpState)>,
 }
 
 impl McpHub {
-    pub fn new(fetch: Rc<dyn Fetch>, on_list_changed: Rc<dyn Fn(&str)>) -> Self {
-        McpHub { fetch, clients: RefCell::new(Vec::new()), on_list_changed }
+    pub fn new(fetch: Rc<dyn Fetch>, on_list_changed: Rc<dyn Fn(&str)>, on_state: Rc<dyn Fn(&str, McpState)>) -> Self {
+        McpHub { fetch, clients: RefCell::new(Vec::new()), on_list_changed, on_state }
     }
 
     /// The client for `server` as configured now.
@@ -29,7 +31,12 @@ impl McpHub {
         let client = Rc::new(McpClient::new(server, self.fetch.clone()));
         let url = server.url.trim().to_string();
         let notify = self.on_list_changed.clone();
-        client.set_on_list_changed(Rc::new(move || notify(&url)));
+        client.set_on_list_changed(Rc::new({
+            let url = url.clone();
+            move || notify(&url)
+        }));
+        let state = self.on_state.clone();
+        client.set_on_state(Rc::new(move |now| state(&url, now)));
         // An older client for the same address (another secret) is no longer wanted.
         self.retire_where(|c| c.same_address(server));
         self.clients.borrow_mut().push(client.clone());

@@ -17,7 +17,7 @@ pub mod schema;
 pub mod settings;
 pub mod tool;
 
-pub use client::{ListenEnd, McpClient, McpError, McpErrorKind, ServerInfo};
+pub use client::{ListenEnd, McpClient, McpError, McpErrorKind, McpState, ServerInfo};
 pub use hub::McpHub;
 pub use settings::{McpServer, McpSettings, McpToolInfo, RememberedSecret};
 

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::client::{McpClient, McpErrorKind, PROTOCOL_VERSION};
+use super::client::{session_unknown, ListenEnd, McpClient, McpErrorKind, McpState, PROTOCOL_VERSION};
 use super::jsonrpc::{self, Incoming, RpcError};
 use super::names::unique_names;
 use super::schema::{compact_description, function_parameters, input_hint};
@@ -338,6 +338,88 @@ fn an_expired_session_is_started_again_once() {
     assert_eq!(server.seen().len(), 6);
 }
 
+/// What `@modelcontextprotocol/sdk`'s server answers after a restart, for a session it never saw.
+const NO_VALID_SESSION: &str = r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}"#;
+
+#[test]
+fn a_refusal_names_an_unknown_session_by_404_or_by_a_400_that_says_so() {
+    assert!(session_unknown(404, ""));
+    assert!(session_unknown(400, NO_VALID_SESSION));
+    assert!(session_unknown(400, "Mcp-Session-Id header is required"));
+    assert!(session_unknown(400, "Invalid or expired session"));
+    assert!(!session_unknown(400, r#"{"error":{"message":"Invalid params: missing field `name`"}}"#), "a bad request of its own");
+    assert!(!session_unknown(400, "Bad Request"));
+    assert!(!session_unknown(500, "session not found"));
+    assert!(!session_unknown(401, "missing session token"));
+}
+
+/// The states a client reports, in order.
+fn states(c: &McpClient) -> Rc<RefCell<Vec<String>>> {
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let into = seen.clone();
+    c.set_on_state(Rc::new(move |state| {
+        into.borrow_mut().push(match state {
+            McpState::Connected(info) => format!("connected {}", info.protocol),
+            McpState::Reconnecting => "reconnecting".into(),
+            McpState::Failed(why) => format!("failed: {why}"),
+        })
+    }));
+    seen
+}
+
+#[test]
+fn a_server_that_restarted_and_answers_400_gets_a_new_session_and_the_call_again() {
+    let forgotten = || Reply::status(400, "application/json", NO_VALID_SESSION);
+    let again = vec![Reply::json(init_result(3, PROTOCOL_VERSION)).session("s2"), Reply::accepted()];
+    let server = Server::new([handshake(), vec![forgotten()], again, vec![Reply::json(answer(4, text_result("ok")))]].concat());
+    let c = client(&server, "");
+    let said = states(&c);
+    run(c.connect()).unwrap();
+    assert!(run(c.call_tool("echo", json!({}))).is_ok());
+    let seen = server.seen();
+    assert_eq!(seen.iter().map(|s| s.rpc_method()).collect::<Vec<_>>(), ["initialize", "notifications/initialized", "tools/call", "initialize", "notifications/initialized", "tools/call"]);
+    assert_eq!(seen[5].header("Mcp-Session-Id"), Some("s2"));
+    let version = format!("connected {PROTOCOL_VERSION}");
+    assert_eq!(*said.borrow(), [version.as_str(), "reconnecting", version.as_str()]);
+
+    // A 400 about the request itself is the server's answer, not a reason to start over.
+    let server = Server::new([handshake(), vec![Reply::status(400, "application/json", r#"{"error":{"message":"Invalid params"}}"#)]].concat());
+    let c = client(&server, "");
+    let said = states(&c);
+    run(c.connect()).unwrap();
+    let e = run(c.call_tool("echo", json!({}))).unwrap_err();
+    assert_eq!(e.kind, McpErrorKind::Refused);
+    assert_eq!(server.seen().len(), 3);
+    assert_eq!(said.borrow().len(), 1, "still connected: {:?}", said.borrow());
+}
+
+#[test]
+fn the_listener_hears_a_forgotten_session_and_the_next_listen_starts_a_new_one() {
+    let again = vec![Reply::json(init_result(2, PROTOCOL_VERSION)).session("s2"), Reply::accepted()];
+    let server = Server::new([handshake(), vec![Reply::status(400, "application/json", NO_VALID_SESSION)], again, vec![Reply::status(405, "text/plain", "")]].concat());
+    let c = client(&server, "");
+    let said = states(&c);
+    run(c.connect()).unwrap();
+    assert!(matches!(run(c.listen()), ListenEnd::Ended));
+    assert_eq!(said.borrow().last().map(String::as_str), Some("reconnecting"));
+    assert!(matches!(run(c.listen()), ListenEnd::Unsupported));
+    let seen = server.seen();
+    assert_eq!(seen.iter().map(|s| s.method.as_str()).collect::<Vec<_>>(), ["POST", "POST", "GET", "POST", "POST", "GET"]);
+    assert_eq!(seen[3].header("Mcp-Session-Id"), None, "a new session starts without the old id");
+    assert_eq!(seen[5].header("Mcp-Session-Id"), Some("s2"));
+    assert_eq!(said.borrow().last().map(String::as_str), Some(format!("connected {PROTOCOL_VERSION}").as_str()));
+}
+
+#[test]
+fn a_server_out_of_reach_is_reported_as_failed_with_the_reason() {
+    let server = Server::new([handshake(), vec![Reply::status(401, "application/json", "{}")]].concat());
+    let c = client(&server, "");
+    let said = states(&c);
+    run(c.connect()).unwrap();
+    let e = run(c.call_tool("echo", json!({}))).unwrap_err();
+    assert_eq!(said.borrow().last(), Some(&format!("failed: {}", e.message)));
+}
+
 #[test]
 fn auth_failures_say_whether_the_token_is_missing_or_wrong_and_never_show_it() {
     let refused = || Reply::status(401, "application/json", r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"bad token sekret-123"},"id":null}"#);
@@ -574,7 +656,7 @@ fn results_become_observations_and_other_content_is_summarised() {
 
 /// A hub whose clients all talk to `server`.
 fn hub(server: &Rc<Server>) -> McpHub {
-    McpHub::new(server.clone(), Rc::new(|_: &str| {}))
+    McpHub::new(server.clone(), Rc::new(|_: &str| {}), Rc::new(|_: &str, _| {}))
 }
 
 #[test]
@@ -821,7 +903,7 @@ fn a_client_nobody_holds_any_more_ends_its_session() {
 #[test]
 fn a_server_removed_from_settings_has_its_session_ended_once_no_run_holds_it() {
     let server = Server::new(handshake());
-    let hub = McpHub::new(server.clone(), Rc::new(|_: &str| {}));
+    let hub = McpHub::new(server.clone(), Rc::new(|_: &str| {}), Rc::new(|_: &str, _| {}));
     let settings = server_settings("http://127.0.0.1:9/mcp", "");
     let client = hub.client(&settings);
     run(client.connect()).unwrap();
@@ -837,7 +919,7 @@ fn a_server_removed_from_settings_has_its_session_ended_once_no_run_holds_it() {
 #[test]
 fn a_page_going_away_ends_every_session_at_once_even_one_a_run_holds() {
     let server = Server::new(handshake());
-    let hub = McpHub::new(server.clone(), Rc::new(|_: &str| {}));
+    let hub = McpHub::new(server.clone(), Rc::new(|_: &str| {}), Rc::new(|_: &str, _| {}));
     let client = hub.client(&server_settings("http://127.0.0.1:9/mcp", ""));
     run(client.connect()).unwrap();
     hub.end_sessions();
