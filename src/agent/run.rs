@@ -144,8 +144,6 @@ struct Understood {
     thought: Option<String>,
     reply: Reply,
     notes: Vec<String>,
-    /// Plain prose read as a direct answer (see `Parsed::direct`).
-    direct: bool,
 }
 
 /// A reply that could not be understood: what to tell the model, and the text at fault.
@@ -379,14 +377,14 @@ impl<'a, 'r> Run<'a, 'r> {
         };
         self.rec.record(step, started, EventKind::Decided { thought: understood.thought, decision, notes: understood.notes });
         match understood.reply {
-            Reply::Final { answer } => self.answer(step, answer, understood.direct),
+            Reply::Final { answer } => self.answer(step, answer),
             Reply::Action { tool, input } => self.act(step, tool, input).await,
         }
     }
 
     fn read_react(&self, text: &str) -> Result<Understood, Misread> {
         let parsed = parse_reply(text, &self.names)?;
-        Ok(Understood { thought: parsed.thought, reply: parsed.reply, notes: parsed.notes, direct: parsed.direct })
+        Ok(Understood { thought: parsed.thought, reply: parsed.reply, notes: parsed.notes })
     }
 
     /// Structured output: the reply should be one JSON object `{thought, action, action_input}`.
@@ -405,7 +403,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 } else {
                     Reply::Action { tool: action.to_string(), input }
                 };
-                return Ok(Understood { thought, reply, notes: Vec::new(), direct: false });
+                return Ok(Understood { thought, reply, notes: Vec::new() });
             }
         }
         let mut understood = self.read_react(text)?;
@@ -446,7 +444,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 parsed.reply
             }
         };
-        Ok(Some(Understood { thought: sections.reasoning, reply, notes, direct: false }))
+        Ok(Some(Understood { thought: sections.reasoning, reply, notes }))
     }
 
     /// Native tool calling: text alone is the answer; each call runs in order.
@@ -470,7 +468,7 @@ impl<'a, 'r> Run<'a, 'r> {
             self.rec.record(step, started, EventKind::Decided { thought, decision: decision.clone(), notes });
             return match decision {
                 Decision::Action { tool, input } => self.act(step, tool, input).await,
-                Decision::Final { answer } => self.answer(step, answer, false),
+                Decision::Final { answer } => self.answer(step, answer),
             };
         }
         let mut thought = (!text.is_empty()).then(|| text.to_string());
@@ -519,10 +517,12 @@ impl<'a, 'r> Run<'a, 'r> {
         }
     }
 
-    /// Records the final answer. `direct`: the reply was plain prose read as a direct answer.
-    fn answer(&self, step: u32, answer: String, direct: bool) -> Flow {
-        let used_tools = self.count_so_far(|kind| matches!(kind, EventKind::ToolResult { .. })) > 0;
-        let source = if used_tools && !direct { AnswerSource::Model } else { AnswerSource::Direct };
+    /// Records the final answer: a direct answer when the run called no tool at all (a call
+    /// that failed was still called), whatever form the reply took; plain prose read as the
+    /// answer is noted on its Decision.
+    fn answer(&self, step: u32, answer: String) -> Flow {
+        let called = self.count_so_far(|kind| matches!(kind, EventKind::ToolCall { .. })) > 0;
+        let source = if called { AnswerSource::Model } else { AnswerSource::Direct };
         self.rec.record(step, self.rec.now(), EventKind::FinalAnswer { answer, source });
         self.rec.stop(step, StopReason::Answered);
         Flow::Done

@@ -66,8 +66,8 @@ pub enum AnswerSource {
     ReturnDirect,
     /// A limit was reached and the model was asked for a last answer (early stopping "generate").
     LastAnswer,
-    /// The model answered without using any tool (no tool fitted, or none was needed), or
-    /// wrote plain prose without the format, which is read as its answer to the person.
+    /// The model answered without calling any tool (no tool fitted, or none was needed), in
+    /// the format or in plain prose.
     Direct,
     /// The scope gate found the question outside what the agent is for: the settings' decline
     /// text and the model's reason.

@@ -293,7 +293,7 @@ test('a server that restarts mid-chat and answers 400 for the session it forgot:
   await context.close();
 });
 
-test('a server that cannot be reached any more shows as failed in Settings, with the reason', async () => {
+test('a server that cannot be reached any more shows as failed in Settings, with the reason, and the answer is no direct answer', async () => {
   const mcp = await startMcp();
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   assert.ok((await connect(page, mcp.url)).ok);
@@ -302,6 +302,9 @@ test('a server that cannot be reached any more shows as failed in Settings, with
   await script(env.server.origin, scope, [action('echo', { message: 'gone' }), finalAnswer('It is gone.')]);
   await ask(page, 'Echo gone');
   await page.locator('.bubble.assistant').waitFor();
+  // The run's only tool call failed: its answer is no "Direct answer" (one given without tools).
+  await page.locator('[data-kind="tool_failed"]').waitFor();
+  assert.equal(await page.locator('[data-kind="final_answer"] .label').textContent(), 'Final Answer');
   await page.getByTestId('settings-toggle').click();
   const status = page.getByTestId('mcp-status-0');
   await page.waitForFunction(() => document.querySelector('[data-testid="mcp-status-0"]')?.className === 'bad');

@@ -226,6 +226,17 @@ fn asking_the_person_can_be_turned_off() {
 }
 
 #[test]
+fn an_answer_after_a_tool_call_that_failed_is_no_direct_answer() {
+    let broken = FakeTool::new("search", |_| Err(ToolError::new("the service is down")));
+    let model = Script::texts(&[ACT_SEARCH, "Thought: the tool failed; I know it anyway.\nFinal Answer: 42"]);
+    let trace = run(&model, &[&broken]);
+    assert!(kinds(&trace).contains(&"tool_failed".to_string()), "{:?}", kinds(&trace));
+    let last = trace.events.iter().rev().find(|e| matches!(e.kind, EventKind::FinalAnswer { .. })).unwrap();
+    assert!(matches!(last.kind, EventKind::FinalAnswer { source: AnswerSource::Model, .. }));
+    assert_eq!(last.kind.label(), "Final Answer");
+}
+
+#[test]
 fn an_answer_without_tools_is_a_direct_answer() {
     let search = FakeTool::echo("search");
     let model = Script::texts(&["Thought: no tool fits a greeting.\nFinal Answer: Hello!"]);
@@ -243,15 +254,22 @@ fn an_answer_without_tools_is_a_direct_answer() {
 }
 
 #[test]
-fn plain_prose_is_a_direct_answer_labelled_so() {
+fn plain_prose_is_read_as_the_answer_and_noted() {
     let search = FakeTool::echo("search");
     let model = Script::texts(&[ACT_SEARCH, "It is forty-two."]);
     let trace = run(&model, &[&search]);
     assert_eq!(trace.final_answer(), Some("It is forty-two."));
     let last = trace.events.iter().rev().find(|e| matches!(e.kind, EventKind::FinalAnswer { .. })).unwrap();
-    // Labelled a direct answer even after a tool ran: the model did not write "Final Answer".
-    assert!(matches!(last.kind, EventKind::FinalAnswer { source: AnswerSource::Direct, .. }));
+    // Not a "Direct answer": a tool ran. That the model did not write "Final Answer" is noted.
+    assert!(matches!(last.kind, EventKind::FinalAnswer { source: AnswerSource::Model, .. }));
+    assert_eq!(last.kind.label(), "Final Answer");
+    // Prose with no tool called is a direct answer.
+    let model = Script::texts(&["It is forty-two."]);
+    let trace = run(&model, &[&search]);
+    let last = trace.events.iter().rev().find(|e| matches!(e.kind, EventKind::FinalAnswer { .. })).unwrap();
     assert_eq!(last.kind.label(), "Direct answer");
+    let model = Script::texts(&[ACT_SEARCH, "It is forty-two."]);
+    let trace = run(&model, &[&search]);
     let notes: Vec<String> = trace.events.iter().flat_map(|e| match &e.kind {
         EventKind::Decided { notes, .. } => notes.clone(),
         _ => vec![],

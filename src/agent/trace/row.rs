@@ -233,7 +233,7 @@ impl EventKind {
                     AnswerSource::Model => "",
                     AnswerSource::ReturnDirect => "the tool's result, returned as it is",
                     AnswerSource::LastAnswer => "the model's last answer when the run hit its limit",
-                    AnswerSource::Direct => "the model answered in plain prose, without the format",
+                    AnswerSource::Direct => "answered without calling a tool",
                     AnswerSource::Declined => "the scope gate declined the question",
                 }
                 .to_string(),
