@@ -201,26 +201,29 @@ fn ToolList(page: Page, index: usize) -> impl IntoView {
                 .enumerate()
                 .map(|(t, tool)| {
                     let unique = names.get(index).and_then(|n| n.get(t)).cloned().flatten().filter(|n| *n != tool.name);
-                    (t, tool.name.clone(), tool.description.clone(), tool.enabled, unique)
+                    (t, tool.name.clone(), tool.description.clone(), tool.enabled, unique, tool.unavailable.clone())
                 })
                 .collect::<Vec<_>>()
         })
     };
     view! {
         <ul class="mcp-tools" data-testid=format!("mcp-tools-{index}")>
-            {move || rows().into_iter().map(|(t, name, description, enabled, unique)| {
+            {move || rows().into_iter().map(|(t, name, description, enabled, unique, unavailable)| {
                 let toggle = move |ev| page.update_server(index, |s| {
                     if let Some(tool) = s.tools.get_mut(t) {
                         tool.enabled = event_target_checked(&ev);
                     }
                 });
+                // A tool the page cannot call is greyed, says why, and is never offered.
+                let servable = unavailable.is_empty();
                 view! {
-                    <li data-testid="mcp-tool">
+                    <li data-testid="mcp-tool" class:unavailable=!servable>
                         <label class="check">
-                            <input type="checkbox" data-testid=format!("mcp-tool-{index}-{name}") prop:checked=enabled on:change=toggle/>
+                            <input type="checkbox" data-testid=format!("mcp-tool-{index}-{name}") prop:checked=enabled && servable disabled=!servable on:change=toggle/>
                             <code>{name}</code>
                             {unique.map(|u| view! { <span class="hint">{format!(" (the model sees it as {u})")}</span> })}
                         </label>
+                        {(!servable).then(|| view! { <p class="hint" data-testid="mcp-tool-unavailable">{format!("Not offered to the model: {unavailable}")}</p> })}
                         <p class="hint">{description}</p>
                     </li>
                 }

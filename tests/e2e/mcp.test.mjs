@@ -312,6 +312,27 @@ test('a server that cannot be reached any more shows as failed in Settings, with
   await context.close();
 });
 
+test('a tool that runs only as a task is shown greyed with the reason and never offered to the model', async () => {
+  const mcp = await startMcp('--task-tool');
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  const status = await connect(page, mcp.url);
+  assert.ok(status.ok, status.text);
+  const box = page.getByTestId('mcp-tool-0-batch-job');
+  assert.equal(await box.isDisabled(), true);
+  assert.equal(await box.isChecked(), false);
+  const why = page.getByTestId('mcp-tools-0').getByTestId('mcp-tool-unavailable');
+  assert.match(await why.textContent(), /^Not offered to the model: It runs only as a background task/);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [finalAnswer('Nothing to run.')]);
+  await ask(page, 'Run the batch job');
+  await page.locator('.bubble.assistant').waitFor();
+  const [sent] = await requests(env.server.origin, scope);
+  const system = sent.body.messages[0].content;
+  assert.ok(system.includes('echo'), 'the other tools are offered');
+  assert.ok(!system.includes('batch-job'), 'the task-only tool is not');
+  await context.close();
+});
+
 test('Stop during a slow MCP call ends the run at once, aborts the request and tells the server', async () => {
   const mcp = await startMcp();
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });

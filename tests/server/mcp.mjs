@@ -2,7 +2,7 @@
 // Streamable HTTP transport (stateful: one session per initialize), behind a small Node http
 // server that adds what a browser page needs (CORS, Mcp-Session-Id exposed) or leaves it out.
 //
-//   node tests/server/mcp.mjs [--port N] [--no-cors] [--token T] [--json] [--page-size N] [--forget-400]
+//   node tests/server/mcp.mjs [--port N] [--no-cors] [--token T] [--json] [--page-size N] [--forget-400] [--task-tool]
 // prints "listening http://127.0.0.1:PORT/mcp" once ready.
 //   --no-cors     no CORS headers at all (a server that does not allow browser pages)
 //   --token T     every MCP request needs "Authorization: Bearer T" (else 401)
@@ -10,6 +10,7 @@
 //   --page-size N tools/list answers N tools per page, with nextCursor
 //   --forget-400  a session it does not know gets 400 "No valid session ID provided", as the
 //                 SDK's reference server (server-everything) answers after a restart, not 404
+//   --task-tool   also lists "batch-job", a tool that runs only as a task (taskSupport "required")
 //
 // Tools: get-sum {a, b}, echo {message}, weather {city} (always fails with isError),
 // slow {seconds} (waits, then answers). Test-only endpoints (never part of MCP):
@@ -43,6 +44,10 @@ const tools = [
   { name: 'weather', description: 'Current weather for a city.', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
   { name: 'slow', description: 'Waits the given number of seconds, then answers.', inputSchema: { type: 'object', properties: { seconds: { type: 'number' } }, required: ['seconds'] } },
 ];
+
+if (flag('--task-tool')) {
+  tools.push({ name: 'batch-job', description: 'Runs a long job as a task.', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } });
+}
 
 const state = { calls: [], headers: [], openStreams: 0 };
 const sessions = new Map(); // session id -> { transport, server }

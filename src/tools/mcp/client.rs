@@ -782,11 +782,28 @@ fn tool_info(tool: &Value) -> Option<McpToolInfo> {
         Some(schema @ Value::Object(_)) => schema.clone(),
         _ => json!({"type": "object"}),
     };
+    let unavailable = unservable(tool, &input_schema);
     Some(McpToolInfo {
         name: name.chars().take(128).collect(),
         title: jsonrpc::bounded(title),
         description: super::schema::compact_description(description, DESCRIPTION_LIMIT * 5),
         input_schema,
         enabled: true,
+        unavailable,
     })
+}
+
+/// Why the page cannot call a listed tool, or empty: a tool that runs only as a task (the
+/// protocol's `execution.taskSupport: "required"`, which this client does not implement: the
+/// call would fail with -32601), or one whose input is not an object of named arguments, which
+/// no strategy can give it.
+pub fn unservable(tool: &Value, input_schema: &Value) -> String {
+    if tool.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required") {
+        return "It runs only as a background task (taskSupport \"required\"), which this page does not support.".into();
+    }
+    match input_schema.get("type") {
+        None => String::new(),
+        Some(Value::String(t)) if t == "object" => String::new(),
+        Some(other) => format!("Its input schema asks for {} rather than an object of named arguments, which the agent cannot give.", jsonrpc::bounded(&other.to_string())),
+    }
 }

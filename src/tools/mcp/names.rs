@@ -13,11 +13,12 @@ use super::settings::McpSettings;
 const NAME_LIMIT: usize = 64;
 
 /// The model-facing name of every offered tool: per server, per tool, `Some(name)` for the
-/// tools that are offered (server and tool on), `None` for the others.
+/// tools that are offered (server and tool on, and the tool one the page can call), `None` for
+/// the others.
 pub fn unique_names(settings: &McpSettings, reserved: &[&str]) -> Vec<Vec<Option<String>>> {
     let offered = |server: usize, tool: usize| {
         let s = &settings.servers[server];
-        s.common.enabled && s.tools[tool].enabled
+        s.common.enabled && s.tools[tool].offered()
     };
     let mut taken: Vec<String> = reserved.iter().map(|r| key(r)).collect();
     let mut out: Vec<Vec<Option<String>>> = settings.servers.iter().map(|s| vec![None; s.tools.len()]).collect();

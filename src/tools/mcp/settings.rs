@@ -73,11 +73,21 @@ pub struct McpToolInfo {
     pub description: String,
     pub input_schema: Value,
     pub enabled: bool,
+    /// Why the page cannot call this tool (empty when it can): it is shown greyed with this
+    /// reason and never offered to the model, whatever `enabled` says.
+    pub unavailable: String,
+}
+
+impl McpToolInfo {
+    /// Switched on, and a tool the page can call.
+    pub fn offered(&self) -> bool {
+        self.enabled && self.unavailable.is_empty()
+    }
 }
 
 impl Default for McpToolInfo {
     fn default() -> Self {
-        McpToolInfo { name: String::new(), title: String::new(), description: String::new(), input_schema: Value::Null, enabled: true }
+        McpToolInfo { name: String::new(), title: String::new(), description: String::new(), input_schema: Value::Null, enabled: true, unavailable: String::new() }
     }
 }
 

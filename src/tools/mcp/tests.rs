@@ -293,6 +293,31 @@ fn tools_are_listed_page_by_page() {
 }
 
 #[test]
+fn tools_the_page_cannot_call_are_listed_with_the_reason_and_never_offered() {
+    let listed = answer(2, json!({"tools": [
+        {"name": "echo", "inputSchema": {"type": "object"}},
+        {"name": "long-job", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+        {"name": "maybe-task", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
+        {"name": "bare-text", "inputSchema": {"type": "string"}},
+        {"name": "no-schema"},
+    ]}));
+    let server = Server::new([handshake(), vec![Reply::json(listed)]].concat());
+    let tools = run(client(&server, "").list_tools()).unwrap();
+    let why: Vec<(&str, &str)> = tools.iter().map(|t| (t.name.as_str(), t.unavailable.as_str())).collect();
+    assert_eq!(why[0], ("echo", ""));
+    assert!(why[1].1.contains("background task"), "{why:?}");
+    assert_eq!(why[2], ("maybe-task", ""), "a task it may run as a plain call is callable");
+    assert!(why[3].1.contains(r#""string""#) && why[3].1.contains("object"), "{why:?}");
+    assert_eq!(why[4], ("no-schema", ""));
+
+    let s = McpSettings { servers: vec![McpServer { url: "http://127.0.0.1:1/mcp".into(), tools, ..McpServer::default() }] };
+    let names = unique_names(&s, &[]);
+    assert_eq!(names[0], [Some("echo".to_string()), None, Some("maybe-task".to_string()), None, Some("no-schema".to_string())]);
+    let built = build_tools(&s, &hub(&server));
+    assert_eq!(built.iter().map(|t| t.name().to_string()).collect::<Vec<_>>(), ["echo", "maybe-task", "no-schema"]);
+}
+
+#[test]
 fn an_sse_answer_may_carry_notifications_and_requests_before_the_response() {
     let stream = Reply::sse(&[
         json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}),
