@@ -31,4 +31,4 @@ pub use run::{run_agent, AnsweredQuestion, RunInput, RunObserver};
 pub use settings::{AgentSettings, EarlyStopping, Strategy};
 pub use time::{CancelToken, Clock};
 pub use tool::{Tool, ToolContext, ToolError};
-pub use trace::{Event, EventKind, ScopeVerdict, StopReason, Tone, Trace};
+pub use trace::{ApprovalChoice, Event, EventKind, ScopeVerdict, StopReason, Tone, Trace};

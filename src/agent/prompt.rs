@@ -20,7 +20,7 @@ use super::model::{ChatRequest, JsonFormat, Message, ToolCall, ToolSpec};
 use super::request_record::{GrowingRequest, RequestRecord};
 use super::settings::{AgentSettings, Strategy};
 use super::tool::Tool;
-use super::trace::{Event, EventKind, LlmPurpose};
+use super::trace::{ApprovalChoice, Event, EventKind, LlmPurpose};
 
 /// Sent as a stop sequence and enforced on the reply, so the model cannot invent tool results.
 pub const OBSERVATION: &str = "Observation:";
@@ -243,6 +243,9 @@ pub fn observation_for(kind: &EventKind, limit: usize) -> Option<Cow<'_, str>> {
             input
         )),
         EventKind::PersonAnswered { answer } => Some(format!("The person answered your question: {answer}")),
+        EventKind::ApprovalGiven { tool, choice: ApprovalChoice::Denied } => Some(format!(
+            "The person did not allow this call of \"{tool}\", so it was not made. Do not ask for it again with the same input: answer with what you have, use another tool, or say what you would need."
+        )),
         _ => None,
     };
     owned.map(Cow::Owned)

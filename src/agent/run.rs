@@ -20,7 +20,8 @@ use super::time::{race, CancelToken, Clock, Either};
 use super::tool::{input_as_text, Tool, ToolContext};
 use super::scope::{read_verdict, scope_request, SCOPE_TIMEOUT_MS};
 use super::settings::DEFAULT_DECLINE;
-use super::trace::{AnswerSource, Decision, Event, EventKind, LlmPurpose, ScopeVerdict, StopReason, Trace};
+use super::trace::{AnswerSource, ApprovalChoice, Decision, Event, EventKind, LlmPurpose, ScopeVerdict, StopReason, Trace};
+use super::LocalBoxFuture;
 
 /// Receives events as they happen, for a live view. Every method has a no-op default.
 pub trait RunObserver {
@@ -29,6 +30,12 @@ pub trait RunObserver {
     fn on_delta(&self, _step: u32, _delta: &str) {}
     /// Streamed reasoning (some models think aloud before replying) of the call in `step`.
     fn on_reasoning(&self, _step: u32, _delta: &str) {}
+    /// Asks the person whether `tool` (which `needs_approval`) may be called with `input`.
+    /// Whoever cannot ask anyone denies: a call that needs approval is never made unasked.
+    /// The run drops the future when it is stopped.
+    fn approve<'a>(&'a self, _tool: &'a dyn Tool, _input: &'a Value) -> LocalBoxFuture<'a, ApprovalChoice> {
+        Box::pin(async { ApprovalChoice::Denied })
+    }
 }
 
 impl RunObserver for () {}
@@ -178,6 +185,8 @@ struct Run<'a, 'r> {
     /// The last action that ran and how many times in a row it was asked for.
     last_action: RefCell<Option<(String, Value)>>,
     repeats: Cell<u32>,
+    /// Tools the person allowed for the rest of this run ("Always allow").
+    allowed: RefCell<Vec<String>>,
 }
 
 /// Runs the agent on one question and returns the complete trace.
@@ -199,6 +208,7 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
         parse_failures: Cell::new(0),
         last_action: RefCell::new(None),
         repeats: Cell::new(0),
+        allowed: RefCell::new(Vec::new()),
     };
     run.rec.record(
         0,
@@ -563,6 +573,9 @@ impl<'a, 'r> Run<'a, 'r> {
             return Flow::Next;
         }
         *self.last_action.borrow_mut() = Some(this_action);
+        if let Some(flow) = self.approval(step, tool, &tool_input).await {
+            return flow;
+        }
 
         let rec = &self.rec;
         let started = rec.now();
@@ -614,6 +627,35 @@ impl<'a, 'r> Run<'a, 'r> {
         } else {
             rec.stop(step, StopReason::ToolFailed { tool: name });
             Flow::Done
+        }
+    }
+
+    /// A tool that needs the person's approval waits for it: `None` when the call may go
+    /// ahead, else how the step ends (denied: the model is told; Stop: the run ends). The wait
+    /// has no time limit but Stop: a person may be away.
+    async fn approval(&self, step: u32, tool: &dyn Tool, input: &Value) -> Option<Flow> {
+        let name = tool.name().to_string();
+        if !tool.needs_approval() || self.allowed.borrow().contains(&name) {
+            return None;
+        }
+        let rec = &self.rec;
+        rec.record(step, rec.now(), EventKind::ApprovalAsked { tool: name.clone(), input: input.clone(), via: tool.origin().map(str::to_string) });
+        let asked = rec.now();
+        let choice = match race(rec.observer.approve(tool, input), self.input.cancel.cancelled()).await {
+            Either::Left(choice) => choice,
+            Either::Right(()) => {
+                rec.stop(step, StopReason::Cancelled);
+                return Some(Flow::Done);
+            }
+        };
+        rec.record(step, asked, EventKind::ApprovalGiven { tool: name.clone(), choice });
+        match choice {
+            ApprovalChoice::Once => None,
+            ApprovalChoice::Always => {
+                self.allowed.borrow_mut().push(name);
+                None
+            }
+            ApprovalChoice::Denied => Some(Flow::Next),
         }
     }
 

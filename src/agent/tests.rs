@@ -11,6 +11,7 @@ use super::time::SystemClock;
 use super::trace::{AnswerSource, Decision, LlmPurpose};
 use super::*;
 
+mod approval;
 mod requests;
 mod strategies;
 
@@ -106,11 +107,13 @@ struct FakeTool {
     cancel_on_call: Option<CancelToken>,
     /// Asks the model for help with this prompt before answering.
     asks_model: bool,
+    /// Each call waits for the person's approval.
+    ask_first: bool,
 }
 
 impl FakeTool {
     fn new(name: &'static str, behaviour: impl Fn(&Value) -> Result<String, ToolError> + 'static) -> Self {
-        FakeTool { name, direct: false, behaviour: Box::new(behaviour), calls: RefCell::default(), hang: false, cancel_on_call: None, asks_model: false }
+        FakeTool { name, direct: false, behaviour: Box::new(behaviour), calls: RefCell::default(), hang: false, cancel_on_call: None, asks_model: false, ask_first: false }
     }
     fn echo(name: &'static str) -> Self {
         Self::new(name, move |input| Ok(format!("{name} says: {}", tool::input_as_text(input))))
@@ -126,6 +129,9 @@ impl Tool for FakeTool {
     }
     fn return_direct(&self) -> bool {
         self.direct
+    }
+    fn needs_approval(&self) -> bool {
+        self.ask_first
     }
     fn call<'a>(&'a self, input: &'a Value, cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>> {
         self.calls.borrow_mut().push(input.clone());

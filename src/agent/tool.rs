@@ -76,6 +76,10 @@ pub trait Tool {
     fn origin(&self) -> Option<&str> {
         None
     }
+    /// When true, each call waits for the person's approval first (`RunObserver::approve`).
+    fn needs_approval(&self) -> bool {
+        false
+    }
     /// When true, the tool's observation is the run's final answer.
     fn return_direct(&self) -> bool {
         false

@@ -74,6 +74,18 @@ pub enum AnswerSource {
     Declined,
 }
 
+/// What the person decided about a tool call that needed their approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalChoice {
+    /// This call only.
+    Once,
+    /// This call and every later call of the tool (the settings stop asking).
+    Always,
+    /// Not this call: the model is told so instead of an observation.
+    Denied,
+}
+
 /// What the scope gate decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -221,6 +233,18 @@ pub enum EventKind {
         fed_back: bool,
         observation: String,
     },
+    /// A tool call waits for the person's approval (in progress until they choose).
+    ApprovalAsked {
+        tool: String,
+        input: Value,
+        /// Where the call would go when not to this page: an MCP server's address.
+        via: Option<String>,
+    },
+    /// The person's choice about the call that waited for it.
+    ApprovalGiven {
+        tool: String,
+        choice: ApprovalChoice,
+    },
     /// A tool call started (in progress until its result or failure arrives).
     ToolCall {
         tool: String,
@@ -295,7 +319,9 @@ impl EventKind {
             | EventKind::PersonAnswered { .. }
             | EventKind::Plan { .. }
             | EventKind::AskedPerson { .. } => Tone::Neutral,
-            EventKind::LlmRequest { .. } | EventKind::ToolCall { .. } => Tone::Pending,
+            EventKind::LlmRequest { .. } | EventKind::ToolCall { .. } | EventKind::ApprovalAsked { .. } => Tone::Pending,
+            EventKind::ApprovalGiven { choice: ApprovalChoice::Denied, .. } => Tone::Neutral,
+            EventKind::ApprovalGiven { .. } => Tone::Success,
             EventKind::LlmResponse { incomplete, .. } => {
                 if *incomplete {
                     Tone::Error
@@ -335,6 +361,8 @@ impl EventKind {
             EventKind::LlmRetry { .. } => "llm_retry",
             EventKind::Decided { .. } => "parsed",
             EventKind::ParseFailed { .. } => "parse_failed",
+            EventKind::ApprovalAsked { .. } => "approval_asked",
+            EventKind::ApprovalGiven { .. } => "approval_given",
             EventKind::ToolCall { .. } => "tool_call",
             EventKind::ToolResult { .. } => "tool_result",
             EventKind::ToolFailed { .. } => "tool_failed",
@@ -360,6 +388,9 @@ impl EventKind {
             EventKind::LlmRetry { .. } => "Retrying",
             EventKind::Decided { .. } => "Decision",
             EventKind::ParseFailed { .. } => "Format error",
+            EventKind::ApprovalAsked { .. } => "Approval needed",
+            EventKind::ApprovalGiven { choice: ApprovalChoice::Denied, .. } => "Denied by you",
+            EventKind::ApprovalGiven { .. } => "Allowed by you",
             EventKind::ToolCall { .. } => "Tool call",
             EventKind::ToolResult { .. } => "Observation",
             EventKind::ToolFailed { .. } => "Tool error",

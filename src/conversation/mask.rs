@@ -47,7 +47,8 @@ pub fn mask_event(event: &mut Event, secrets: &Secrets) {
             m(excerpt);
             m(observation);
         }
-        EventKind::ToolCall { input, .. } | EventKind::RepeatedAction { input, .. } => mask_value(input, secrets),
+        EventKind::ToolCall { input, .. } | EventKind::RepeatedAction { input, .. } | EventKind::ApprovalAsked { input, .. } => mask_value(input, secrets),
+        EventKind::ApprovalGiven { .. } => {}
         EventKind::ToolResult { observation, .. } => m(observation),
         EventKind::ToolFailed { message, .. } => m(message),
         EventKind::UnknownTool { requested, .. } => m(requested),

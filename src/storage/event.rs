@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::agent::model::{LlmError, ToolCall, Usage};
-use crate::agent::trace::{AnswerSource, Decision, LlmPurpose, RequestRecord, ScopeVerdict};
+use crate::agent::trace::{AnswerSource, ApprovalChoice, Decision, LlmPurpose, RequestRecord, ScopeVerdict};
 use crate::agent::{Event, EventKind, StopReason, Strategy, Trace};
 
 /// One event as written. Externally tagged (`{"tool_call": {...}}`): serde's internally tagged
@@ -86,6 +86,13 @@ enum StoredKind<'a> {
     },
     ToolResult { tool: &'a str, observation: &'a str },
     ToolFailed { tool: &'a str, message: &'a str, timed_out: bool, fed_back: bool },
+    ApprovalAsked {
+        tool: &'a str,
+        input: &'a Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        via: Option<&'a str>,
+    },
+    ApprovalGiven { tool: &'a str, choice: ApprovalChoice },
     UnknownTool { requested: &'a str, valid: &'a [String] },
     RepeatedAction { tool: &'a str, input: &'a Value, times: u32 },
     FinalAnswer { answer: &'a str, source: AnswerSource },
@@ -158,6 +165,8 @@ impl<'a> From<&'a EventKind> for StoredKind<'a> {
             }
             K::ToolCall { tool, input, via } => S::ToolCall { tool, input, via: via.as_deref() },
             K::ToolResult { tool, observation } => S::ToolResult { tool, observation },
+            K::ApprovalAsked { tool, input, via } => S::ApprovalAsked { tool, input, via: via.as_deref() },
+            K::ApprovalGiven { tool, choice } => S::ApprovalGiven { tool, choice: *choice },
             K::ToolFailed { tool, message, timed_out, fed_back } => S::ToolFailed { tool, message, timed_out: *timed_out, fed_back: *fed_back },
             K::UnknownTool { requested, valid } => S::UnknownTool { requested, valid },
             K::RepeatedAction { tool, input, times } => S::RepeatedAction { tool, input, times: *times },

@@ -30,7 +30,7 @@ mod parts;
 #[cfg(test)]
 mod tests;
 
-use parts::{answer_source, decision, llm_error, llm_purpose, request_record, scope_verdict, stop_reason, strategy, tool_call, usage};
+use parts::{answer_source, approval_choice, decision, llm_error, llm_purpose, request_record, scope_verdict, stop_reason, strategy, tool_call, usage};
 
 pub(crate) fn trace(value: &Value) -> Read<Trace> {
     Ok(Trace { events: Fields::of(value)?.get("events", events)? })
@@ -109,6 +109,8 @@ fn event_kind(value: &Value) -> Read<EventKind> {
         })),
         "tool_call" => Some(Struct(|f| Ok(K::ToolCall { tool: f.get("tool", string)?, input: f.get("input", any)?, via: f.option("via", string)? }))),
         "tool_result" => Some(Struct(|f| Ok(K::ToolResult { tool: f.get("tool", string)?, observation: f.get("observation", string)? }))),
+        "approval_asked" => Some(Struct(|f| Ok(K::ApprovalAsked { tool: f.get("tool", string)?, input: f.get("input", any)?, via: f.option("via", string)? }))),
+        "approval_given" => Some(Struct(|f| Ok(K::ApprovalGiven { tool: f.get("tool", string)?, choice: f.get("choice", approval_choice)? }))),
         "tool_failed" => Some(Struct(|f| {
             Ok(K::ToolFailed {
                 tool: f.get("tool", string)?,

@@ -52,7 +52,13 @@ impl Filter {
             Filter::Errors => kind.tone() == Tone::Error,
             Filter::Tools => matches!(
                 kind,
-                EventKind::ToolCall { .. } | EventKind::ToolResult { .. } | EventKind::ToolFailed { .. } | EventKind::UnknownTool { .. } | EventKind::RepeatedAction { .. }
+                EventKind::ToolCall { .. }
+                    | EventKind::ToolResult { .. }
+                    | EventKind::ToolFailed { .. }
+                    | EventKind::UnknownTool { .. }
+                    | EventKind::RepeatedAction { .. }
+                    | EventKind::ApprovalAsked { .. }
+                    | EventKind::ApprovalGiven { .. }
             ),
             Filter::Model => matches!(
                 kind,

@@ -3,7 +3,7 @@
 //! its counts as secondary text. The trace view draws this, the Markdown transcript writes it,
 //! and the trace search looks through it, so an event reads the same everywhere.
 
-use super::{value_as_text, AnswerSource, Decision, EventKind, ScopeVerdict};
+use super::{value_as_text, AnswerSource, ApprovalChoice, Decision, EventKind, ScopeVerdict};
 
 /// How much of a long text a row shows before "Show all": a few lines, and never more than a
 /// screenful of characters however long its lines are.
@@ -206,6 +206,16 @@ impl EventKind {
                 parts: vec![Part::Action { tool: tool.clone(), input: value_as_text(input) }],
                 meta: via.as_ref().map(|v| format!("via the MCP server at {v}")).unwrap_or_default(),
             },
+            EventKind::ApprovalAsked { tool, input, via } => Row {
+                summary: "Waiting for you to allow or deny this call.".into(),
+                parts: vec![Part::Action { tool: tool.clone(), input: value_as_text(input) }],
+                meta: via.as_ref().map(|v| format!("via the MCP server at {v}")).unwrap_or_default(),
+            },
+            EventKind::ApprovalGiven { tool, choice } => just(match choice {
+                ApprovalChoice::Once => format!("{tool} may run this once."),
+                ApprovalChoice::Always => format!("{tool} may run from now on without asking."),
+                ApprovalChoice::Denied => format!("{tool} was not called; the model was told you did not allow it."),
+            }),
             EventKind::ToolResult { tool, observation } => Row {
                 summary: String::new(),
                 parts: vec![Part::Text(observation.clone())],

@@ -7,7 +7,7 @@ use crate::json_read::{any, boolean, float, float32, list, read_variant, string,
 use crate::agent::model::{JsonFormat, LlmError, LlmErrorKind, Message, Role, ToolCall, ToolSpec, Usage};
 use crate::agent::request_record::RequestRecord;
 use crate::agent::settings::Strategy;
-use crate::agent::trace::{AnswerSource, Decision, LlmPurpose, ScopeVerdict, StopReason};
+use crate::agent::trace::{AnswerSource, ApprovalChoice, Decision, LlmPurpose, ScopeVerdict, StopReason};
 
 use Variant::{Struct, Unit};
 
@@ -44,6 +44,17 @@ pub(super) fn answer_source(value: &Value) -> Read<AnswerSource> {
         _ => None,
     };
     read_variant(tag, inner, variant.map(Unit), "answer source")
+}
+
+pub(super) fn approval_choice(value: &Value) -> Read<ApprovalChoice> {
+    let (tag, inner) = tagged(value)?;
+    let variant = match tag {
+        "once" => Some(ApprovalChoice::Once),
+        "always" => Some(ApprovalChoice::Always),
+        "denied" => Some(ApprovalChoice::Denied),
+        _ => None,
+    };
+    read_variant(tag, inner, variant.map(Unit), "approval choice")
 }
 
 pub(super) fn scope_verdict(value: &Value) -> Read<ScopeVerdict> {

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use crate::agent::model::{JsonFormat, LlmError, LlmErrorKind, Message, Role, ToolCall, ToolSpec, Usage};
 use crate::agent::request_record::RequestRecord;
 use crate::agent::settings::Strategy;
-use crate::agent::trace::{AnswerSource, Decision, Event, EventKind, LlmPurpose, ScopeVerdict, StopReason, Trace};
+use crate::agent::trace::{AnswerSource, ApprovalChoice, Decision, Event, EventKind, LlmPurpose, ScopeVerdict, StopReason, Trace};
 use crate::test_support::Rng;
 
 mod generate;
@@ -93,6 +93,8 @@ fn each_kind_reads_from_its_required_fields_alone() {
         (r#"{"final_answer":{"answer":"a","source":"return_direct"}}"#, EventKind::FinalAnswer { answer: "a".into(), source: AnswerSource::ReturnDirect }),
         (r#"{"run_stopped":{"reason":"needs_input","message":"m"}}"#, EventKind::RunStopped { reason: StopReason::AskedPerson, message: "m".into() }),
         (r#"{"scope_checked":{"verdict":"out_of_scope","reason":"r"}}"#, EventKind::ScopeChecked { verdict: ScopeVerdict::OutOfScope, reason: "r".into() }),
+        (r#"{"approval_asked":{"tool":"t","input":{}}}"#, EventKind::ApprovalAsked { tool: "t".into(), input: json!({}), via: None }),
+        (r#"{"approval_given":{"tool":"t","choice":"denied"}}"#, EventKind::ApprovalGiven { tool: "t".into(), choice: ApprovalChoice::Denied }),
     ];
     let mut seen = BTreeSet::new();
     for (json, want) in cases {

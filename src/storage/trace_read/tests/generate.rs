@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 use super::*;
 
 /// Each enum in an event and how many variants it has.
-pub const COUNTS: [(&str, usize); 9] = [
-    ("EventKind", 19),
+pub const COUNTS: [(&str, usize); 10] = [
+    ("EventKind", 21),
     ("LlmPurpose", 4),
     ("Decision", 2),
     ("AnswerSource", 5),
@@ -20,6 +20,7 @@ pub const COUNTS: [(&str, usize); 9] = [
     ("Strategy", 3),
     ("Role", 4),
     ("LlmErrorKind", 14),
+    ("ApprovalChoice", 3),
 ];
 
 /// Text with what JSON must escape or carry unchanged: quotes, backslashes, control
@@ -155,7 +156,7 @@ fn error_kind(rng: &mut Rng) -> LlmErrorKind {
 }
 
 fn kind(rng: &mut Rng) -> EventKind {
-    match rng.below(19) {
+    match rng.below(21) {
         0 => EventKind::RunStarted {
             question: text(rng),
             tools: texts(rng),
@@ -188,6 +189,8 @@ fn kind(rng: &mut Rng) -> EventKind {
         15 => EventKind::RepeatedAction { tool: text(rng), input: value(rng), times: uint(rng) },
         16 => EventKind::FinalAnswer { answer: text(rng), source: rng.pick(&[AnswerSource::Model, AnswerSource::ReturnDirect, AnswerSource::LastAnswer, AnswerSource::Direct, AnswerSource::Declined]) },
         17 => EventKind::ScopeChecked { verdict: rng.pick(&[ScopeVerdict::InScope, ScopeVerdict::OutOfScope, ScopeVerdict::Unreadable]), reason: text(rng) },
+        18 => EventKind::ApprovalAsked { tool: text(rng), input: value(rng), via: maybe(rng, text) },
+        19 => EventKind::ApprovalGiven { tool: text(rng), choice: rng.pick(&[ApprovalChoice::Once, ApprovalChoice::Always, ApprovalChoice::Denied]) },
         _ => EventKind::RunStopped { reason: stop_reason(rng), message: text(rng) },
     }
 }
@@ -302,6 +305,15 @@ pub fn variants(kind: &EventKind, seen: &mut BTreeSet<(&'static str, usize)>) {
                 ScopeVerdict::Unreadable => 2,
             });
             18
+        }
+        EventKind::ApprovalAsked { .. } => 19,
+        EventKind::ApprovalGiven { choice, .. } => {
+            see("ApprovalChoice", match choice {
+                ApprovalChoice::Once => 0,
+                ApprovalChoice::Always => 1,
+                ApprovalChoice::Denied => 2,
+            });
+            20
         }
     };
     see("EventKind", n);
