@@ -114,6 +114,7 @@ fn mcp_tool(value: &Value) -> Read<McpToolInfo> {
         description: f.or("description", string, d.description)?,
         input_schema: f.or("input_schema", any, d.input_schema)?,
         enabled: f.or("enabled", boolean, d.enabled)?,
+        ask: f.or("ask", boolean, d.ask)?,
         unavailable: f.or("unavailable", string, d.unavailable)?,
     })
 }

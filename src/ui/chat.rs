@@ -79,6 +79,8 @@ pub fn ChatPane(
     /// Offered, in an empty chat, when the settings name no usable provider: the model in the page.
     #[prop(optional)]
     first_look: Option<FirstLook>,
+    /// A tool call of the chat's run waiting for the person's approval.
+    approval: super::approval::Pending,
 ) -> impl IntoView {
     // The bubbles are derived from the conversation's runs.
     let messages = Memo::new(move |_| chat.with(Conversation::messages));
@@ -120,6 +122,7 @@ pub fn ChatPane(
                     {move || Suspend::new(async move { in_page_status(in_page).await.unwrap_or_else(|_| ().into_any()) })}
                 </Show>
             })}
+            <super::approval::ApprovalPanel pending=approval/>
             <form class="composer" on:submit=move |ev| { ev.prevent_default(); send(); }>
                 <label for="question" class="visually-hidden">"Your question"</label>
                 <textarea

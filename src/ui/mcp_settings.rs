@@ -49,6 +49,20 @@ impl Mcp {
         self.settings.with_untracked(|s| s.tools.mcp.servers.get(index).cloned())
     }
 
+    /// "Always allow" chosen while a run waited: the tool that run knew as `model_name` (its
+    /// tools were built from `run`) stops asking, in the settings as they are now.
+    pub fn allow_always(self, run: &crate::tools::mcp::McpSettings, model_name: &str) {
+        let Some((s, t)) = crate::tools::mcp::tool_named(run, model_name) else { return };
+        let (url, name) = (run.servers[s].url.trim().to_string(), run.servers[s].tools[t].name.clone());
+        self.settings.update(|settings| {
+            for server in settings.tools.mcp.servers.iter_mut().filter(|server| server.url.trim() == url) {
+                for tool in server.tools.iter_mut().filter(|tool| tool.name == name) {
+                    tool.ask = false;
+                }
+            }
+        });
+    }
+
     fn update_server(self, index: usize, change: impl FnOnce(&mut McpServer)) {
         self.settings.update(|s| {
             if let Some(server) = s.tools.mcp.servers.get_mut(index) {
@@ -201,21 +215,27 @@ fn ToolList(page: Page, index: usize) -> impl IntoView {
                 .enumerate()
                 .map(|(t, tool)| {
                     let unique = names.get(index).and_then(|n| n.get(t)).cloned().flatten().filter(|n| *n != tool.name);
-                    (t, tool.name.clone(), tool.description.clone(), tool.enabled, unique, tool.unavailable.clone())
+                    (t, tool.name.clone(), tool.description.clone(), tool.enabled, unique, tool.unavailable.clone(), tool.ask)
                 })
                 .collect::<Vec<_>>()
         })
     };
     view! {
         <ul class="mcp-tools" data-testid=format!("mcp-tools-{index}")>
-            {move || rows().into_iter().map(|(t, name, description, enabled, unique, unavailable)| {
+            {move || rows().into_iter().map(|(t, name, description, enabled, unique, unavailable, ask)| {
                 let toggle = move |ev| page.update_server(index, |s| {
                     if let Some(tool) = s.tools.get_mut(t) {
                         tool.enabled = event_target_checked(&ev);
                     }
                 });
+                let approval = move |ev| page.update_server(index, |s| {
+                    if let Some(tool) = s.tools.get_mut(t) {
+                        tool.ask = event_target_value(&ev) == "ask";
+                    }
+                });
                 // A tool the page cannot call is greyed, says why, and is never offered.
                 let servable = unavailable.is_empty();
+                let (select_id, select_label) = (format!("mcp-approval-{index}-{name}"), format!("Before each call of {name}"));
                 view! {
                     <li data-testid="mcp-tool" class:unavailable=!servable>
                         <label class="check">
@@ -223,6 +243,11 @@ fn ToolList(page: Page, index: usize) -> impl IntoView {
                             <code>{name}</code>
                             {unique.map(|u| view! { <span class="hint">{format!(" (the model sees it as {u})")}</span> })}
                         </label>
+                        <select class="small" data-testid=select_id aria-label=select_label
+                            disabled=!(enabled && servable) on:change=approval>
+                            <option value="ask" selected=ask>"Ask each time"</option>
+                            <option value="allow" selected=!ask>"Always allow"</option>
+                        </select>
                         {(!servable).then(|| view! { <p class="hint" data-testid="mcp-tool-unavailable">{format!("Not offered to the model: {unavailable}")}</p> })}
                         <p class="hint">{description}</p>
                     </li>
@@ -266,6 +291,8 @@ mod io {
     /// run, the listener): Settings never says "Connected" about a session the server forgot.
     fn show_state(page: Page, url: &str, state: McpState) {
         match state {
+            // Connect says it all once the tools are listed too.
+            McpState::Connected(_) if page.status_of(url).is_some_and(|(_, text)| text == CONNECTING) => {}
             McpState::Connected(info) => {
                 let name = if info.name.is_empty() { "the server".to_string() } else { info.name.clone() };
                 let again = page.status_of(url).is_some_and(|(_, text)| text == RECONNECTING);
@@ -281,6 +308,7 @@ mod io {
         }
     }
 
+    const CONNECTING: &str = "Connecting…";
     const RECONNECTING: &str = "Reconnecting: the server no longer knows this page's session (it may have restarted)…";
 
     fn timeout_ms(server: &McpServer) -> f64 {
@@ -319,7 +347,7 @@ mod io {
             page.set_status(&url, false, "Enter the server's address first.".into());
             return;
         }
-        page.set_status(&url, true, "Connecting…".into());
+        page.set_status(&url, true, CONNECTING.into());
         let client = hub(page).client(&server);
         leptos::task::spawn_local(async move {
             let work = async {

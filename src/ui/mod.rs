@@ -5,6 +5,7 @@
 //! callback), so a component re-renders only for what it shows.
 
 mod agent_settings;
+mod approval;
 mod chat;
 mod chats;
 mod compare;
@@ -168,7 +169,7 @@ pub fn App() -> impl IntoView {
             // Hidden rather than removed, so a run in either view keeps streaming into it.
             <main class="layout" hidden=move || show_compare.get()>
                 <chats::ChatList chats running=running.read_only()/>
-                <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page }/>
+                <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page } approval=chat_run.approval/>
                 <trace_view::TracePane chat streaming=streaming.read_only() running=running.read_only()>
                     <trace_tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs/>
                 </trace_view::TracePane>

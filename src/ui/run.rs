@@ -20,7 +20,7 @@
 use leptos::prelude::*;
 
 use crate::agent::trace::question;
-use crate::agent::{run_agent, AnsweredQuestion, CancelToken, ChatModel, Clock, Event, EventKind, RunInput, RunObserver, Tool, Turn};
+use crate::agent::{run_agent, AnsweredQuestion, ApprovalChoice, CancelToken, ChatModel, Clock, Event, EventKind, RunInput, RunObserver, Tool, Turn};
 use crate::conversation::Outcome;
 use crate::conversation::{outcome, Conversation, Save};
 use crate::conversation::mask_event;
@@ -43,6 +43,8 @@ pub struct RunControl {
     mcp: super::mcp_settings::Mcp,
     /// The model in the page, loaded by a run that uses it.
     in_page: super::in_page::InPage,
+    /// A tool call of the run waiting for the person's approval (`approval::ApprovalPanel`).
+    pub approval: super::approval::Pending,
 }
 
 /// What to run.
@@ -97,7 +99,16 @@ pub(super) struct Env<'a> {
 impl RunControl {
     pub fn new(chat: RwSignal<Conversation>, on_change: Option<Callback<Save>>, mcp: super::mcp_settings::Mcp) -> Self {
         let in_page = super::in_page::InPage::from_context();
-        RunControl { chat, streaming: RwSignal::new(String::new()), running: RwSignal::new(false), cancel: StoredValue::new_local(None), on_change, mcp, in_page }
+        RunControl {
+            chat,
+            streaming: RwSignal::new(String::new()),
+            running: RwSignal::new(false),
+            cancel: StoredValue::new_local(None),
+            on_change,
+            mcp,
+            in_page,
+            approval: RwSignal::new_local(None),
+        }
     }
 
     fn changed(self, save: Save) {
@@ -164,7 +175,7 @@ impl RunControl {
         let Job { settings, question, answer, run, earlier, history, secrets, token } = job;
         let agent = agent_settings(&settings);
         let answered = answer.as_deref().map(|answer| AnsweredQuestion { earlier: &earlier, answer });
-        let observer = Observer { control: self, run, secrets: &secrets };
+        let observer = Observer { control: self, run, secrets: &secrets, mcp: &settings.tools.mcp };
         let input = RunInput { question: &question, history: &history, model: env.model, tools: env.tools, settings: &agent, clock: env.clock, cancel: &token, answered };
         run_agent(input, &observer).await;
         // Read from the run as the conversation holds it: masked on the way in, once.
@@ -186,6 +197,9 @@ struct Observer<'a> {
     control: RunControl,
     run: usize,
     secrets: &'a Secrets,
+    /// The MCP servers as this run's tools were built from them ("Always allow" finds its
+    /// tool there).
+    mcp: &'a crate::tools::mcp::McpSettings,
 }
 
 impl RunObserver for Observer<'_> {
@@ -203,6 +217,35 @@ impl RunObserver for Observer<'_> {
     // ends, when the masked reply event replaces the live box).
     fn on_delta(&self, _step: u32, delta: &str) {
         self.control.streaming.update(|s| s.push_str(&mask(delta, self.secrets)));
+    }
+    /// Shows the call in the approval panel and waits for the person's choice; "Always
+    /// allow" also stops the tool asking in the settings. Stop drops this future, which closes
+    /// the panel.
+    fn approve<'a>(&'a self, tool: &'a dyn Tool, input: &'a serde_json::Value) -> crate::agent::LocalBoxFuture<'a, ApprovalChoice> {
+        let reply = super::approval::Reply::default();
+        let shown = serde_json::to_string_pretty(input).unwrap_or_else(|_| input.to_string());
+        let asked = super::approval::Asked {
+            tool: tool.name().to_string(),
+            via: tool.origin().map(str::to_string),
+            input: mask(&shown, self.secrets),
+            reply: reply.clone(),
+        };
+        let pending = self.control.approval;
+        pending.set(Some(asked));
+        Box::pin(async move {
+            struct Close(super::approval::Pending);
+            impl Drop for Close {
+                fn drop(&mut self) {
+                    self.0.try_set(None);
+                }
+            }
+            let _close = Close(pending);
+            let choice = reply.await;
+            if choice == ApprovalChoice::Always {
+                self.control.mcp.allow_always(self.mcp, tool.name());
+            }
+            choice
+        })
     }
     fn on_reasoning(&self, _step: u32, delta: &str) {
         // Shown in the live box, set apart from the reply; never parsed.

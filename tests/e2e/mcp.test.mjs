@@ -39,8 +39,9 @@ async function startMcp(...flags) {
 }
 after(() => running.forEach((c) => c.kill('SIGTERM')));
 
-/** Adds a server in Settings → Tools → MCP servers and presses Connect; returns its status text. */
-async function connect(page, url, { secret = '', index = 0 } = {}) {
+/** Adds a server in Settings → Tools → MCP servers and presses Connect; returns its status text.
+ *  Its tools are then set to "Always allow" unless `ask` (new tools ask before each call). */
+async function connect(page, url, { secret = '', index = 0, ask = false } = {}) {
   await page.getByTestId('settings-toggle').click();
   if (!(await page.getByTestId('mcp-servers').evaluate((e) => e.open))) await page.getByTestId('mcp-servers').locator('summary').click();
   if (!(await page.getByTestId(`mcp-url-${index}`).count())) await page.getByTestId('mcp-add').click();
@@ -50,17 +51,21 @@ async function connect(page, url, { secret = '', index = 0 } = {}) {
     await page.getByTestId(`mcp-secret-${index}`).fill(secret);
     await page.getByTestId(`mcp-secret-${index}`).press('Tab');
   }
-  return pressConnect(page, index);
+  return pressConnect(page, index, { ask });
 }
 
-async function pressConnect(page, index = 0) {
+async function pressConnect(page, index = 0, { ask = false } = {}) {
   const status = page.getByTestId(`mcp-status-${index}`);
   await page.getByTestId(`mcp-connect-${index}`).click();
   await page.waitForFunction((id) => {
     const el = document.querySelector(`[data-testid="${id}"]`);
     return el && el.textContent && !el.textContent.includes('Connecting');
   }, `mcp-status-${index}`, { timeout: 20_000 });
-  return { text: await status.textContent(), ok: (await status.getAttribute('class')) === 'ok' };
+  const result = { text: await status.textContent(), ok: (await status.getAttribute('class')) === 'ok' };
+  if (!ask) {
+    for (const select of await page.locator(`select[data-testid^="mcp-approval-${index}-"]:enabled`).all()) await select.selectOption('allow');
+  }
+  return result;
 }
 
 const closeSettings = (page) => page.getByTestId('settings-close').click();
@@ -330,6 +335,70 @@ test('a tool that runs only as a task is shown greyed with the reason and never 
   const system = sent.body.messages[0].content;
   assert.ok(system.includes('echo'), 'the other tools are offered');
   assert.ok(!system.includes('batch-job'), 'the task-only tool is not');
+  await context.close();
+});
+
+test('a tool that asks first: allow once, then always (kept in Settings), and the pause and choices are in the trace and the export', async () => {
+  const mcp = await startMcp();
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url, { ask: true })).ok);
+  assert.equal(await page.getByTestId('mcp-approval-0-echo').inputValue(), 'ask', 'a new server asks before each call');
+  await closeSettings(page);
+  await script(env.server.origin, scope, [
+    action('echo', { message: 'one' }), action('echo', { message: 'two' }), action('echo', { message: 'three' }), finalAnswer('Three echoes.'),
+  ]);
+  await ask(page, 'Echo three times');
+  const panel = page.getByTestId('approval');
+  await panel.waitFor();
+  assert.match(await panel.textContent(), /Allow the agent to call echo\?.*on the MCP server at http:\/\/127\.0\.0\.1:\d+\/mcp/);
+  assert.equal(await page.getByTestId('approval-input').textContent(), '{\n  "message": "one"\n}');
+  assert.equal((await mcp.state()).calls.length, 0, 'nothing is sent before the choice');
+  await shot(page, 'mcp-approval');
+  await page.getByTestId('approval-once').click();
+  // Asked again for the next call; this time for good.
+  await page.waitForFunction(() => document.querySelector('[data-testid="approval-input"]')?.textContent.includes('two'));
+  await page.getByTestId('approval-always').click();
+  await page.locator('.bubble.assistant').waitFor();
+  assert.equal(await page.locator('.bubble.assistant .text').textContent(), 'Three echoes.');
+  assert.equal(await panel.count(), 0);
+  assert.deepEqual((await mcp.state()).calls.map((c) => c.arguments.message), ['one', 'two', 'three']);
+  const kinds = await page.locator('[data-testid="event"]').evaluateAll((es) => es.map((e) => e.dataset.kind));
+  assert.equal(kinds.filter((k) => k === 'approval_asked').length, 2, kinds.join(' '));
+  assert.deepEqual(await page.locator('[data-kind="approval_given"] .label').allTextContents(), ['Allowed by you', 'Allowed by you']);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
+  const exported = fs.readFileSync(await download.path(), 'utf8');
+  assert.ok(exported.includes('"approval_asked"') && exported.includes('"always"') && exported.includes('"once"'), 'in the export');
+  // Settings remember "Always allow" for that tool only.
+  await page.getByTestId('settings-toggle').click();
+  assert.equal(await page.getByTestId('mcp-approval-0-echo').inputValue(), 'allow');
+  assert.equal(await page.getByTestId('mcp-approval-0-get-sum').inputValue(), 'ask');
+  await context.close();
+});
+
+test('a denied call is not made and the model is told; Stop while a call waits ends the run', async () => {
+  const mcp = await startMcp();
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url, { ask: true })).ok);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [action('get-sum', { a: 1, b: 2 }), finalAnswer('I was not allowed to add.'), action('echo', { message: 'wait' })]);
+  await ask(page, 'Add 1 and 2');
+  await page.getByTestId('approval').waitFor();
+  await page.getByTestId('approval-deny').click();
+  await page.locator('.bubble.assistant').waitFor();
+  assert.equal((await mcp.state()).calls.length, 0, 'the denied call was never made');
+  const sent = await requests(env.server.origin, scope);
+  assert.match(sent[1].body.messages.at(-1).content, /The person did not allow this call of "get-sum"/);
+  assert.equal(await page.locator('[data-kind="approval_given"] .label').textContent(), 'Denied by you');
+  assert.equal(await page.locator('[data-kind="final_answer"] .label').textContent(), 'Direct answer', 'no tool ran');
+
+  await ask(page, 'Echo wait');
+  await page.getByTestId('approval').waitFor();
+  await page.getByTestId('stop').click();
+  await page.getByTestId('approval').waitFor({ state: 'detached' });
+  await page.locator('.bubble.problem').waitFor();
+  assert.equal(await page.locator('.bubble.problem .text').textContent(), 'Stopped by you.');
+  assert.equal((await mcp.state()).calls.length, 0);
+  assert.equal(await page.getByTestId('composer').isEnabled(), true);
   await context.close();
 });
 

@@ -789,6 +789,8 @@ fn tool_info(tool: &Value) -> Option<McpToolInfo> {
         description: super::schema::compact_description(description, DESCRIPTION_LIMIT * 5),
         input_schema,
         enabled: true,
+        // A tool a server lists asks before each call until the person says otherwise.
+        ask: true,
         unavailable,
     })
 }

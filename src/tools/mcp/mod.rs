@@ -44,5 +44,12 @@ pub fn build_tools(settings: &McpSettings, hub: &McpHub) -> Vec<Box<dyn Tool>> {
     tools
 }
 
+/// The server and tool (indexes into `settings`) of the tool a run built from `settings` and
+/// named `model_name` (`build_tools`).
+pub fn tool_named(settings: &McpSettings, model_name: &str) -> Option<(usize, usize)> {
+    let names = names::unique_names(settings, &RESERVED_NAMES);
+    names.iter().enumerate().find_map(|(s, tools)| tools.iter().position(|n| n.as_deref() == Some(model_name)).map(|t| (s, t)))
+}
+
 #[cfg(test)]
 mod tests;

@@ -73,6 +73,11 @@ pub struct McpToolInfo {
     pub description: String,
     pub input_schema: Value,
     pub enabled: bool,
+    /// Each call waits for the person's approval ("Ask each time"); off: "Always allow". Tools
+    /// a server lists ask (`client::tool_info`); the default, `false`, is what tools stored
+    /// before approval existed read as: they ran unasked, and still do until the person says
+    /// otherwise.
+    pub ask: bool,
     /// Why the page cannot call this tool (empty when it can): it is shown greyed with this
     /// reason and never offered to the model, whatever `enabled` says.
     pub unavailable: String,
@@ -87,7 +92,7 @@ impl McpToolInfo {
 
 impl Default for McpToolInfo {
     fn default() -> Self {
-        McpToolInfo { name: String::new(), title: String::new(), description: String::new(), input_schema: Value::Null, enabled: true, unavailable: String::new() }
+        McpToolInfo { name: String::new(), title: String::new(), description: String::new(), input_schema: Value::Null, enabled: true, ask: false, unavailable: String::new() }
     }
 }
 
@@ -158,14 +163,15 @@ impl McpSettings {
     }
 }
 
-/// A fresh tool list merged with the old one: the person's on/off choices survive by name,
-/// and new tools start switched on.
+/// A fresh tool list merged with the old one: the person's on/off and approval choices
+/// survive by name, and new tools start switched on, asking before each call.
 pub fn merge_tools(old: &[McpToolInfo], fresh: Vec<McpToolInfo>) -> Vec<McpToolInfo> {
     fresh
         .into_iter()
         .map(|mut tool| {
             if let Some(known) = old.iter().find(|o| o.name == tool.name) {
                 tool.enabled = known.enabled;
+                tool.ask = known.ask;
             }
             tool
         })

@@ -318,6 +318,24 @@ fn tools_the_page_cannot_call_are_listed_with_the_reason_and_never_offered() {
 }
 
 #[test]
+fn listed_tools_ask_before_each_call_until_the_person_says_otherwise() {
+    let listed = answer(2, json!({"tools": [{"name": "echo"}, {"name": "add"}]}));
+    let server = Server::new([handshake(), vec![Reply::json(listed)]].concat());
+    let fresh = run(client(&server, "").list_tools()).unwrap();
+    assert!(fresh.iter().all(|t| t.ask), "new tools ask");
+    // Relisted: the person's "Always allow" stays, a new tool asks.
+    let old = vec![McpToolInfo { ask: false, ..tool("echo") }];
+    let merged = merge_tools(&old, fresh);
+    assert_eq!(merged.iter().map(|t| (t.name.as_str(), t.ask)).collect::<Vec<_>>(), [("echo", false), ("add", true)]);
+    // Built into the run's tools as they are; found again by the name the model used.
+    let s = McpSettings { servers: vec![McpServer { url: "http://127.0.0.1:1/mcp".into(), tools: merged, ..McpServer::default() }] };
+    let built = build_tools(&s, &hub(&server));
+    assert_eq!(built.iter().map(|t| (t.name().to_string(), t.needs_approval())).collect::<Vec<_>>(), [("echo".to_string(), false), ("add".to_string(), true)]);
+    assert_eq!(super::tool_named(&s, "add"), Some((0, 1)));
+    assert_eq!(super::tool_named(&s, "nothing"), None);
+}
+
+#[test]
 fn an_sse_answer_may_carry_notifications_and_requests_before_the_response() {
     let stream = Reply::sse(&[
         json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}),

@@ -26,6 +26,7 @@ pub struct McpTool {
     origin: String,
     return_direct: bool,
     timeout_ms: Option<f64>,
+    ask: bool,
 }
 
 impl McpTool {
@@ -45,6 +46,7 @@ impl McpTool {
             origin: server.display_url(),
             return_direct: server.common.return_direct,
             timeout_ms: (server.common.timeout_s > 0.0).then_some(server.common.timeout_s * 1000.0),
+            ask: tool.ask,
         }
     }
 }
@@ -55,6 +57,9 @@ impl Tool for McpTool {
     }
     fn description(&self) -> &str {
         &self.description
+    }
+    fn needs_approval(&self) -> bool {
+        self.ask
     }
     fn input_schema(&self) -> Option<Value> {
         Some(self.parameters.clone())
