@@ -76,6 +76,11 @@ pub trait Tool {
     fn origin(&self) -> Option<&str> {
         None
     }
+    /// What the tool's source asks of whoever uses it (an MCP server's `instructions`): the
+    /// system prompt quotes it once per `origin`, marked as that source's.
+    fn instructions(&self) -> Option<&str> {
+        None
+    }
     /// When true, each call waits for the person's approval first (`RunObserver::approve`).
     fn needs_approval(&self) -> bool {
         false

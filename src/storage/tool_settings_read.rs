@@ -102,6 +102,7 @@ fn mcp_server(value: &Value) -> Read<McpServer> {
         common: f.or("common", common, d.common)?,
         name: f.or("name", string, d.name)?,
         tools: f.or("tools", |v| list(v, mcp_tool), d.tools)?,
+        instructions: f.or("instructions", string, d.instructions)?,
     })
 }
 

@@ -159,6 +159,15 @@ fn ServerRow(page: Page, index: usize) -> impl IntoView {
                     {move || page.status_of(&url()).map(|(ok, text)| format!("{} {text}", if ok { "✓" } else { "✗" }))}
                 </p>
             </div>
+            {move || {
+                let instructions = settings.with(|s| s.tools.mcp.servers.get(index).map(|s| s.instructions.clone()).unwrap_or_default());
+                (!instructions.trim().is_empty()).then(|| view! {
+                    <details class="mcp-instructions" data-testid=id("instructions")>
+                        <summary>"This server's instructions (added to the agent's system prompt, marked as the server's)"</summary>
+                        <pre>{instructions}</pre>
+                    </details>
+                })
+            }}
             <ToolList page index/>
         </div>
     }
@@ -327,12 +336,15 @@ mod io {
         }
     }
 
-    fn store_tools(page: Page, url: &str, name: Option<String>, tools: Vec<McpToolInfo>) -> usize {
+    /// Keeps what Connect learnt: the server's name and instructions (`info`, on Connect only)
+    /// and its tools.
+    fn store_tools(page: Page, url: &str, info: Option<&crate::tools::mcp::ServerInfo>, tools: Vec<McpToolInfo>) -> usize {
         let count = tools.len();
         page.settings.update(|s| {
             if let Some(server) = s.tools.mcp.servers.iter_mut().find(|server| server.url.trim() == url) {
-                if let Some(name) = name {
-                    server.name = name;
+                if let Some(info) = info {
+                    server.name = info.name.clone();
+                    server.instructions = info.instructions.clone();
                 }
                 server.tools = merge_tools(&server.tools, tools);
             }
@@ -357,7 +369,7 @@ mod io {
             };
             match within(&server, work).await {
                 Ok((info, tools)) => {
-                    let count = store_tools(page, &url, Some(info.name.clone()), tools);
+                    let count = store_tools(page, &url, Some(&info), tools);
                     let name = if info.name.is_empty() { "the server".to_string() } else { info.name.clone() };
                     page.set_status(&url, true, format!("Connected to {name} (MCP {}): {count} tool{}.", info.protocol, if count == 1 { "" } else { "s" }));
                     if info.lists_changes {

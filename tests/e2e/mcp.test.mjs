@@ -402,6 +402,23 @@ test('a denied call is not made and the model is told; Stop while a call waits e
   await context.close();
 });
 
+test("a server's instructions are shown in Settings and go into the system prompt, marked as the server's", async () => {
+  const words = 'Prefer get-sum for any arithmetic; echo repeats text.';
+  const mcp = await startMcp('--instructions', words);
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url)).ok);
+  const shown = page.getByTestId('mcp-instructions-0');
+  await shown.locator('summary').click();
+  assert.equal(await shown.locator('pre').textContent(), words);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [finalAnswer('Noted.')]);
+  await ask(page, 'What can you do?');
+  await page.locator('.bubble.assistant').waitFor();
+  const [sent] = await requests(env.server.origin, scope);
+  assert.ok(sent.body.messages[0].content.includes(`[From the MCP server at ${mcp.url}]\n${words}\n[End of the notes from ${mcp.url}]`), sent.body.messages[0].content);
+  await context.close();
+});
+
 test('Stop during a slow MCP call ends the run at once, aborts the request and tells the server', async () => {
   const mcp = await startMcp();
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });

@@ -2,7 +2,7 @@
 // Streamable HTTP transport (stateful: one session per initialize), behind a small Node http
 // server that adds what a browser page needs (CORS, Mcp-Session-Id exposed) or leaves it out.
 //
-//   node tests/server/mcp.mjs [--port N] [--no-cors] [--token T] [--json] [--page-size N] [--forget-400] [--task-tool]
+//   node tests/server/mcp.mjs [--port N] [--no-cors] [--token T] [--json] [--page-size N] [--forget-400] [--task-tool] [--instructions TEXT]
 // prints "listening http://127.0.0.1:PORT/mcp" once ready.
 //   --no-cors     no CORS headers at all (a server that does not allow browser pages)
 //   --token T     every MCP request needs "Authorization: Bearer T" (else 401)
@@ -11,6 +11,7 @@
 //   --forget-400  a session it does not know gets 400 "No valid session ID provided", as the
 //                 SDK's reference server (server-everything) answers after a restart, not 404
 //   --task-tool   also lists "batch-job", a tool that runs only as a task (taskSupport "required")
+//   --instructions TEXT  the server's instructions to its clients (initialize result)
 //
 // Tools: get-sum {a, b}, echo {message}, weather {city} (always fails with isError),
 // slow {seconds} (waits, then answers). Test-only endpoints (never part of MCP):
@@ -37,6 +38,7 @@ const cors = !flag('--no-cors');
 const json = flag('--json');
 const pageSize = Number(arg('--page-size', '0'));
 const forget400 = flag('--forget-400');
+const instructions = arg('--instructions', undefined);
 
 const tools = [
   { name: 'get-sum', description: 'Adds two numbers and says the sum.', inputSchema: { type: 'object', properties: { a: { type: 'number', description: 'First number' }, b: { type: 'number', description: 'Second number' } }, required: ['a', 'b'] } },
@@ -53,7 +55,7 @@ const state = { calls: [], headers: [], openStreams: 0 };
 const sessions = new Map(); // session id -> { transport, server }
 
 function newServer() {
-  const server = new Server({ name: 'thoughtline-test-mcp', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+  const server = new Server({ name: 'thoughtline-test-mcp', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } }, instructions });
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     if (!pageSize) return { tools };
     const start = Number(request.params?.cursor ?? 0);

@@ -36,6 +36,8 @@ pub const SUPPORTED_VERSIONS: [&str; 3] = [PROTOCOL_VERSION, "2025-06-18", "2025
 const BODY_LIMIT: usize = 4 << 20;
 /// What is kept of an error body: enough for a JSON-RPC error.
 const ERROR_BODY_LIMIT: usize = 64 << 10;
+/// Characters kept of a server's `instructions` (they go into every system prompt).
+pub const INSTRUCTIONS_LIMIT: usize = 2000;
 /// `tools/list` pages followed, and tools kept, per server.
 const PAGE_LIMIT: usize = 20;
 const TOOL_LIMIT: usize = 300;
@@ -104,6 +106,8 @@ pub struct ServerInfo {
     pub protocol: String,
     /// It announced `tools.listChanged`: it will say when its tool list changes.
     pub lists_changes: bool,
+    /// What the server asks of a client that uses it (`instructions`), bounded, secret masked.
+    pub instructions: String,
 }
 
 struct Session {
@@ -652,7 +656,14 @@ impl McpClient {
         let server = result.get("serverInfo");
         let name = server.and_then(|s| s.get("title").or_else(|| s.get("name"))).and_then(Value::as_str).unwrap_or("");
         let lists_changes = result.pointer("/capabilities/tools/listChanged").and_then(Value::as_bool).unwrap_or(false);
-        Ok(ServerInfo { name: jsonrpc::bounded(&self.scrub(name)), protocol: protocol.to_string(), lists_changes })
+        let instructions = result.get("instructions").and_then(Value::as_str).map(|text| {
+            let text = self.scrub(text.trim());
+            match text.char_indices().nth(INSTRUCTIONS_LIMIT) {
+                Some((cut, _)) => format!("{}\n[… cut: the server's instructions are {} characters; the first {INSTRUCTIONS_LIMIT} are kept]", &text[..cut], text.chars().count()),
+                None => text,
+            }
+        });
+        Ok(ServerInfo { name: jsonrpc::bounded(&self.scrub(name)), protocol: protocol.to_string(), lists_changes, instructions: instructions.unwrap_or_default() })
     }
 
     /// A fetch that got no response. The browser does not say why; asking once more without

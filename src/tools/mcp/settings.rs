@@ -35,6 +35,9 @@ pub struct McpServer {
     pub name: String,
     /// The tools it listed on the last Connect (or refresh).
     pub tools: Vec<McpToolInfo>,
+    /// What the server asked of its clients on the last Connect (`instructions`): added to
+    /// the system prompt, marked as the server's, while any of its tools is offered.
+    pub instructions: String,
 }
 
 impl Default for McpServer {
@@ -47,6 +50,7 @@ impl Default for McpServer {
             common: Common { timeout_s: 30.0, ..Common::default() },
             name: String::new(),
             tools: Vec::new(),
+            instructions: String::new(),
         }
     }
 }

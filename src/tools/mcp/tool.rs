@@ -27,6 +27,7 @@ pub struct McpTool {
     return_direct: bool,
     timeout_ms: Option<f64>,
     ask: bool,
+    instructions: String,
 }
 
 impl McpTool {
@@ -47,6 +48,7 @@ impl McpTool {
             return_direct: server.common.return_direct,
             timeout_ms: (server.common.timeout_s > 0.0).then_some(server.common.timeout_s * 1000.0),
             ask: tool.ask,
+            instructions: server.instructions.clone(),
         }
     }
 }
@@ -60,6 +62,9 @@ impl Tool for McpTool {
     }
     fn needs_approval(&self) -> bool {
         self.ask
+    }
+    fn instructions(&self) -> Option<&str> {
+        Some(self.instructions.as_str()).filter(|text| !text.trim().is_empty())
     }
     fn input_schema(&self) -> Option<Value> {
         Some(self.parameters.clone())

@@ -93,6 +93,7 @@ pub fn mcp_server(rng: &mut Rng) -> McpServer {
         common: common(rng),
         name: text(rng),
         tools: many(rng, 3, mcp_tool),
+        instructions: text(rng),
     }
 }
 
