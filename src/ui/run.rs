@@ -223,7 +223,8 @@ impl RunObserver for Observer<'_> {
     /// the panel.
     fn approve<'a>(&'a self, tool: &'a dyn Tool, input: &'a serde_json::Value) -> crate::agent::LocalBoxFuture<'a, ApprovalChoice> {
         let reply = super::approval::Reply::default();
-        let shown = serde_json::to_string_pretty(input).unwrap_or_else(|_| input.to_string());
+        // `{:#}`: serde_json's own indented form of a `Value`.
+        let shown = format!("{input:#}");
         let asked = super::approval::Asked {
             tool: tool.name().to_string(),
             via: tool.origin().map(str::to_string),
