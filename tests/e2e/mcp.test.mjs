@@ -419,6 +419,18 @@ test("a server's instructions are shown in Settings and go into the system promp
   await context.close();
 });
 
+test('a server of the older HTTP+SSE transport is named as such within 5 s, never a long wait', async () => {
+  const mcp = await startMcp('--legacy');
+  const { page, context } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  const started = Date.now();
+  const status = await connect(page, mcp.url);
+  const took = Date.now() - started;
+  assert.ok(!status.ok);
+  assert.match(status.text, /uses the older HTTP\+SSE transport \(protocol 2024-11-05\), which this page does not speak: it speaks Streamable HTTP\. Use the server's Streamable HTTP endpoint/);
+  assert.ok(took < 5000, `answered in ${took} ms`);
+  await context.close();
+});
+
 test('Stop during a slow MCP call ends the run at once, aborts the request and tells the server', async () => {
   const mcp = await startMcp();
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });

@@ -2,7 +2,7 @@
 // Streamable HTTP transport (stateful: one session per initialize), behind a small Node http
 // server that adds what a browser page needs (CORS, Mcp-Session-Id exposed) or leaves it out.
 //
-//   node tests/server/mcp.mjs [--port N] [--no-cors] [--token T] [--json] [--page-size N] [--forget-400] [--task-tool] [--instructions TEXT]
+//   node tests/server/mcp.mjs [--port N] [--no-cors] [--token T] [--json] [--page-size N] [--forget-400] [--task-tool] [--instructions TEXT] [--legacy]
 // prints "listening http://127.0.0.1:PORT/mcp" once ready.
 //   --no-cors     no CORS headers at all (a server that does not allow browser pages)
 //   --token T     every MCP request needs "Authorization: Bearer T" (else 401)
@@ -12,6 +12,8 @@
 //                 SDK's reference server (server-everything) answers after a restart, not 404
 //   --task-tool   also lists "batch-job", a tool that runs only as a task (taskSupport "required")
 //   --instructions TEXT  the server's instructions to its clients (initialize result)
+//   --legacy      speaks only the older HTTP+SSE transport (the SDK's SSEServerTransport): GET
+//                 /mcp opens the event stream and names /messages; POST /mcp is 405
 //
 // Tools: get-sum {a, b}, echo {message}, weather {city} (always fails with isError),
 // slow {seconds} (waits, then answers). Test-only endpoints (never part of MCP):
@@ -24,6 +26,7 @@ import { randomUUID } from 'node:crypto';
 import { allowPage } from './cors.mjs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 
 const args = process.argv.slice(2);
@@ -39,6 +42,8 @@ const json = flag('--json');
 const pageSize = Number(arg('--page-size', '0'));
 const forget400 = flag('--forget-400');
 const instructions = arg('--instructions', undefined);
+const legacy = flag('--legacy');
+const legacySessions = new Map(); // session id -> SSEServerTransport
 
 const tools = [
   { name: 'get-sum', description: 'Adds two numbers and says the sum.', inputSchema: { type: 'object', properties: { a: { type: 'number', description: 'First number' }, b: { type: 'number', description: 'Second number' } }, required: ['a', 'b'] } },
@@ -133,6 +138,22 @@ const http_server = http.createServer(async (req, res) => {
     sessions.clear();
     res.writeHead(204);
     return res.end();
+  }
+  if (legacy) {
+    if (url.pathname === '/mcp' && req.method === 'GET') {
+      const transport = new SSEServerTransport('/messages', res);
+      legacySessions.set(transport.sessionId, transport);
+      res.on('close', () => legacySessions.delete(transport.sessionId));
+      await newServer().connect(transport);
+      return;
+    }
+    if (url.pathname === '/messages' && req.method === 'POST') {
+      const transport = legacySessions.get(url.searchParams.get('sessionId'));
+      if (!transport) return rpcError(res, 404, -32001, 'Session not found');
+      return transport.handlePostMessage(req, res);
+    }
+    res.writeHead(405, { 'Content-Type': 'text/plain', Allow: 'GET' });
+    return res.end('Method Not Allowed');
   }
   if (url.pathname !== '/mcp') {
     res.writeHead(404, { 'Content-Type': 'text/html' });

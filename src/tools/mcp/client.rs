@@ -38,6 +38,8 @@ const BODY_LIMIT: usize = 4 << 20;
 const ERROR_BODY_LIMIT: usize = 64 << 10;
 /// Characters kept of a server's `instructions` (they go into every system prompt).
 pub const INSTRUCTIONS_LIMIT: usize = 2000;
+/// Bytes read of a GET's event stream looking for the older transport's `endpoint` event.
+const OLDER_GREETING_LIMIT: usize = 4096;
 /// `tools/list` pages followed, and tools kept, per server.
 const PAGE_LIMIT: usize = 20;
 const TOOL_LIMIT: usize = 300;
@@ -524,6 +526,18 @@ impl McpClient {
             if sent_session && session_unknown(status, &body) {
                 return Err(Failure::Expired);
             }
+            // An `initialize` refused as a method or path the server does not serve: a server
+            // of the older HTTP+SSE transport says so on GET, at once.
+            if !sent_session && matches!(status, 400 | 404 | 405) && self.speaks_older_transport().await {
+                return Err(McpError::new(
+                    McpErrorKind::NotMcp,
+                    format!(
+                        "The MCP server {} uses the older HTTP+SSE transport (protocol 2024-11-05), which this page does not speak: it speaks Streamable HTTP. Use the server's Streamable HTTP endpoint if it has one (often /mcp), or a newer version of the server.",
+                        self.label
+                    ),
+                )
+                .into());
+            }
             return Err(self.http_error(status, &body).into());
         }
         let session = response.header("Mcp-Session-Id").filter(|id| valid_session_id(id));
@@ -664,6 +678,28 @@ impl McpClient {
             }
         });
         Ok(ServerInfo { name: jsonrpc::bounded(&self.scrub(name)), protocol: protocol.to_string(), lists_changes, instructions: instructions.unwrap_or_default() })
+    }
+
+    /// Whether a GET of the address opens an event stream whose first event is `endpoint`:
+    /// how a server of the older HTTP+SSE transport greets a client. Reads at most a few
+    /// kilobytes; dropping the stream ends the request.
+    async fn speaks_older_transport(&self) -> bool {
+        let headers = self.headers("text/event-stream");
+        let request = HttpRequest { method: "GET", url: &self.url, headers: &headers, body: None, redirects: self.redirects() };
+        let Ok(mut stream) = self.fetch.open(request).await else { return false };
+        if !(200..300).contains(&stream.status()) {
+            return false;
+        }
+        let mut decoder = SseDecoder::new();
+        let mut read = 0;
+        while read < OLDER_GREETING_LIMIT {
+            let Ok(Some(bytes)) = stream.chunk().await else { return false };
+            read += bytes.len();
+            if let Some(first) = decoder.push(&bytes).into_iter().next() {
+                return first.event.as_deref() == Some("endpoint");
+            }
+        }
+        false
     }
 
     /// A fetch that got no response. The browser does not say why; asking once more without

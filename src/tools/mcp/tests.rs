@@ -493,6 +493,26 @@ fn a_server_out_of_reach_is_reported_as_failed_with_the_reason() {
 }
 
 #[test]
+fn a_server_of_the_older_transport_is_named_as_such_at_once() {
+    let greeting = Reply::status(200, "text/event-stream", "event: endpoint\ndata: /messages?sessionId=abc\n\n");
+    let server = Server::new(vec![Reply::status(405, "text/plain", "Method Not Allowed"), greeting]);
+    let e = run(client(&server, "").connect()).unwrap_err();
+    assert_eq!(e.kind, McpErrorKind::NotMcp);
+    assert!(e.message.contains("uses the older HTTP+SSE transport (protocol 2024-11-05)"), "{}", e.message);
+    let seen = server.seen();
+    assert_eq!(seen.iter().map(|s| s.method.as_str()).collect::<Vec<_>>(), ["POST", "GET"]);
+    assert_eq!(seen[1].header("Accept"), Some("text/event-stream"));
+
+    // A GET that is no such greeting leaves the refusal as it was.
+    let server = Server::new(vec![Reply::status(404, "text/html", "<p>Nothing here</p>"), Reply::status(404, "text/html", "")]);
+    let e = run(client(&server, "").connect()).unwrap_err();
+    assert!(!e.message.contains("uses the older"), "{}", e.message);
+    let server = Server::new(vec![Reply::status(405, "text/plain", ""), Reply::status(200, "text/event-stream", "event: message\ndata: {}\n\n")]);
+    let e = run(client(&server, "").connect()).unwrap_err();
+    assert!(!e.message.contains("uses the older"), "{}", e.message);
+}
+
+#[test]
 fn auth_failures_say_whether_the_token_is_missing_or_wrong_and_never_show_it() {
     let refused = || Reply::status(401, "application/json", r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"bad token sekret-123"},"id":null}"#);
     let server = Server::new(vec![refused()]);
