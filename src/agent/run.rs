@@ -30,6 +30,8 @@ pub trait RunObserver {
     fn on_delta(&self, _step: u32, _delta: &str) {}
     /// Streamed reasoning (some models think aloud before replying) of the call in `step`.
     fn on_reasoning(&self, _step: u32, _delta: &str) {}
+    /// The tool call in progress in `step` said how far it is (`ToolContext::progress`).
+    fn on_tool_progress(&self, _step: u32, _tool: &str, _text: &str) {}
     /// Asks the person whether `tool` (which `needs_approval`) may be called with `input`.
     /// Whoever cannot ask anyone denies: a call that needs approval is never made unasked.
     /// The run drops the future when it is stopped.
@@ -127,6 +129,33 @@ async fn guarded<T>(
     };
     let limits = race(sleep_or_never(run_left_ms), sleep_or_never(limit_ms));
     match race(input.cancel.cancelled(), race(work, limits)).await {
+        Either::Left(()) => Guarded::Cancelled,
+        Either::Right(Either::Left(out)) => Guarded::Done(out),
+        Either::Right(Either::Right(Either::Left(()))) => Guarded::OutOfTime,
+        Either::Right(Either::Right(Either::Right(()))) => Guarded::TimedOut,
+    }
+}
+
+/// Like `guarded`, with `quiet_ms` a limit of silence: it runs from the last moment `heard`
+/// was set (the call's start, then each progress report).
+async fn guarded_quiet<T>(work: impl std::future::Future<Output = T>, input: &RunInput<'_>, run_left_ms: Option<f64>, quiet_ms: f64, heard: &Cell<f64>) -> Guarded<T> {
+    let clock = input.clock;
+    let silence = async {
+        loop {
+            let left = heard.get() + quiet_ms - clock.now_ms();
+            if left <= 0.0 {
+                return;
+            }
+            clock.sleep(left).await;
+        }
+    };
+    let run_left = async {
+        match run_left_ms {
+            Some(ms) => clock.sleep(ms).await,
+            None => std::future::pending::<()>().await,
+        }
+    };
+    match race(input.cancel.cancelled(), race(work, race(run_left, silence))).await {
         Either::Left(()) => Guarded::Cancelled,
         Either::Right(Either::Left(out)) => Guarded::Done(out),
         Either::Right(Either::Right(Either::Left(()))) => Guarded::OutOfTime,
@@ -591,9 +620,15 @@ impl<'a, 'r> Run<'a, 'r> {
             rec.record(step, begun, response_event(&cut, discarded, latency));
         };
         let now_ms = || rec.now();
-        let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms };
+        // Progress starts the tool's silence limit again and is shown live.
+        let heard = Cell::new(input.clock.now_ms());
+        let on_progress = |text: &str| {
+            heard.set(input.clock.now_ms());
+            rec.observer.on_tool_progress(step, tool.name(), text);
+        };
+        let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms, on_progress: &on_progress };
         let timeout_ms = tool.timeout_ms().unwrap_or(settings.tool_timeout_ms);
-        let outcome = guarded(tool.call(&tool_input, &cx), input, self.run_left(), Some(timeout_ms)).await;
+        let outcome = guarded_quiet(tool.call(&tool_input, &cx), input, self.run_left(), timeout_ms, &heard).await;
         let name = tool.name().to_string();
         let (message, timed_out) = match outcome {
             Guarded::Done(Ok(observation)) => {
@@ -609,7 +644,7 @@ impl<'a, 'r> Run<'a, 'r> {
             Guarded::Done(Err(error)) => (error.message, false),
             Guarded::TimedOut => (
                 format!(
-                    "no answer within {:.0} s. The service may be slow or unreachable; try again or use another tool.",
+                    "no answer within {:.0} s, and no word of progress. The service may be slow or unreachable; try again or use another tool.",
                     timeout_ms / 1000.0
                 ),
                 true,

@@ -329,6 +329,66 @@ fn tool_error_is_fed_back_or_ends_the_run() {
     assert_eq!(model.requests.borrow().len(), 1);
 }
 
+/// Works `reports` × `every_ms`, saying how far it is after each stretch.
+struct Reporting {
+    every_ms: f64,
+    reports: u32,
+}
+
+impl Tool for Reporting {
+    fn name(&self) -> &str {
+        "search"
+    }
+    fn description(&self) -> &str {
+        "a slow tool that says how far it is"
+    }
+    fn call<'a>(&'a self, _input: &'a Value, cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>> {
+        Box::pin(async move {
+            for n in 1..=self.reports {
+                SystemClock::default().sleep(self.every_ms).await;
+                cx.progress(&format!("{n} of {}", self.reports));
+            }
+            Ok("done at last".into())
+        })
+    }
+}
+
+#[derive(Default)]
+struct Heard(RefCell<Vec<(u32, String, String)>>);
+impl RunObserver for Heard {
+    fn on_tool_progress(&self, step: u32, tool: &str, text: &str) {
+        self.0.borrow_mut().push((step, tool.to_string(), text.to_string()));
+    }
+}
+
+#[test]
+fn progress_starts_the_silence_limit_again_and_is_heard_live() {
+    // 6 × 40 ms = 240 ms of work against a 100 ms limit of silence: it finishes.
+    let tool = Reporting { every_ms: 40.0, reports: 6 };
+    let settings = AgentSettings { tool_timeout_ms: 100.0, ..Default::default() };
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: fine"]);
+    let clock = SystemClock::default();
+    let heard = Heard::default();
+    let cancel = CancelToken::new();
+    let input = RunInput { question: "q", history: &[], model: &model, tools: &[&tool], settings: &settings, clock: &clock, cancel: &cancel, answered: None };
+    let trace = pollster::block_on(run_agent(input, &heard));
+    assert!(trace.events.iter().any(|e| matches!(&e.kind, EventKind::ToolResult { observation, .. } if observation == "done at last")), "{:?}", kinds(&trace));
+    assert_eq!(heard.0.borrow().iter().map(|(s, t, x)| (*s, t.as_str(), x.as_str())).collect::<Vec<_>>()[..2], [(1, "search", "1 of 6"), (1, "search", "2 of 6")]);
+    assert_eq!(heard.0.borrow().len(), 6);
+
+    // Silent for longer than the limit between two reports: it times out.
+    let tool = Reporting { every_ms: 150.0, reports: 2 };
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: later"]);
+    let (trace, _) = run_with(&model, &[&tool], &settings, &CancelToken::new(), &[]);
+    assert!(trace.events.iter().any(|e| matches!(e.kind, EventKind::ToolFailed { timed_out: true, .. })), "{:?}", kinds(&trace));
+    // And progress never outlasts the run's own time limit.
+    let tool = Reporting { every_ms: 30.0, reports: 100 };
+    let limited = AgentSettings { tool_timeout_ms: 100.0, max_time_ms: Some(200.0), ..Default::default() };
+    let model = Script::texts(&[ACT_SEARCH]);
+    let (trace, _) = run_with(&model, &[&tool], &limited, &CancelToken::new(), &[]);
+    assert!(matches!(stop(&trace), StopReason::MaxTime { .. }), "{:?}", stop(&trace));
+}
+
 #[test]
 fn tool_timeout_becomes_an_observation() {
     let mut slow = FakeTool::echo("search");
@@ -338,7 +398,7 @@ fn tool_timeout_becomes_an_observation() {
     let (trace, _) = run_with(&model, &[&slow], &settings, &CancelToken::new(), &[]);
     let timed_out = trace.events.iter().any(|e| matches!(e.kind, EventKind::ToolFailed { timed_out: true, .. }));
     assert!(timed_out, "{:?}", kinds(&trace));
-    assert!(model.last_user_message(1).contains("no answer within 0 s"));
+    assert!(model.last_user_message(1).contains("no answer within 0 s, and no word of progress"));
     assert_eq!(trace.final_answer(), Some("later"));
 }
 

@@ -38,9 +38,17 @@ pub struct ToolContext<'a> {
     /// Records a model call the tool makes, so the trace shows it (the caller fills step/tool).
     pub(crate) on_model_call: &'a ModelCallRecorder<'a>,
     pub(crate) now_ms: &'a dyn Fn() -> f64,
+    /// Told of the tool's progress (see `progress`).
+    pub(crate) on_progress: &'a dyn Fn(&str),
 }
 
 impl<'a> ToolContext<'a> {
+    /// The tool is still at work: `text` says how far (shown live on its step), and its
+    /// silence limit (`Tool::timeout_ms`) starts again. The run's own time limit still holds.
+    pub fn progress(&self, text: &str) {
+        (self.on_progress)(text);
+    }
+
     /// Asks the run's model for a completion on the tool's behalf. The call appears in the trace.
     pub async fn ask_model(&self, request: ChatRequest) -> Result<ChatResponse, LlmError> {
         let started = (self.now_ms)();
@@ -54,7 +62,7 @@ impl<'a> ToolContext<'a> {
 /// to `model` and are not recorded anywhere.
 pub async fn call_with_model(tool: &dyn Tool, input: &Value, model: &dyn ChatModel) -> Result<String, ToolError> {
     let now = || 0.0;
-    let cx = ToolContext { model, on_model_call: &|_, _, _| {}, now_ms: &now };
+    let cx = ToolContext { model, on_model_call: &|_, _, _| {}, now_ms: &now, on_progress: &|_| {} };
     tool.call(input, &cx).await
 }
 
@@ -90,6 +98,7 @@ pub trait Tool {
         false
     }
     /// This tool's own time limit; `None` uses the run's default (`AgentSettings::tool_timeout_ms`).
+    /// A limit of silence: each `ToolContext::progress` starts it again.
     fn timeout_ms(&self) -> Option<f64> {
         None
     }
