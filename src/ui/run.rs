@@ -45,6 +45,8 @@ pub struct RunControl {
     in_page: super::in_page::InPage,
     /// A tool call of the run waiting for the person's approval (`approval::ApprovalPanel`).
     pub approval: super::approval::Pending,
+    /// What the tool call in progress last said of how far it is (masked), until it ends.
+    pub progress: RwSignal<String>,
 }
 
 /// What to run.
@@ -108,6 +110,7 @@ impl RunControl {
             mcp,
             in_page,
             approval: RwSignal::new_local(None),
+            progress: RwSignal::new(String::new()),
         }
     }
 
@@ -208,6 +211,10 @@ impl RunObserver for Observer<'_> {
         if matches!(event.kind, EventKind::LlmRequest { .. } | EventKind::LlmResponse { .. } | EventKind::LlmFailed { .. }) {
             self.control.streaming.set(String::new());
         }
+        // A tool's progress belongs to its call: gone with its result, or a new call.
+        if matches!(event.kind, EventKind::ToolCall { .. } | EventKind::ToolResult { .. } | EventKind::ToolFailed { .. } | EventKind::RunStopped { .. }) {
+            self.control.progress.set(String::new());
+        }
         let mut event = event.clone();
         mask_event(&mut event, self.secrets);
         let save = self.control.chat.try_update(|c| c.record(self.run, event)).unwrap_or(Save::No);
@@ -247,6 +254,9 @@ impl RunObserver for Observer<'_> {
             }
             choice
         })
+    }
+    fn on_tool_progress(&self, _step: u32, tool: &str, text: &str) {
+        self.control.progress.set(mask(&format!("{tool}: {text}"), self.secrets));
     }
     fn on_reasoning(&self, _step: u32, delta: &str) {
         // Shown in the live box, set apart from the reply; never parsed.

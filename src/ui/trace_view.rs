@@ -36,7 +36,14 @@ impl Steps {
 }
 
 #[component]
-pub fn TracePane(chat: RwSignal<Conversation>, streaming: ReadSignal<String>, running: ReadSignal<bool>, children: Children) -> impl IntoView {
+pub fn TracePane(
+    chat: RwSignal<Conversation>,
+    streaming: ReadSignal<String>,
+    running: ReadSignal<bool>,
+    /// What the tool call in progress last said of how far it is.
+    progress: ReadSignal<String>,
+    children: Children,
+) -> impl IntoView {
     let trace = Steps(chat);
     let pane = NodeRef::<leptos::html::Section>::new();
     let look = Look::new();
@@ -200,6 +207,16 @@ pub fn TracePane(chat: RwSignal<Conversation>, streaming: ReadSignal<String>, ru
             </ol>
             <Show when=move || writing.get()>
                 <LiveRow streaming/>
+            </Show>
+            // The open tool call's progress, as the server reports it.
+            <Show when=move || open.get().is_some() && !progress.with(String::is_empty)>
+                <div class="event tone-pending live" data-testid="tool-progress" role="status">
+                    <div class="event-head">
+                        <span class="icon" aria-hidden="true">"◔"</span>
+                        <span class="label">"Progress"</span>
+                    </div>
+                    <p class="part note">{move || progress.get()}</p>
+                </div>
             </Show>
             <Show when=move || !trace.with(<[Event]>::is_empty)>
                 <p class="trace-totals" data-testid="trace-totals">{totals}</p>

@@ -431,6 +431,29 @@ test('a server of the older HTTP+SSE transport is named as such within 5 s, neve
   await context.close();
 });
 
+test("a long call's progress shows on its step as it comes and keeps the call alive past its time limit", async () => {
+  const mcp = await startMcp();
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url)).ok);
+  // A 2 s limit of silence; the call takes 3.5 s but says how far it is every half second.
+  await page.getByTestId('mcp-timeout-0').fill('2');
+  await page.getByTestId('mcp-timeout-0').press('Tab');
+  await closeSettings(page);
+  await script(env.server.origin, scope, [action('slow', { seconds: 3.5 }), finalAnswer('Waited.')]);
+  await ask(page, 'Wait a while');
+  const progress = page.getByTestId('tool-progress');
+  await progress.waitFor();
+  await page.waitForFunction(() => /slow: [2-7] of 7: waited/.test(document.querySelector('[data-testid="tool-progress"]')?.textContent ?? ''));
+  await shot(page, 'mcp-progress');
+  await page.locator('.bubble.assistant').waitFor({ timeout: 15_000 });
+  assert.equal(await progress.count(), 0, 'gone with the call');
+  await showAll(page.locator('[data-kind="tool_result"]'));
+  assert.equal(await page.locator('[data-kind="tool_result"] pre').textContent(), 'Waited 3.5 s.');
+  const [call] = (await mcp.state()).calls;
+  assert.match(call.progressToken, /^thoughtline-\d+$/);
+  await context.close();
+});
+
 test('Stop during a slow MCP call ends the run at once, aborts the request and tells the server', async () => {
   const mcp = await startMcp();
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });

@@ -82,7 +82,15 @@ function newServer() {
         return { content: [{ type: 'text', text: 'late tool ran' }] };
       case 'weather':
         return { content: [{ type: 'text', text: `The weather service for ${input.city} is down.` }], isError: true };
-      case 'slow':
+      case 'slow': {
+        // Says how far it is every half second when the client sent a progress token.
+        const token = request.params._meta?.progressToken;
+        const total = Math.max(1, Math.round(Number(input.seconds ?? 1) * 2));
+        let done = 0;
+        const ticker = token === undefined ? null : setInterval(() => {
+          done = Math.min(total, done + 1);
+          extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, message: `waited ${done / 2} s` } }).catch(() => {});
+        }, 500);
         await new Promise((resolve) => {
           const timer = setTimeout(resolve, Number(input.seconds ?? 1) * 1000);
           extra.signal.addEventListener('abort', () => {
@@ -91,7 +99,10 @@ function newServer() {
             resolve();
           });
         });
+        if (ticker) clearInterval(ticker);
+        call.progressToken = token ?? null;
         return { content: [{ type: 'text', text: `Waited ${input.seconds} s.` }] };
+      }
       default:
         throw new Error(`Unknown tool: ${name}`);
     }

@@ -90,6 +90,65 @@ pub fn session_unknown(status: u16, body: &str) -> bool {
     }
 }
 
+/// Progress a server reports on a call (`notifications/progress`), as lines of text, for
+/// the call to read while it waits (`next`).
+#[derive(Clone, Default)]
+pub struct ProgressFeed(Rc<RefCell<(std::collections::VecDeque<String>, Option<std::task::Waker>)>>);
+
+impl ProgressFeed {
+    fn push(&self, text: String) {
+        let waker = {
+            let mut state = self.0.borrow_mut();
+            // A server that floods is read at its latest: a few lines are enough to show.
+            if state.0.len() >= 16 {
+                state.0.pop_front();
+            }
+            state.0.push_back(text);
+            state.1.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// The next line of progress (waits for one).
+    pub fn next(&self) -> impl std::future::Future<Output = String> + '_ {
+        std::future::poll_fn(move |cx| {
+            let mut state = self.0.borrow_mut();
+            match state.0.pop_front() {
+                Some(text) => std::task::Poll::Ready(text),
+                None => {
+                    state.1 = Some(cx.waker().clone());
+                    std::task::Poll::Pending
+                }
+            }
+        })
+    }
+}
+
+/// A progress notification as a line: "3 of 8: reading page 3", "40%", or the message.
+pub fn progress_text(params: &Value) -> Option<String> {
+    let progress = params.get("progress").and_then(Value::as_f64)?;
+    let total = params.get("total").and_then(Value::as_f64);
+    let message = params.get("message").and_then(Value::as_str).map(jsonrpc::bounded).filter(|m| !m.is_empty());
+    let amount = match total {
+        Some(total) if total > 0.0 => format!("{} of {}", number(progress), number(total)),
+        _ => number(progress),
+    };
+    Some(match message {
+        Some(message) => format!("{amount}: {message}"),
+        None => amount,
+    })
+}
+
+fn number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n:.2}")
+    }
+}
+
 /// How the page's connection to a server stands, as Settings shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum McpState {
@@ -201,6 +260,9 @@ pub struct McpClient {
     on_list_changed: RefCell<Option<Rc<dyn Fn()>>>,
     /// Told each change of `McpState`.
     on_state: RefCell<Option<Rc<dyn Fn(McpState)>>>,
+    /// The calls waiting for an answer that asked to hear progress, by progress token.
+    progress: RefCell<Vec<(String, ProgressFeed)>>,
+    next_token: Cell<u64>,
     /// Someone is listening on the server's event stream (one stream per session).
     listening: Cell<bool>,
     /// Tripped when the page stops using this client (its server was removed or changed):
@@ -219,6 +281,8 @@ impl McpClient {
             next_id: Cell::new(1),
             on_list_changed: RefCell::new(None),
             on_state: RefCell::new(None),
+            progress: RefCell::new(Vec::new()),
+            next_token: Cell::new(1),
             listening: Cell::new(false),
             retired: CancelToken::new(),
         }
@@ -342,8 +406,23 @@ impl McpClient {
     }
 
     /// `tools/call`: the call's result object (`content`, `isError`, …) as the server sent it.
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, McpError> {
-        self.request("tools/call", json!({"name": name, "arguments": arguments})).await
+    /// Every call carries a progress token; what the server reports goes to `feed`.
+    pub async fn call_tool(&self, name: &str, arguments: Value, feed: Option<ProgressFeed>) -> Result<Value, McpError> {
+        let token = format!("thoughtline-{}", self.next_token.get());
+        self.next_token.set(self.next_token.get() + 1);
+        struct Forget<'c>(&'c McpClient, String);
+        impl Drop for Forget<'_> {
+            fn drop(&mut self) {
+                if let Ok(mut listening) = self.0.progress.try_borrow_mut() {
+                    listening.retain(|(token, _)| *token != self.1);
+                }
+            }
+        }
+        let _forget = feed.map(|feed| {
+            self.progress.borrow_mut().push((token.clone(), feed));
+            Forget(self, token.clone())
+        });
+        self.request("tools/call", json!({"name": name, "arguments": arguments, "_meta": {"progressToken": token}})).await
     }
 
     /// One request in the current session (started first if there is none); a session the
@@ -625,6 +704,17 @@ impl McpClient {
     /// client capabilities).
     async fn handle(&self, message: Incoming) {
         match message {
+            Incoming::Notification { method, params } if method == "notifications/progress" => {
+                let token = match params.get("progressToken") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(other) => other.to_string(),
+                    None => return,
+                };
+                let feed = self.progress.borrow().iter().find(|(t, _)| *t == token).map(|(_, feed)| feed.clone());
+                if let (Some(feed), Some(text)) = (feed, progress_text(&params)) {
+                    feed.push(self.scrub(&text));
+                }
+            }
             Incoming::Notification { method, .. } if method == "notifications/tools/list_changed" => {
                 let callback = self.on_list_changed.borrow().clone();
                 if let Some(callback) = callback {

@@ -377,14 +377,37 @@ fn an_sse_answer_may_carry_notifications_and_requests_before_the_response() {
     let changed = Rc::new(Cell::new(0));
     let count = changed.clone();
     c.set_on_list_changed(Rc::new(move || count.set(count.get() + 1)));
-    let result = run(c.call_tool("echo", json!({"text": "pong"}))).unwrap();
+    let result = run(c.call_tool("echo", json!({"text": "pong"}), None)).unwrap();
     assert_eq!(result::observation(&result).unwrap(), "pong");
     assert_eq!(changed.get(), 1);
     let seen = server.seen();
-    assert_eq!(seen[2].body["params"], json!({"name": "echo", "arguments": {"text": "pong"}}));
+    assert_eq!(seen[2].body["params"], json!({"name": "echo", "arguments": {"text": "pong"}, "_meta": {"progressToken": "thoughtline-1"}}));
     // The server's ping was answered in the same session.
     assert_eq!(seen[3].body, json!({"jsonrpc": "2.0", "id": 99, "result": {}}));
     assert_eq!(seen[3].header("Mcp-Session-Id"), Some("s1"));
+}
+
+#[test]
+fn progress_of_a_call_reaches_its_feed_as_lines_and_other_tokens_are_ignored() {
+    let progress = |token: &str, params: Value| {
+        let mut params = params;
+        params["progressToken"] = json!(token);
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+    };
+    let stream = Reply::sse(&[
+        progress("thoughtline-1", json!({"progress": 1, "total": 3, "message": "reading page 1"})),
+        progress("someone-else", json!({"progress": 9})),
+        progress("thoughtline-1", json!({"progress": 0.5})),
+        progress("thoughtline-1", json!({"progress": 2, "total": 3, "message": "token secret-token-9 used"})),
+        answer(2, text_result("done")),
+    ]);
+    let server = Server::new([handshake(), vec![stream]].concat());
+    let c = client(&server, "secret-token-9");
+    let feed = super::client::ProgressFeed::default();
+    assert!(run(c.call_tool("slow", json!({}), Some(feed.clone()))).is_ok());
+    let lines: Vec<String> = (0..3).map(|_| run(feed.next())).collect();
+    assert_eq!(lines, ["1 of 3: reading page 1", "0.50", "2 of 3: token ••• used"]);
+    assert_eq!(super::client::progress_text(&json!({"message": "no number"})), None);
 }
 
 #[test]
@@ -394,7 +417,7 @@ fn an_expired_session_is_started_again_once() {
     let server = Server::new([handshake(), vec![expired()], again, vec![Reply::json(answer(4, text_result("ok")))]].concat());
     let c = client(&server, "");
     run(c.connect()).unwrap();
-    assert!(run(c.call_tool("echo", json!({}))).is_ok());
+    assert!(run(c.call_tool("echo", json!({}), None)).is_ok());
     let seen = server.seen();
     assert_eq!(seen.iter().map(|s| s.rpc_method()).collect::<Vec<_>>(), ["initialize", "notifications/initialized", "tools/call", "initialize", "notifications/initialized", "tools/call"]);
     assert_eq!(seen[3].header("Mcp-Session-Id"), None, "a new session starts without the old id");
@@ -405,7 +428,7 @@ fn an_expired_session_is_started_again_once() {
     let server = Server::new([handshake(), vec![expired()], again, vec![expired()]].concat());
     let c = client(&server, "");
     run(c.connect()).unwrap();
-    let e = run(c.call_tool("echo", json!({}))).unwrap_err();
+    let e = run(c.call_tool("echo", json!({}), None)).unwrap_err();
     assert_eq!(e.kind, McpErrorKind::NotMcp);
     assert_eq!(server.seen().len(), 6);
 }
@@ -447,7 +470,7 @@ fn a_server_that_restarted_and_answers_400_gets_a_new_session_and_the_call_again
     let c = client(&server, "");
     let said = states(&c);
     run(c.connect()).unwrap();
-    assert!(run(c.call_tool("echo", json!({}))).is_ok());
+    assert!(run(c.call_tool("echo", json!({}), None)).is_ok());
     let seen = server.seen();
     assert_eq!(seen.iter().map(|s| s.rpc_method()).collect::<Vec<_>>(), ["initialize", "notifications/initialized", "tools/call", "initialize", "notifications/initialized", "tools/call"]);
     assert_eq!(seen[5].header("Mcp-Session-Id"), Some("s2"));
@@ -459,7 +482,7 @@ fn a_server_that_restarted_and_answers_400_gets_a_new_session_and_the_call_again
     let c = client(&server, "");
     let said = states(&c);
     run(c.connect()).unwrap();
-    let e = run(c.call_tool("echo", json!({}))).unwrap_err();
+    let e = run(c.call_tool("echo", json!({}), None)).unwrap_err();
     assert_eq!(e.kind, McpErrorKind::Refused);
     assert_eq!(server.seen().len(), 3);
     assert_eq!(said.borrow().len(), 1, "still connected: {:?}", said.borrow());
@@ -488,7 +511,7 @@ fn a_server_out_of_reach_is_reported_as_failed_with_the_reason() {
     let c = client(&server, "");
     let said = states(&c);
     run(c.connect()).unwrap();
-    let e = run(c.call_tool("echo", json!({}))).unwrap_err();
+    let e = run(c.call_tool("echo", json!({}), None)).unwrap_err();
     assert_eq!(said.borrow().last(), Some(&format!("failed: {}", e.message)));
 }
 
@@ -567,7 +590,7 @@ fn a_server_that_goes_away_mid_run_is_a_lost_connection() {
     gone.replies.get_mut().extend([handshake(), vec![Reply::no_response()]].concat());
     let c = McpClient::new(&server_settings("http://127.0.0.1:9/mcp", ""), Rc::new(gone));
     run(c.connect()).unwrap();
-    let e = run(c.call_tool("slow", json!({}))).unwrap_err();
+    let e = run(c.call_tool("slow", json!({}), None)).unwrap_err();
     assert_eq!(e.kind, McpErrorKind::Lost);
     assert!(e.message.contains("stopped answering"), "{}", e.message);
 
@@ -577,11 +600,11 @@ fn a_server_that_goes_away_mid_run_is_a_lost_connection() {
     broken.chunks.push(Err("network error".into()));
     let server = Server::new([handshake(), vec![broken]].concat());
     let c = client(&server, "");
-    assert_eq!(run(c.call_tool("x", json!({}))).unwrap_err().kind, McpErrorKind::Lost);
+    assert_eq!(run(c.call_tool("x", json!({}), None)).unwrap_err().kind, McpErrorKind::Lost);
     let mut cut = Reply::sse(&[answer(2, text_result("never"))]);
     cut.chunks.truncate(3);
     let server = Server::new([handshake(), vec![cut]].concat());
-    let e = run(client(&server, "").call_tool("x", json!({}))).unwrap_err();
+    let e = run(client(&server, "").call_tool("x", json!({}), None)).unwrap_err();
     assert!(e.message.contains("closed the stream before it answered"), "{}", e.message);
 }
 
@@ -615,7 +638,7 @@ fn addresses_that_are_not_mcp_endpoints_say_so() {
 fn json_rpc_errors_carry_the_servers_message() {
     let refusal = json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "Tool nope not found"}});
     let server = Server::new([handshake(), vec![Reply::json(refusal)]].concat());
-    let e = run(client(&server, "").call_tool("nope", json!({}))).unwrap_err();
+    let e = run(client(&server, "").call_tool("nope", json!({}), None)).unwrap_err();
     assert_eq!(e.kind, McpErrorKind::Refused);
     assert!(e.message.contains("Tool nope not found") && e.message.contains("invalid arguments"), "{}", e.message);
 }
@@ -771,7 +794,7 @@ fn built_tools_describe_themselves_for_every_strategy_and_call_their_server() {
     let model = NoModel;
     let obs = run(crate::agent::tool::call_with_model(t, &json!(r#"{"a": 1, "b": 2}"#), &model)).unwrap();
     assert_eq!(obs, "The sum is 3.");
-    assert_eq!(server.seen()[2].body["params"], json!({"name": "get-sum", "arguments": {"a": 1, "b": 2}}));
+    assert_eq!(server.seen()[2].body["params"], json!({"name": "get-sum", "arguments": {"a": 1, "b": 2}, "_meta": {"progressToken": "thoughtline-1"}}));
     let e = run(crate::agent::tool::call_with_model(t, &json!({"a": "x", "b": 2}), &model)).unwrap_err();
     assert!(e.message.contains("reported an error: a must be a number"), "{}", e.message);
     let e = run(crate::agent::tool::call_with_model(t, &json!("1 plus 2"), &model)).unwrap_err();
@@ -927,12 +950,12 @@ fn a_call_dropped_before_its_answer_tells_the_server_it_is_cancelled() {
     let client = client(&server, "tok-secret-123");
     run(client.connect()).unwrap();
     // An answered call cancels nothing.
-    run(client.call_tool("echo", json!({"message": "hi"}))).unwrap();
+    run(client.call_tool("echo", json!({"message": "hi"}), None)).unwrap();
     assert!(server.detached.borrow().is_empty());
 
     // A slow call, dropped while it waits (what Stop and a time limit do).
     {
-        let mut call = Box::pin(client.call_tool("slow", json!({"seconds": 60})));
+        let mut call = Box::pin(client.call_tool("slow", json!({"seconds": 60}), None));
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         assert!(call.as_mut().poll(&mut cx).is_pending());
     }
@@ -962,7 +985,7 @@ fn nothing_is_cancelled_without_a_session() {
     let server = Server::new(vec![Reply::hang()]);
     let client = client(&server, "");
     {
-        let mut call = Box::pin(client.call_tool("slow", json!({})));
+        let mut call = Box::pin(client.call_tool("slow", json!({}), None));
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         assert!(call.as_mut().poll(&mut cx).is_pending());
     }

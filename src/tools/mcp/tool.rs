@@ -7,7 +7,8 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
-use super::client::McpClient;
+use super::client::{McpClient, ProgressFeed};
+use crate::agent::time::{race, Either};
 use super::result::observation;
 use super::schema::{compact_description, function_parameters, input_hint, DESCRIPTION_LIMIT};
 use super::settings::{McpServer, McpToolInfo};
@@ -81,10 +82,19 @@ impl Tool for McpTool {
     fn timeout_ms(&self) -> Option<f64> {
         self.timeout_ms
     }
-    fn call<'a>(&'a self, input: &'a Value, _cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>> {
+    fn call<'a>(&'a self, input: &'a Value, cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>> {
         Box::pin(async move {
             let arguments = arguments(&self.schema, input).map_err(|why| ToolError::new(format!("{why} Its input: {}", self.hint)))?;
-            let result = self.client.call_tool(&self.remote, arguments).await.map_err(|e| ToolError::new(e.message))?;
+            // The server's progress is said on the step as it comes, and keeps the call alive.
+            let feed = ProgressFeed::default();
+            let mut call = Box::pin(self.client.call_tool(&self.remote, arguments, Some(feed.clone())));
+            let result = loop {
+                match race(&mut call, feed.next()).await {
+                    Either::Left(result) => break result,
+                    Either::Right(text) => cx.progress(&text),
+                }
+            };
+            let result = result.map_err(|e| ToolError::new(e.message))?;
             observation(&result).map(|text| self.client.scrub(&text)).map_err(|text| {
                 ToolError::new(format!("The MCP server {} reported an error: {}", self.origin, self.client.scrub(&text)))
             })
