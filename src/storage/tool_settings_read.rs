@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::tools::mcp::{McpServer, McpSettings, McpToolInfo, RememberedSecret};
+use crate::tools::mcp::{McpArgument, McpItem, McpServer, McpSettings, McpToolInfo, RememberedSecret};
 use crate::tools::{ArxivSettings, Common, SearchBackend, ToolSettings, WebSearchSettings, WikipediaSettings};
 use crate::json_read::{any, boolean, deserialize_via_value, float, list, read_name, size, string, uint32, Fields, Read};
 
@@ -103,7 +103,29 @@ fn mcp_server(value: &Value) -> Read<McpServer> {
         name: f.or("name", string, d.name)?,
         tools: f.or("tools", |v| list(v, mcp_tool), d.tools)?,
         instructions: f.or("instructions", string, d.instructions)?,
+        resources: f.or("resources", |v| list(v, mcp_item), d.resources)?,
+        templates: f.or("templates", |v| list(v, mcp_item), d.templates)?,
+        prompts: f.or("prompts", |v| list(v, mcp_item), d.prompts)?,
+        resources_ask: f.or("resources_ask", boolean, d.resources_ask)?,
     })
+}
+
+fn mcp_item(value: &Value) -> Read<McpItem> {
+    let f = Fields::of(value)?;
+    let d = McpItem::default();
+    Ok(McpItem {
+        name: f.or("name", string, d.name)?,
+        description: f.or("description", string, d.description)?,
+        uri: f.or("uri", string, d.uri)?,
+        mime_type: f.or("mime_type", string, d.mime_type)?,
+        arguments: f.or("arguments", |v| list(v, mcp_argument), d.arguments)?,
+    })
+}
+
+fn mcp_argument(value: &Value) -> Read<McpArgument> {
+    let f = Fields::of(value)?;
+    let d = McpArgument::default();
+    Ok(McpArgument { name: f.or("name", string, d.name)?, description: f.or("description", string, d.description)?, required: f.or("required", boolean, d.required)? })
 }
 
 fn mcp_tool(value: &Value) -> Read<McpToolInfo> {
@@ -137,5 +159,7 @@ deserialize_via_value! {
     McpSettings => mcp_settings,
     McpServer => mcp_server,
     McpToolInfo => mcp_tool,
+    McpItem => mcp_item,
+    McpArgument => mcp_argument,
     RememberedSecret => remembered_secret,
 }

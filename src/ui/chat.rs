@@ -81,6 +81,8 @@ pub fn ChatPane(
     first_look: Option<FirstLook>,
     /// A tool call of the chat's run waiting for the person's approval.
     approval: super::approval::Pending,
+    /// The MCP servers' prompts and resources, offered beside the composer.
+    compose: super::mcp_compose::Compose,
 ) -> impl IntoView {
     // The bubbles are derived from the conversation's runs.
     let messages = Memo::new(move |_| chat.with(Conversation::messages));
@@ -123,6 +125,10 @@ pub fn ChatPane(
                 </Show>
             })}
             <super::approval::ApprovalPanel pending=approval/>
+            <super::mcp_compose::AttachedList compose/>
+            <Show when=move || compose.has_offers()>
+                {move || Suspend::new(async move { super::mcp_compose::pickers(compose, draft).await.unwrap_or_else(|_| ().into_any()) })}
+            </Show>
             <form class="composer" on:submit=move |ev| { ev.prevent_default(); send(); }>
                 <label for="question" class="visually-hidden">"Your question"</label>
                 <textarea

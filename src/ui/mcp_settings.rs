@@ -34,6 +34,11 @@ pub struct Mcp {
 type Page = Mcp;
 
 impl Mcp {
+    /// The page's settings, which hold the servers.
+    pub fn settings(self) -> RwSignal<Settings> {
+        self.settings
+    }
+
     fn status_of(self, url: &str) -> Status {
         self.status.with(|all| all.iter().find(|(u, _)| u == url).map(|(_, s)| s.clone()))
     }
@@ -52,6 +57,11 @@ impl Mcp {
     /// "Always allow" chosen while a run waited: the tool that run knew as `model_name` (its
     /// tools were built from `run`) stops asking, in the settings as they are now.
     pub fn allow_always(self, run: &crate::tools::mcp::McpSettings, model_name: &str) {
+        if let Some((at, _)) = crate::tools::mcp::read_actions(run).into_iter().find(|(_, name)| name == model_name) {
+            let url = run.servers[at].url.trim().to_string();
+            self.settings.update(|settings| settings.tools.mcp.servers.iter_mut().filter(|s| s.url.trim() == url).for_each(|s| s.resources_ask = false));
+            return;
+        }
         let Some((s, t)) = crate::tools::mcp::tool_named(run, model_name) else { return };
         let (url, name) = (run.servers[s].url.trim().to_string(), run.servers[s].tools[t].name.clone());
         self.settings.update(|settings| {
@@ -169,7 +179,55 @@ fn ServerRow(page: Page, index: usize) -> impl IntoView {
                 })
             }}
             <ToolList page index/>
+            <Offers page index/>
         </div>
+    }
+}
+
+/// The resources, resource templates and prompts the server listed on Connect: resources are
+/// attached to a question from the composer, prompts become questions there.
+#[component]
+fn Offers(page: Page, index: usize) -> impl IntoView {
+    let offers = move || {
+        page.settings.with(|s| s.tools.mcp.servers.get(index).map(|s| (s.resources.clone(), s.templates.clone(), s.prompts.clone())).unwrap_or_default())
+    };
+    let line = |item: &crate::tools::mcp::McpItem, detail: String| {
+        let about = if item.description.is_empty() { String::new() } else { format!(": {}", item.description) };
+        view! { <li><code>{item.name.clone()}</code>" "<span class="hint">{format!("{detail}{about}")}</span></li> }
+    };
+    move || {
+        let (resources, templates, prompts) = offers();
+        let listed = resources.len() + templates.len();
+        view! {
+            {(listed > 0).then(|| view! {
+                <details class="mcp-offers" data-testid=format!("mcp-resources-{index}")>
+                    <summary>{format!("Resources: {} (attach them to a question with 📎 beside the composer)", listed)}</summary>
+                    <label>
+                        "When the agent reads one itself (read_resource) "
+                        <select class="small" data-testid=format!("mcp-resources-ask-{index}")
+                            on:change=move |ev| page.update_server(index, |s| s.resources_ask = event_target_value(&ev) == "ask")>
+                            <option value="ask" selected=move || page.settings.with(|s| s.tools.mcp.servers.get(index).is_some_and(|s| s.resources_ask))>"Ask each time"</option>
+                            <option value="allow" selected=move || page.settings.with(|s| s.tools.mcp.servers.get(index).is_some_and(|s| !s.resources_ask))>"Always allow"</option>
+                        </select>
+                    </label>
+                    <ul>
+                        {resources.iter().map(|r| line(r, format!("{}{}", r.uri, if r.mime_type.is_empty() { String::new() } else { format!(" · {}", r.mime_type) }))).collect_view()}
+                        {templates.iter().map(|t| line(t, format!("template {}", t.uri))).collect_view()}
+                    </ul>
+                </details>
+            })}
+            {(!prompts.is_empty()).then(|| view! {
+                <details class="mcp-offers" data-testid=format!("mcp-prompts-{index}")>
+                    <summary>{format!("Prompts: {} (pick one with ✦ beside the composer)", prompts.len())}</summary>
+                    <ul>
+                        {prompts.iter().map(|p| {
+                            let arguments = p.arguments.iter().map(|a| if a.required { format!("{}*", a.name) } else { a.name.clone() }).collect::<Vec<_>>().join(", ");
+                            line(p, if arguments.is_empty() { String::new() } else { format!("({arguments})") })
+                        }).collect_view()}
+                    </ul>
+                </details>
+            })}
+        }
     }
 }
 
@@ -320,12 +378,16 @@ mod io {
     const CONNECTING: &str = "Connecting…";
     const RECONNECTING: &str = "Reconnecting: the server no longer knows this page's session (it may have restarted)…";
 
+    fn plural(n: usize, what: &str) -> String {
+        format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+    }
+
     fn timeout_ms(server: &McpServer) -> f64 {
         server.common.timeout_s.max(1.0) * 1000.0
     }
 
     /// `work`, or an error naming the time limit when the server takes longer.
-    async fn within<T>(server: &McpServer, work: impl std::future::Future<Output = Result<T, McpError>>) -> Result<T, String> {
+    pub async fn within<T>(server: &McpServer, work: impl std::future::Future<Output = Result<T, McpError>>) -> Result<T, String> {
         match race(work, BrowserClock.sleep(timeout_ms(server))).await {
             Either::Left(result) => result.map_err(|e| e.message),
             Either::Right(()) => Err(format!(
@@ -371,7 +433,38 @@ mod io {
                 Ok((info, tools)) => {
                     let count = store_tools(page, &url, Some(&info), tools);
                     let name = if info.name.is_empty() { "the server".to_string() } else { info.name.clone() };
-                    page.set_status(&url, true, format!("Connected to {name} (MCP {}): {count} tool{}.", info.protocol, if count == 1 { "" } else { "s" }));
+                    // What else it offers; a list that fails is said, and Connect still stands.
+                    let mut more = Vec::new();
+                    let mut problems = Vec::new();
+                    let (mut resources, mut templates, mut prompts) = (Vec::new(), Vec::new(), Vec::new());
+                    if info.offers_resources {
+                        match within(&server, client.list_resources()).await {
+                            Ok((r, t)) => {
+                                more.push(plural(r.len(), "resource"));
+                                if !t.is_empty() {
+                                    more.push(plural(t.len(), "resource template"));
+                                }
+                                (resources, templates) = (r, t);
+                            }
+                            Err(why) => problems.push(format!(" Its resources could not be listed: {why}")),
+                        }
+                    }
+                    if info.offers_prompts {
+                        match within(&server, client.list_prompts()).await {
+                            Ok(p) => {
+                                more.push(plural(p.len(), "prompt"));
+                                prompts = p;
+                            }
+                            Err(why) => problems.push(format!(" Its prompts could not be listed: {why}")),
+                        }
+                    }
+                    page.settings.update(|s| {
+                        if let Some(server) = s.tools.mcp.servers.iter_mut().find(|server| server.url.trim() == url) {
+                            (server.resources, server.templates, server.prompts) = (resources, templates, prompts);
+                        }
+                    });
+                    let more = more.iter().map(|m| format!(", {m}")).collect::<String>();
+                    page.set_status(&url, true, format!("Connected to {name} (MCP {}): {}{more}.{}", info.protocol, plural(count, "tool"), problems.concat()));
                     if info.lists_changes {
                         listen(client);
                     }
@@ -435,4 +528,4 @@ mod io {
 }
 
 #[cfg(target_arch = "wasm32")]
-pub use io::hub;
+pub use io::{hub, within};

@@ -14,6 +14,7 @@ mod fields;
 mod in_page;
 mod in_page_settings;
 mod markdown_view;
+mod mcp_compose;
 mod notices;
 mod page;
 mod mcp_settings;
@@ -169,7 +170,7 @@ pub fn App() -> impl IntoView {
             // Hidden rather than removed, so a run in either view keeps streaming into it.
             <main class="layout" hidden=move || show_compare.get()>
                 <chats::ChatList chats running=running.read_only()/>
-                <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page } approval=chat_run.approval/>
+                <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page } approval=chat_run.approval compose=mcp_compose::Compose { mcp, attached: chat_run.attached }/>
                 <trace_view::TracePane chat streaming=streaming.read_only() running=running.read_only() progress=chat_run.progress.read_only()>
                     <trace_tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs/>
                 </trace_view::TracePane>

@@ -47,6 +47,8 @@ pub struct RunControl {
     pub approval: super::approval::Pending,
     /// What the tool call in progress last said of how far it is (masked), until it ends.
     pub progress: RwSignal<String>,
+    /// MCP resources attached to the next question (`mcp_compose`): taken by the run it starts.
+    pub attached: RwSignal<Vec<super::mcp_compose::Attachment>>,
 }
 
 /// What to run.
@@ -80,6 +82,8 @@ pub(super) struct Job {
     /// Every secret the settings hold: masked out of what reaches the conversation.
     secrets: Secrets,
     token: CancelToken,
+    /// Resources the person attached to the question, read before the run starts.
+    attachments: Vec<super::mcp_compose::Attachment>,
 }
 
 /// The agent's settings as a run uses them: structured output only where the provider takes a
@@ -111,6 +115,7 @@ impl RunControl {
             in_page,
             approval: RwSignal::new_local(None),
             progress: RwSignal::new(String::new()),
+            attached: RwSignal::new(Vec::new()),
         }
     }
 
@@ -171,11 +176,12 @@ impl RunControl {
         self.changed(Save::Now);
         let token = CancelToken::new();
         self.cancel.set_value(Some(token.clone()));
-        Job { settings, question, answer, run, earlier, history, secrets, token }
+        let attachments = self.attached.try_update(std::mem::take).unwrap_or_default();
+        Job { settings, question, answer, run, earlier, history, secrets, token, attachments }
     }
 
     async fn drive(self, job: Job, env: Env<'_>) -> Outcome {
-        let Job { settings, question, answer, run, earlier, history, secrets, token } = job;
+        let Job { settings, question, answer, run, earlier, history, secrets, token, .. } = job;
         let agent = agent_settings(&settings);
         let answered = answer.as_deref().map(|answer| AnsweredQuestion { earlier: &earlier, answer });
         let observer = Observer { control: self, run, secrets: &secrets, mcp: &settings.tools.mcp };
@@ -308,6 +314,21 @@ mod page {
         });
     }
 
+    /// The question with the resources the person attached, each read now (bounded by its
+    /// server's time limit) and given as context, marked as such; one that cannot be read is
+    /// said in its place.
+    async fn attach(question: &str, attachments: &[crate::ui::mcp_compose::Attachment], mcp: crate::ui::mcp_settings::Mcp) -> String {
+        use leptos::prelude::WithUntracked;
+        let mut text = question.to_string();
+        for a in attachments {
+            let server = mcp.settings().with_untracked(|s| s.tools.mcp.servers.iter().find(|s| s.url.trim() == a.server).cloned());
+            let Some(server) = server else { continue };
+            let read = crate::ui::mcp_settings::within(&server, crate::ui::mcp_settings::hub(mcp).client(&server).read_resource(&a.uri)).await;
+            text.push_str(&crate::tools::mcp::attached_context(&a.name, &a.uri, &server.display_url(), read));
+        }
+        text
+    }
+
     /// The tools the settings enable, the page's MCP servers' included.
     pub fn tools(settings: &Settings, mcp: crate::ui::mcp_settings::Mcp) -> Vec<Box<dyn Tool>> {
         let mut owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
@@ -335,6 +356,10 @@ mod page {
             };
             let owned = tools(settings, control.mcp);
             let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
+            let mut job = job;
+            if !job.attachments.is_empty() {
+                job.question = attach(&job.question, &job.attachments, control.mcp).await;
+            }
             control.drive(job, Env { model, tools: &tools, clock: &BrowserClock }).await
         })
     });

@@ -2,7 +2,7 @@
 // Streamable HTTP transport (stateful: one session per initialize), behind a small Node http
 // server that adds what a browser page needs (CORS, Mcp-Session-Id exposed) or leaves it out.
 //
-//   node tests/server/mcp.mjs [--port N] [--no-cors] [--token T] [--json] [--page-size N] [--forget-400] [--task-tool] [--instructions TEXT] [--legacy]
+//   node tests/server/mcp.mjs [--port N] [--no-cors] [--token T] [--json] [--page-size N] [--forget-400] [--task-tool] [--instructions TEXT] [--legacy] [--offers]
 // prints "listening http://127.0.0.1:PORT/mcp" once ready.
 //   --no-cors     no CORS headers at all (a server that does not allow browser pages)
 //   --token T     every MCP request needs "Authorization: Bearer T" (else 401)
@@ -12,6 +12,9 @@
 //                 SDK's reference server (server-everything) answers after a restart, not 404
 //   --task-tool   also lists "batch-job", a tool that runs only as a task (taskSupport "required")
 //   --instructions TEXT  the server's instructions to its clients (initialize result)
+//   --offers      also offers resources (note://today, file://logo.png, a template note://{day}),
+//                 a prompt "summarise" {topic*, style}, and the tool "find-note", whose result
+//                 links to note://today
 //   --legacy      speaks only the older HTTP+SSE transport (the SDK's SSEServerTransport): GET
 //                 /mcp opens the event stream and names /messages; POST /mcp is 405
 //
@@ -27,7 +30,10 @@ import { allowPage } from './cors.mjs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest,
+  ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ReadResourceRequestSchema, ListPromptsRequestSchema, GetPromptRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
@@ -43,6 +49,7 @@ const pageSize = Number(arg('--page-size', '0'));
 const forget400 = flag('--forget-400');
 const instructions = arg('--instructions', undefined);
 const legacy = flag('--legacy');
+const offers = flag('--offers');
 const legacySessions = new Map(); // session id -> SSEServerTransport
 
 const tools = [
@@ -56,11 +63,38 @@ if (flag('--task-tool')) {
   tools.push({ name: 'batch-job', description: 'Runs a long job as a task.', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } });
 }
 
-const state = { calls: [], headers: [], openStreams: 0 };
+if (offers) {
+  tools.push({ name: 'find-note', description: 'Finds the note for a day and links to it.', inputSchema: { type: 'object', properties: { day: { type: 'string' } } } });
+}
+const NOTE = 'Buy milk; call Ada at three.';
+
+const state = { calls: [], headers: [], openStreams: 0, reads: [] };
 const sessions = new Map(); // session id -> { transport, server }
 
 function newServer() {
-  const server = new Server({ name: 'thoughtline-test-mcp', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } }, instructions });
+  const capabilities = offers ? { tools: { listChanged: true }, resources: {}, prompts: {} } : { tools: { listChanged: true } };
+  const server = new Server({ name: 'thoughtline-test-mcp', version: '1.0.0' }, { capabilities, instructions });
+  if (offers) {
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [
+      { uri: 'note://today', name: 'today', title: "Today's note", mimeType: 'text/plain', description: 'What to do today.' },
+      { uri: 'file://logo.png', name: 'logo', mimeType: 'image/png' },
+    ] }));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: [{ uriTemplate: 'note://{day}', name: 'note-by-day', description: 'The note of a day.' }] }));
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+      const { uri } = request.params;
+      state.reads.push(uri);
+      if (uri === 'note://today') return { contents: [{ uri, mimeType: 'text/plain', text: NOTE }] };
+      if (uri === 'file://logo.png') return { contents: [{ uri, mimeType: 'image/png', blob: Buffer.from('not really a png').toString('base64') }] };
+      throw new Error(`No resource ${uri}`);
+    });
+    server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [
+      { name: 'summarise', description: 'Summarise a topic.', arguments: [{ name: 'topic', description: 'What to summarise', required: true }, { name: 'style', description: 'How' }] },
+    ] }));
+    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+      const { topic, style } = request.params.arguments ?? {};
+      return { messages: [{ role: 'user', content: { type: 'text', text: `Summarise ${topic} in a ${style || 'short'} paragraph.` } }] };
+    });
+  }
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     if (!pageSize) return { tools };
     const start = Number(request.params?.cursor ?? 0);
@@ -76,6 +110,8 @@ function newServer() {
     switch (name) {
       case 'get-sum':
         return { content: [{ type: 'text', text: `The sum of ${input.a} and ${input.b} is ${Number(input.a) + Number(input.b)}.` }] };
+      case 'find-note':
+        return { content: [{ type: 'text', text: 'Found it.' }, { type: 'resource_link', uri: 'note://today', name: 'today', description: 'The note.' }] };
       case 'echo':
         return { content: [{ type: 'text', text: `Echo: ${input.message}` }] };
       case 'late-tool':

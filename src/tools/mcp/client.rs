@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 use super::jsonrpc::{self, Incoming, RpcError};
 use super::schema::DESCRIPTION_LIMIT;
-use super::settings::{McpServer, McpToolInfo};
+use super::settings::{McpArgument, McpItem, McpServer, McpToolInfo};
 use crate::agent::CancelToken;
 use crate::net::sse::SseDecoder;
 use crate::net::{Fetch, FetchFailed, HttpRequest, OwnedRequest, Redirects, Streaming};
@@ -169,6 +169,10 @@ pub struct ServerInfo {
     pub lists_changes: bool,
     /// What the server asks of a client that uses it (`instructions`), bounded, secret masked.
     pub instructions: String,
+    /// It offers resources (`resources/list`, `resources/read`).
+    pub offers_resources: bool,
+    /// It offers prompts (`prompts/list`, `prompts/get`).
+    pub offers_prompts: bool,
 }
 
 struct Session {
@@ -403,6 +407,84 @@ impl McpClient {
         }
         tools.truncate(TOOL_LIMIT);
         Ok(tools)
+    }
+
+    /// Every item of a paginated list (`resources/list`, `prompts/list`, …): the `field` of
+    /// each page, followed by `nextCursor`, bounded like tools.
+    async fn list_all(&self, method: &str, field: &str, read: fn(&Value) -> Option<McpItem>) -> Result<Vec<McpItem>, McpError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..PAGE_LIMIT {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let result = self.request(method, params).await?;
+            let listed = result.get(field).and_then(Value::as_array).ok_or_else(|| {
+                McpError::new(McpErrorKind::NotMcp, format!("The MCP server {} answered {method} without a list of {field}.", self.label))
+            })?;
+            items.extend(listed.iter().filter_map(read));
+            let next = result.get("nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty()).map(str::to_string);
+            if next.is_none() || next == cursor || items.len() >= TOOL_LIMIT {
+                break;
+            }
+            cursor = next;
+        }
+        items.truncate(TOOL_LIMIT);
+        Ok(items)
+    }
+
+    /// The server's resources and resource templates, if it offers resources.
+    pub async fn list_resources(&self) -> Result<(Vec<McpItem>, Vec<McpItem>), McpError> {
+        let resources = self.list_all("resources/list", "resources", |v| item(v, "uri")).await?;
+        // Templates are optional even for a server with resources.
+        let templates = self.list_all("resources/templates/list", "resourceTemplates", |v| item(v, "uriTemplate")).await.unwrap_or_default();
+        Ok((resources, templates))
+    }
+
+    /// The server's prompts, if it offers prompts.
+    pub async fn list_prompts(&self) -> Result<Vec<McpItem>, McpError> {
+        self.list_all("prompts/list", "prompts", |v| item(v, "")).await
+    }
+
+    /// `resources/read`: the resource's text contents, bounded; binary contents summarised.
+    pub async fn read_resource(&self, uri: &str) -> Result<String, McpError> {
+        let result = self.request("resources/read", json!({"uri": uri})).await?;
+        let parts: Vec<String> = result
+            .get("contents")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .map(|content| super::result::observation(&json!({"content": [{"type": "resource", "resource": content}]})).unwrap_or_else(|text| text))
+            .collect();
+        if parts.is_empty() {
+            return Ok(format!("(the resource {uri} has no contents)"));
+        }
+        Ok(self.scrub(&parts.join("\n")))
+    }
+
+    /// `prompts/get` with the person's `arguments`: the prompt's messages as one text, each
+    /// message's content as an observation shows it, a reply of the assistant marked as such.
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<String, McpError> {
+        let result = self.request("prompts/get", json!({"name": name, "arguments": arguments})).await?;
+        let messages = result.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let texts: Vec<String> = messages
+            .iter()
+            .map(|m| {
+                let content = m.get("content").cloned().unwrap_or(Value::Null);
+                let text = super::result::observation(&json!({"content": [content]})).unwrap_or_else(|text| text);
+                if m.get("role").and_then(Value::as_str) == Some("assistant") {
+                    format!("(The assistant, in the prompt:) {text}")
+                } else {
+                    text
+                }
+            })
+            .collect();
+        if texts.is_empty() {
+            return Err(McpError::new(McpErrorKind::Refused, format!("The MCP server {} gave the prompt {name} without any message.", self.label)));
+        }
+        Ok(self.scrub(&texts.join("\n\n")))
     }
 
     /// `tools/call`: the call's result object (`content`, `isError`, …) as the server sent it.
@@ -767,7 +849,15 @@ impl McpClient {
                 None => text,
             }
         });
-        Ok(ServerInfo { name: jsonrpc::bounded(&self.scrub(name)), protocol: protocol.to_string(), lists_changes, instructions: instructions.unwrap_or_default() })
+        let capability = |name: &str| result.pointer(&format!("/capabilities/{name}")).is_some_and(Value::is_object);
+        Ok(ServerInfo {
+            name: jsonrpc::bounded(&self.scrub(name)),
+            protocol: protocol.to_string(),
+            lists_changes,
+            instructions: instructions.unwrap_or_default(),
+            offers_resources: capability("resources"),
+            offers_prompts: capability("prompts"),
+        })
     }
 
     /// Whether a GET of the address opens an event stream whose first event is `endpoint`:
@@ -929,6 +1019,43 @@ fn tool_info(tool: &Value) -> Option<McpToolInfo> {
         // A tool a server lists asks before each call until the person says otherwise.
         ask: true,
         unavailable,
+    })
+}
+
+/// A resource (`uri_field` "uri"), a resource template ("uriTemplate") or a prompt ("") as
+/// listed, bounded; `None` without a name (or, for a resource, a URI).
+fn item(value: &Value, uri_field: &str) -> Option<McpItem> {
+    let text = |name: &str| value.get(name).and_then(Value::as_str).unwrap_or("");
+    let uri = if uri_field.is_empty() { "" } else { text(uri_field) };
+    let name = if text("title").is_empty() { text("name") } else { text("title") };
+    let name = if name.is_empty() { uri } else { name };
+    let unnamed_prompt = uri_field.is_empty() && text("name").trim().is_empty();
+    if name.is_empty() || unnamed_prompt || (!uri_field.is_empty() && uri.is_empty()) {
+        return None;
+    }
+    let arguments = value
+        .get("arguments")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|a| {
+            let name = a.get("name").and_then(Value::as_str)?.trim();
+            (!name.is_empty()).then(|| McpArgument {
+                name: name.chars().take(128).collect(),
+                description: jsonrpc::bounded(a.get("description").and_then(Value::as_str).unwrap_or("")),
+                required: a.get("required").and_then(Value::as_bool).unwrap_or(false),
+            })
+        })
+        .take(20)
+        .collect();
+    Some(McpItem {
+        // A prompt is asked for by its `name`; the title only labels it.
+        name: if uri_field.is_empty() { text("name").chars().take(128).collect() } else { jsonrpc::bounded(name) },
+        description: super::schema::compact_description(text("description"), DESCRIPTION_LIMIT),
+        uri: uri.chars().take(2048).collect(),
+        mime_type: jsonrpc::bounded(text("mimeType")),
+        arguments,
     })
 }
 

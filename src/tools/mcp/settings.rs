@@ -38,6 +38,33 @@ pub struct McpServer {
     /// What the server asked of its clients on the last Connect (`instructions`): added to
     /// the system prompt, marked as the server's, while any of its tools is offered.
     pub instructions: String,
+    /// The resources, resource templates and prompts it listed on the last Connect.
+    pub resources: Vec<McpItem>,
+    pub templates: Vec<McpItem>,
+    pub prompts: Vec<McpItem>,
+    /// The agent's reading of this server's resources asks before each read.
+    pub resources_ask: bool,
+}
+
+/// Something a server offers besides tools: a resource, a resource template or a prompt, as
+/// it described it (bounded).
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct McpItem {
+    pub name: String,
+    pub description: String,
+    /// A resource's URI, a template's URI template; empty for a prompt.
+    pub uri: String,
+    pub mime_type: String,
+    /// A prompt's arguments.
+    pub arguments: Vec<McpArgument>,
+}
+
+/// One argument of a prompt, filled in by the person.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct McpArgument {
+    pub name: String,
+    pub description: String,
+    pub required: bool,
 }
 
 impl Default for McpServer {
@@ -51,6 +78,10 @@ impl Default for McpServer {
             name: String::new(),
             tools: Vec::new(),
             instructions: String::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+            resources_ask: true,
         }
     }
 }

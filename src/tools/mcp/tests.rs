@@ -13,7 +13,7 @@ use super::client::{session_unknown, ListenEnd, McpClient, McpErrorKind, McpStat
 use super::jsonrpc::{self, Incoming, RpcError};
 use super::names::unique_names;
 use super::schema::{compact_description, function_parameters, input_hint};
-use super::settings::{display_url, merge_tools, McpServer, McpSettings, McpToolInfo, RememberedSecret};
+use super::settings::{display_url, merge_tools, McpItem, McpServer, McpSettings, McpToolInfo, RememberedSecret};
 use super::tool::arguments;
 use super::{build_tools, result, McpHub, RESERVED_NAMES};
 use crate::agent::LocalBoxFuture;
@@ -1046,4 +1046,76 @@ fn a_page_going_away_ends_every_session_at_once_even_one_a_run_holds() {
     // Ended once: letting go of the client later sends nothing more.
     drop(client);
     assert_eq!(methods(), ["DELETE"]);
+}
+
+// ---- resources and prompts ---------------------------------------------------------------
+
+#[test]
+fn resources_templates_and_prompts_are_listed_bounded_and_read_as_text() {
+    let resources = answer(2, json!({"resources": [
+        {"uri": "note://today", "name": "today", "title": "Today's note", "mimeType": "text/plain", "description": "What to do."},
+        {"name": "no uri: skipped"},
+    ]}));
+    let templates = answer(3, json!({"resourceTemplates": [{"uriTemplate": "note://{day}", "name": "note-by-day"}]}));
+    let prompts = answer(4, json!({"prompts": [
+        {"name": "summarise", "title": "Summary", "arguments": [{"name": "topic", "required": true}, {"name": "style"}, {"description": "unnamed: skipped"}]},
+        {"title": "no name: skipped"},
+    ]}));
+    let read = answer(5, json!({"contents": [
+        {"uri": "note://today", "mimeType": "text/plain", "text": "Buy milk. Token secret-token-9."},
+        {"uri": "file://logo.png", "mimeType": "image/png", "blob": "aGVsbG8="},
+    ]}));
+    let prompt = answer(6, json!({"messages": [
+        {"role": "user", "content": {"type": "text", "text": "Summarise tides."}},
+        {"role": "assistant", "content": {"type": "text", "text": "Gladly."}},
+    ]}));
+    let server = Server::new([handshake(), vec![Reply::json(resources), Reply::json(templates), Reply::json(prompts), Reply::json(read), Reply::json(prompt)]].concat());
+    let c = client(&server, "secret-token-9");
+    let (listed, templates) = run(c.list_resources()).unwrap();
+    assert_eq!(listed.iter().map(|r| (r.name.as_str(), r.uri.as_str(), r.mime_type.as_str())).collect::<Vec<_>>(), [("Today's note", "note://today", "text/plain")]);
+    assert_eq!((templates[0].name.as_str(), templates[0].uri.as_str()), ("note-by-day", "note://{day}"));
+    let prompts = run(c.list_prompts()).unwrap();
+    assert_eq!(prompts.len(), 1);
+    assert_eq!(prompts[0].name, "summarise", "asked for by its name, not its title");
+    assert_eq!(prompts[0].arguments.iter().map(|a| (a.name.as_str(), a.required)).collect::<Vec<_>>(), [("topic", true), ("style", false)]);
+    let text = run(c.read_resource("note://today")).unwrap();
+    assert!(text.starts_with("[resource note://today]\nBuy milk. Token •••."), "{text}");
+    assert!(text.contains("[resource file://logo.png: image/png,") && text.contains("not shown]"), "binary is summarised: {text}");
+    let question = run(c.get_prompt("summarise", json!({"topic": "tides"}))).unwrap();
+    assert_eq!(question, "Summarise tides.\n\n(The assistant, in the prompt:) Gladly.");
+    let seen = server.seen();
+    assert_eq!(seen.iter().skip(2).map(|s| s.rpc_method()).collect::<Vec<_>>(), ["resources/list", "resources/templates/list", "prompts/list", "resources/read", "prompts/get"]);
+    assert_eq!(seen[6].body["params"], json!({"name": "summarise", "arguments": {"topic": "tides"}}));
+}
+
+#[test]
+fn an_attached_resource_is_marked_bounded_or_said_unreadable() {
+    let long = "x".repeat(super::ATTACHED_LIMIT + 10);
+    let text = super::attached_context("Note", "note://a", "http://s/mcp", Ok(long));
+    assert!(text.starts_with("\n\n[Attached by the person as context: the resource “Note” (note://a) of the MCP server at http://s/mcp."));
+    assert!(text.contains(&format!("[… cut: showing {} of {} characters]", super::ATTACHED_LIMIT, super::ATTACHED_LIMIT + 10)));
+    assert!(text.ends_with("[End of the resource “Note”]"));
+    assert_eq!(super::attached_context("Note", "note://a", "http://s/mcp", Err("gone".into())), "\n\n[The person attached the resource “Note” (note://a), but it could not be read: gone]");
+}
+
+#[test]
+fn servers_with_resources_get_a_read_action_that_asks_first() {
+    let with = |url: &str, resources: usize| McpServer {
+        url: url.into(),
+        resources: (0..resources).map(|i| McpItem { name: format!("r{i}"), uri: format!("note://{i}"), ..McpItem::default() }).collect(),
+        ..McpServer::default()
+    };
+    let s = McpSettings { servers: vec![with("http://a/mcp", 1), with("http://b/mcp", 0), with("http://c/mcp", 2)] };
+    assert_eq!(super::read_actions(&s), [(0, "read_resource".to_string()), (2, "read_resource_2".to_string())]);
+    let server = Server::new(vec![]);
+    let built = build_tools(&s, &hub(&server));
+    let read = built.iter().find(|t| t.name() == "read_resource_2").unwrap();
+    assert!(read.needs_approval());
+    assert_eq!(read.origin(), Some("http://c/mcp"));
+    assert_eq!(super::read::uri_for_tests(&json!({"uri": "note://1"})).as_deref(), Some("note://1"));
+    assert_eq!(super::read::uri_for_tests(&json!("<note://1>")).as_deref(), Some("note://1"));
+    assert_eq!(super::read::uri_for_tests(&json!(r#"{"uri": "note://2"}"#)).as_deref(), Some("note://2"));
+    assert_eq!(super::read::uri_for_tests(&json!(7)), None);
+    // A server tool may not take the action's name.
+    assert!(RESERVED_NAMES.contains(&"read_resource"));
 }
