@@ -62,8 +62,30 @@ pub struct Asked {
 /// The open question of one run controller, if any.
 pub type Pending = RwSignal<Option<Asked>, LocalStorage>;
 
+/// The panel, where the run's side has set a question: a part of the page (`parts`), fetched
+/// when a call first waits for approval (and ahead of that when the page is idle and a server
+/// asks before calls), so a page that never asks does not load it.
 #[component]
 pub fn ApprovalPanel(pending: Pending) -> impl IntoView {
+    let retry = RwSignal::new(0u32);
+    view! {
+        <Show when=move || pending.with(Option::is_some)>
+            {move || {
+                retry.track();
+                Suspend::new(async move {
+                    panel(pending).await.unwrap_or_else(|missing| super::part_missing(missing, "The approval panel", retry))
+                })
+            }}
+        </Show>
+    }
+}
+
+super::parts::part!(approval, preload = preload, pub fn panel(pending: Pending) -> AnyView {
+    view! { <Panel pending/> }.into_any()
+});
+
+#[component]
+fn Panel(pending: Pending) -> impl IntoView {
     let choose = move |choice: ApprovalChoice| {
         if let Some(asked) = pending.get_untracked() {
             asked.reply.give(choice);

@@ -125,7 +125,6 @@ pub fn ChatPane(
                 </Show>
             })}
             <super::approval::ApprovalPanel pending=approval/>
-            <super::mcp_compose::AttachedList compose/>
             <Show when=move || compose.has_offers()>
                 {move || Suspend::new(async move { super::mcp_compose::pickers(compose, draft).await.unwrap_or_else(|_| ().into_any()) })}
             </Show>

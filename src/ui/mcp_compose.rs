@@ -33,7 +33,7 @@ impl Compose {
 
 /// The attached resources, each with a way to take it off.
 #[component]
-pub fn AttachedList(compose: Compose) -> impl IntoView {
+fn AttachedList(compose: Compose) -> impl IntoView {
     let attached = compose.attached;
     move || {
         let list = attached.get();
@@ -72,6 +72,7 @@ fn Pickers(compose: Compose, draft: RwSignal<String>) -> impl IntoView {
     let servers = move || compose.mcp.settings().with(|s| s.tools.mcp.servers.iter().filter(|s| s.common.enabled).cloned().collect::<Vec<_>>());
     let has = move |prompts: bool| servers().iter().any(|s| if prompts { !s.prompts.is_empty() } else { !s.resources.is_empty() });
     view! {
+        <AttachedList compose/>
         <div class="mcp-compose">
             <Show when=move || has(true)>
                 <button type="button" class="ghost small" data-testid="prompts-toggle" aria-expanded=move || (open.get() == Open::Prompts).to_string()

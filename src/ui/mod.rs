@@ -93,10 +93,14 @@ pub fn App() -> impl IntoView {
     // first question does not wait for it and the first screen does not wait for the engine
     // (`parts`); Settings and Compare when the pointer or focus reaches their buttons.
     #[cfg(target_arch = "wasm32")]
-    request_idle_callback(|| {
-        leptos::task::spawn_local(async {
+    request_idle_callback(move || {
+        leptos::task::spawn_local(async move {
             let _ = run::preload_engine().await;
             let _ = chats::preload_save().await;
+            // The approval panel too, where a server asks before its calls.
+            if settings.with_untracked(|s| s.tools.mcp.servers.iter().any(|s| s.common.enabled && !s.url.trim().is_empty())) {
+                let _ = approval::preload().await;
+            }
         })
     });
     // The trace's rows likewise; at once for a person coming back to a chat, whose steps are
