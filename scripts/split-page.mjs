@@ -25,6 +25,9 @@ const fail = (why) => {
 };
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 const sri = (bytes) => `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
+// The parts' integrity in the loader, which the first load carries once per part and chunk:
+// SHA-256 (44 characters, against SHA-384's 64) is as binding for a file we name by its hash.
+const partSri = (bytes) => `sha256-${createHash('sha256').update(bytes).digest('base64')}`;
 
 // The parts of exactly this main module.
 const mainSha = sha256(fs.readFileSync(wasm));
@@ -66,7 +69,7 @@ for (const file of fs.readdirSync(parts).filter((f) => f.endsWith('.wasm')).sort
   // (a stale cache, a half-finished upload) is refused, and reported as a part not loaded.
   const fetchOf = `fetch(new URL(${reference}, import.meta.url))`;
   if (!loader.includes(fetchOf)) fail(`the loader does not fetch ${file} as expected`);
-  loader = loader.replaceAll(fetchOf, `fetch(new URL(${JSON.stringify(`./${name}`)}, import.meta.url), { integrity: ${JSON.stringify(sri(bytes))} })`);
+  loader = loader.replaceAll(fetchOf, `fetch(new URL(${JSON.stringify(`./${name}`)}, import.meta.url), { integrity: ${JSON.stringify(partSri(bytes))} })`);
   placed.push(name);
 }
 

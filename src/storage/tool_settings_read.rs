@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::tools::mcp::{McpArgument, McpItem, McpServer, McpSettings, McpToolInfo, RememberedSecret};
+use crate::tools::mcp::{McpArgument, McpItem, McpOffers, McpServer, McpSettings, McpToolInfo, RememberedSecret};
 use crate::tools::{ArxivSettings, Common, SearchBackend, ToolSettings, WebSearchSettings, WikipediaSettings};
 use crate::json_read::{any, boolean, deserialize_via_value, float, list, read_name, size, string, uint32, Fields, Read};
 
@@ -103,10 +103,18 @@ fn mcp_server(value: &Value) -> Read<McpServer> {
         name: f.or("name", string, d.name)?,
         tools: f.or("tools", |v| list(v, mcp_tool), d.tools)?,
         instructions: f.or("instructions", string, d.instructions)?,
+        offers: f.or("offers", string, d.offers)?,
+        resources_ask: f.or("resources_ask", boolean, d.resources_ask)?,
+    })
+}
+
+fn mcp_offers(value: &Value) -> Read<McpOffers> {
+    let f = Fields::of(value)?;
+    let d = McpOffers::default();
+    Ok(McpOffers {
         resources: f.or("resources", |v| list(v, mcp_item), d.resources)?,
         templates: f.or("templates", |v| list(v, mcp_item), d.templates)?,
         prompts: f.or("prompts", |v| list(v, mcp_item), d.prompts)?,
-        resources_ask: f.or("resources_ask", boolean, d.resources_ask)?,
     })
 }
 
@@ -159,6 +167,7 @@ deserialize_via_value! {
     McpSettings => mcp_settings,
     McpServer => mcp_server,
     McpToolInfo => mcp_tool,
+    McpOffers => mcp_offers,
     McpItem => mcp_item,
     McpArgument => mcp_argument,
     RememberedSecret => remembered_secret,

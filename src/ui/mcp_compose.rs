@@ -27,7 +27,7 @@ pub struct Compose {
 impl Compose {
     /// Whether any server in use listed prompts or resources.
     pub fn has_offers(self) -> bool {
-        self.mcp.settings().with(|s| s.tools.mcp.servers.iter().any(|s| s.common.enabled && (!s.prompts.is_empty() || !s.resources.is_empty())))
+        self.mcp.settings().with(|s| s.tools.mcp.servers.iter().any(|s| s.common.enabled && !s.offers.is_empty()))
     }
 }
 
@@ -70,7 +70,7 @@ fn Pickers(compose: Compose, draft: RwSignal<String>) -> impl IntoView {
     let open = RwSignal::new(Open::None);
     let toggle = move |which: Open| open.update(|o| *o = if *o == which { Open::None } else { which });
     let servers = move || compose.mcp.settings().with(|s| s.tools.mcp.servers.iter().filter(|s| s.common.enabled).cloned().collect::<Vec<_>>());
-    let has = move |prompts: bool| servers().iter().any(|s| if prompts { !s.prompts.is_empty() } else { !s.resources.is_empty() });
+    let has = move |prompts: bool| servers().iter().any(|s| if prompts { !s.offers().prompts.is_empty() } else { !s.offers().resources.is_empty() });
     view! {
         <AttachedList compose/>
         <div class="mcp-compose">
@@ -95,7 +95,7 @@ fn Pickers(compose: Compose, draft: RwSignal<String>) -> impl IntoView {
 /// Every prompt of the servers in use, with the server it comes from.
 fn prompts(compose: Compose) -> Vec<(String, String, McpItem)> {
     compose.mcp.settings().with(|s| {
-        s.tools.mcp.servers.iter().filter(|s| s.common.enabled).flat_map(|server| server.prompts.iter().map(move |p| (server.url.trim().to_string(), server.display_url(), p.clone()))).collect()
+        s.tools.mcp.servers.iter().filter(|s| s.common.enabled).flat_map(|server| server.offers().prompts.into_iter().map(move |p| (server.url.trim().to_string(), server.display_url(), p))).collect()
     })
 }
 
@@ -175,7 +175,7 @@ fn PromptPicker(compose: Compose, draft: RwSignal<String>, on_done: Callback<()>
 fn ResourcePicker(compose: Compose) -> impl IntoView {
     let resources: Vec<Attachment> = compose.mcp.settings().with(|s| {
         s.tools.mcp.servers.iter().filter(|s| s.common.enabled).flat_map(|server| {
-            server.resources.iter().map(move |r| Attachment { server: server.url.trim().to_string(), uri: r.uri.clone(), name: r.name.clone() })
+            server.offers().resources.into_iter().map(move |r| Attachment { server: server.url.trim().to_string(), uri: r.uri, name: r.name })
         }).collect()
     });
     let attached = compose.attached;

@@ -189,7 +189,10 @@ fn ServerRow(page: Page, index: usize) -> impl IntoView {
 #[component]
 fn Offers(page: Page, index: usize) -> impl IntoView {
     let offers = move || {
-        page.settings.with(|s| s.tools.mcp.servers.get(index).map(|s| (s.resources.clone(), s.templates.clone(), s.prompts.clone())).unwrap_or_default())
+        page.settings.with(|s| s.tools.mcp.servers.get(index).map(|s| {
+            let offers = s.offers();
+            (offers.resources, offers.templates, offers.prompts)
+        }).unwrap_or_default())
     };
     let line = |item: &crate::tools::mcp::McpItem, detail: String| {
         let about = if item.description.is_empty() { String::new() } else { format!(": {}", item.description) };
@@ -460,7 +463,7 @@ mod io {
                     }
                     page.settings.update(|s| {
                         if let Some(server) = s.tools.mcp.servers.iter_mut().find(|server| server.url.trim() == url) {
-                            (server.resources, server.templates, server.prompts) = (resources, templates, prompts);
+                            server.offers = crate::tools::mcp::McpOffers { resources, templates, prompts }.to_text();
                         }
                     });
                     let more = more.iter().map(|m| format!(", {m}")).collect::<String>();

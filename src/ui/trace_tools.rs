@@ -25,7 +25,7 @@ pub fn TraceTools(
         let (whole, settings) = (chat.get_untracked(), settings.get_untracked());
         let runs = whole.runs.len();
         leptos::task::spawn_local(async move {
-            let json = match export_text(whole, settings, super::page::now_ms()).await {
+            let json = match export_text(Export::Json { chat: whole, settings, now_ms: super::page::now_ms() }).await {
                 Ok(json) => json,
                 Err(missing) => return status.set(missing.message("Export")),
             };
@@ -41,10 +41,15 @@ pub fn TraceTools(
             let _ = preload_import().await;
         })
     };
-    // The run shown, as the pane shows it.
+    // The run shown, as the pane shows it (written by the export part too).
     let copy = move |_| {
         let trace = Trace { events: chat.with_untracked(|c| c.shown_events().to_vec()) };
-        copy_later(trace.to_markdown(), status);
+        leptos::task::spawn_local(async move {
+            match export_text(Export::Markdown(trace)).await {
+                Ok(text) => copy_later(text, status),
+                Err(missing) => status.set(missing.message("Copy as Markdown")),
+            }
+        });
     };
     // An imported file may hold a key of ours (a run exported before it was configured, or
     // shared back): it is masked before it is shown or stored.
@@ -72,8 +77,19 @@ pub fn TraceTools(
     }
 }
 
-super::parts::part!(export_file, preload = preload_export, fn export_text(chat: Conversation, settings: Settings, now_ms: f64) -> String {
-    crate::storage::export_chat(&chat, &settings, now_ms)
+/// What the export part writes.
+enum Export {
+    /// The whole conversation as an export file.
+    Json { chat: Conversation, settings: Settings, now_ms: f64 },
+    /// A run's steps as a ReAct transcript.
+    Markdown(Trace),
+}
+
+super::parts::part!(export_file, preload = preload_export, fn export_text(what: Export) -> String {
+    match what {
+        Export::Json { chat, settings, now_ms } => crate::storage::export_chat(&chat, &settings, now_ms),
+        Export::Markdown(trace) => trace.to_markdown(),
+    }
 });
 
 super::parts::part!(import_file, preload = preload_import, pub fn import_text(text: String) -> Result<Conversation, String> {

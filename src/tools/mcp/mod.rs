@@ -20,7 +20,7 @@ pub mod tool;
 
 pub use client::{ListenEnd, McpClient, McpError, McpErrorKind, McpState, ServerInfo};
 pub use hub::McpHub;
-pub use settings::{McpArgument, McpItem, McpServer, McpSettings, McpToolInfo, RememberedSecret};
+pub use settings::{McpArgument, McpItem, McpOffers, McpServer, McpSettings, McpToolInfo, RememberedSecret};
 
 use crate::agent::Tool;
 
@@ -38,7 +38,10 @@ pub fn read_actions(settings: &McpSettings) -> Vec<(usize, String)> {
         .servers
         .iter()
         .enumerate()
-        .filter(|(_, s)| !s.url.trim().is_empty() && s.common.enabled && (!s.resources.is_empty() || !s.templates.is_empty()))
+        .filter(|(_, s)| !s.url.trim().is_empty() && s.common.enabled && {
+            let offers = s.offers();
+            !offers.resources.is_empty() || !offers.templates.is_empty()
+        })
         .enumerate()
         .map(|(n, (i, _))| (i, if n == 0 { READ_RESOURCE.to_string() } else { format!("{READ_RESOURCE}_{}", n + 1) }))
         .collect()

@@ -38,12 +38,31 @@ pub struct McpServer {
     /// What the server asked of its clients on the last Connect (`instructions`): added to
     /// the system prompt, marked as the server's, while any of its tools is offered.
     pub instructions: String,
-    /// The resources, resource templates and prompts it listed on the last Connect.
+    /// The resources, resource templates and prompts it listed on the last Connect, as the
+    /// JSON text of `McpOffers` (empty when it offered none). Kept as text so that only the
+    /// parts of the page that use them read them (`offers`): the first screen, which reads the
+    /// settings, carries no reader for them.
+    pub offers: String,
+    /// The agent's reading of this server's resources asks before each read.
+    pub resources_ask: bool,
+}
+
+/// What a server offers besides tools, as listed on Connect.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct McpOffers {
     pub resources: Vec<McpItem>,
     pub templates: Vec<McpItem>,
     pub prompts: Vec<McpItem>,
-    /// The agent's reading of this server's resources asks before each read.
-    pub resources_ask: bool,
+}
+
+impl McpOffers {
+    /// The text kept in `McpServer::offers`: empty when there is nothing.
+    pub fn to_text(&self) -> String {
+        if self.resources.is_empty() && self.templates.is_empty() && self.prompts.is_empty() {
+            return String::new();
+        }
+        serde_json::to_string(self).unwrap_or_default()
+    }
 }
 
 /// Something a server offers besides tools: a resource, a resource template or a prompt, as
@@ -78,9 +97,7 @@ impl Default for McpServer {
             name: String::new(),
             tools: Vec::new(),
             instructions: String::new(),
-            resources: Vec::new(),
-            templates: Vec::new(),
-            prompts: Vec::new(),
+            offers: String::new(),
             resources_ask: true,
         }
     }
@@ -139,6 +156,14 @@ pub struct RememberedSecret {
 }
 
 impl McpServer {
+    /// What it offers besides tools (read tolerantly: unreadable text is nothing offered).
+    pub fn offers(&self) -> McpOffers {
+        if self.offers.trim().is_empty() {
+            return McpOffers::default();
+        }
+        serde_json::from_str(&self.offers).unwrap_or_default()
+    }
+
     /// The header carrying the secret, if there is one.
     pub fn auth_header(&self) -> Option<(String, String)> {
         let secret = self.secret.trim();

@@ -13,7 +13,7 @@ use super::client::{session_unknown, ListenEnd, McpClient, McpErrorKind, McpStat
 use super::jsonrpc::{self, Incoming, RpcError};
 use super::names::unique_names;
 use super::schema::{compact_description, function_parameters, input_hint};
-use super::settings::{display_url, merge_tools, McpItem, McpServer, McpSettings, McpToolInfo, RememberedSecret};
+use super::settings::{display_url, merge_tools, McpItem, McpOffers, McpServer, McpSettings, McpToolInfo, RememberedSecret};
 use super::tool::arguments;
 use super::{build_tools, result, McpHub, RESERVED_NAMES};
 use crate::agent::LocalBoxFuture;
@@ -1102,7 +1102,7 @@ fn an_attached_resource_is_marked_bounded_or_said_unreadable() {
 fn servers_with_resources_get_a_read_action_that_asks_first() {
     let with = |url: &str, resources: usize| McpServer {
         url: url.into(),
-        resources: (0..resources).map(|i| McpItem { name: format!("r{i}"), uri: format!("note://{i}"), ..McpItem::default() }).collect(),
+        offers: McpOffers { resources: (0..resources).map(|i| McpItem { name: format!("r{i}"), uri: format!("note://{i}"), ..McpItem::default() }).collect(), ..McpOffers::default() }.to_text(),
         ..McpServer::default()
     };
     let s = McpSettings { servers: vec![with("http://a/mcp", 1), with("http://b/mcp", 0), with("http://c/mcp", 2)] };
@@ -1118,4 +1118,17 @@ fn servers_with_resources_get_a_read_action_that_asks_first() {
     assert_eq!(super::read::uri_for_tests(&json!(7)), None);
     // A server tool may not take the action's name.
     assert!(RESERVED_NAMES.contains(&"read_resource"));
+}
+
+#[test]
+fn offers_are_kept_as_text_and_read_back_tolerantly() {
+    let offers = McpOffers {
+        resources: vec![McpItem { name: "Today".into(), uri: "note://today".into(), mime_type: "text/plain".into(), ..McpItem::default() }],
+        templates: vec![],
+        prompts: vec![McpItem { name: "summarise".into(), arguments: vec![super::McpArgument { name: "topic".into(), description: String::new(), required: true }], ..McpItem::default() }],
+    };
+    let server = McpServer { offers: offers.to_text(), ..McpServer::default() };
+    assert_eq!(server.offers(), offers);
+    assert_eq!(McpOffers::default().to_text(), "", "nothing offered is kept as nothing");
+    assert_eq!(McpServer { offers: "{not json".into(), ..McpServer::default() }.offers(), McpOffers::default());
 }

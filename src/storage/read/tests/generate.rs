@@ -11,7 +11,7 @@ use crate::storage::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarific
 use crate::storage::export::{ExportedChat, ExportedRun, ExportedSettings};
 use crate::storage::Settings;
 use crate::test_support::Rng;
-use crate::tools::mcp::{McpArgument, McpItem, McpServer, McpSettings, McpToolInfo, RememberedSecret};
+use crate::tools::mcp::{McpArgument, McpItem, McpOffers, McpServer, McpSettings, McpToolInfo, RememberedSecret};
 use crate::tools::{ArxivSettings, Common, SearchBackend, ToolSettings, WebSearchSettings, WikipediaSettings};
 
 const PIECES: [&str; 12] = ["", "a", "Oslo", "\"", "\\", "é", "日本語", "😀", "\n", "\u{0}", "https://x.org/mcp?k=1", "{\"x\":1}"];
@@ -94,9 +94,7 @@ pub fn mcp_server(rng: &mut Rng) -> McpServer {
         name: text(rng),
         tools: many(rng, 3, mcp_tool),
         instructions: text(rng),
-        resources: many(rng, 2, mcp_item),
-        templates: many(rng, 2, mcp_item),
-        prompts: many(rng, 2, mcp_item),
+        offers: if flag(rng) { String::new() } else { McpOffers { resources: many(rng, 2, mcp_item), templates: many(rng, 2, mcp_item), prompts: many(rng, 2, mcp_item) }.to_text() },
         resources_ask: flag(rng),
     }
 }
