@@ -38,6 +38,8 @@ const BODY_LIMIT: usize = 4 << 20;
 const ERROR_BODY_LIMIT: usize = 64 << 10;
 /// Characters kept of a server's `instructions` (they go into every system prompt).
 pub const INSTRUCTIONS_LIMIT: usize = 2000;
+/// Messages of a prompt kept as the question (`get_prompt`).
+const PROMPT_MESSAGES: usize = 20;
 /// Bytes read of a GET's event stream looking for the older transport's `endpoint` event.
 const OLDER_GREETING_LIMIT: usize = 4096;
 /// `tools/list` pages followed, and tools kept, per server.
@@ -387,31 +389,13 @@ impl McpClient {
 
     /// Every tool the server offers, following `nextCursor` page by page.
     pub async fn list_tools(&self) -> Result<Vec<McpToolInfo>, McpError> {
-        let mut tools = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..PAGE_LIMIT {
-            let params = match &cursor {
-                Some(c) => json!({"cursor": c}),
-                None => json!({}),
-            };
-            let result = self.request("tools/list", params).await?;
-            let listed = result.get("tools").and_then(Value::as_array).ok_or_else(|| {
-                McpError::new(McpErrorKind::NotMcp, format!("The MCP server {} answered tools/list without a list of tools.", self.label))
-            })?;
-            tools.extend(listed.iter().filter_map(tool_info));
-            let next = result.get("nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty()).map(str::to_string);
-            if next.is_none() || next == cursor || tools.len() >= TOOL_LIMIT {
-                break;
-            }
-            cursor = next;
-        }
-        tools.truncate(TOOL_LIMIT);
-        Ok(tools)
+        self.list_all("tools/list", "tools", tool_info).await
     }
 
-    /// Every item of a paginated list (`resources/list`, `prompts/list`, …): the `field` of
-    /// each page, followed by `nextCursor`, bounded like tools.
-    async fn list_all(&self, method: &str, field: &str, read: fn(&Value) -> Option<McpItem>) -> Result<Vec<McpItem>, McpError> {
+    /// Every item of a paginated list (`tools/list`, `resources/list`, …): the `field` of each
+    /// page as `read` keeps it, following `nextCursor`, at most `PAGE_LIMIT` pages and
+    /// `TOOL_LIMIT` items.
+    async fn list_all<T>(&self, method: &str, field: &str, read: fn(&Value) -> Option<T>) -> Result<Vec<T>, McpError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..PAGE_LIMIT {
@@ -469,8 +453,10 @@ impl McpClient {
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<String, McpError> {
         let result = self.request("prompts/get", json!({"name": name, "arguments": arguments})).await?;
         let messages = result.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        // Bounded like an observation: at most `PROMPT_MESSAGES` messages, each cut by `observation`.
         let texts: Vec<String> = messages
             .iter()
+            .take(PROMPT_MESSAGES)
             .map(|m| {
                 let content = m.get("content").cloned().unwrap_or(Value::Null);
                 let text = super::result::observation(&json!({"content": [content]})).unwrap_or_else(|text| text);
