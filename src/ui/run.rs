@@ -176,7 +176,9 @@ impl RunControl {
         self.changed(Save::Now);
         let token = CancelToken::new();
         self.cancel.set_value(Some(token.clone()));
-        let attachments = self.attached.try_update(std::mem::take).unwrap_or_default();
+        // Attachments go with a new question; a reply to the agent's question leaves them for
+        // the next one (the run it continues keeps its question as it was).
+        let attachments = if answer.is_none() { self.attached.try_update(std::mem::take).unwrap_or_default() } else { Vec::new() };
         Job { settings, question, answer, run, earlier, history, secrets, token, attachments }
     }
 

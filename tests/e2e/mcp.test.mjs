@@ -591,3 +591,31 @@ test('resources attached to a question reach the model as marked context; the ag
   assert.deepEqual((await mcp.state()).reads, ['note://today', 'file://logo.png', 'note://today']);
   await context.close();
 });
+
+test('in Compare each side asks for its own calls: one allowed, the other denied', async () => {
+  const mcp = await startMcp();
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url, { ask: true })).ok);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [action('echo', { message: 'from a' }), finalAnswer('A done.')], 'model-a');
+  await script(env.server.origin, scope, [action('echo', { message: 'from b' }), finalAnswer('B done.')], 'model-b');
+  await page.getByTestId('compare-toggle').click();
+  await page.getByTestId('compare').waitFor();
+  await page.getByTestId('compare-question').fill('Echo something');
+  for (const side of ['a', 'b']) {
+    await page.getByTestId(`compare-model-${side}`).fill(`model-${side}`);
+    await page.getByTestId(`compare-model-${side}`).press('Tab');
+  }
+  await page.getByTestId('compare-run').click();
+  const a = page.getByTestId('compare-trace-a').getByTestId('approval');
+  const b = page.getByTestId('compare-trace-b').getByTestId('approval');
+  await a.waitFor();
+  await b.waitFor();
+  assert.match(await a.getByTestId('approval-input').textContent(), /from a/);
+  await a.getByTestId('approval-once').click();
+  await b.getByTestId('approval-deny').click();
+  await page.getByTestId('compare-run').waitFor({ timeout: 20_000 });
+  assert.deepEqual(await page.getByTestId('compare-answer').allTextContents(), ['A done.', 'B done.']);
+  assert.deepEqual((await mcp.state()).calls.map((c) => c.arguments.message), ['from a']);
+  await context.close();
+});

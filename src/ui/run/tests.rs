@@ -180,3 +180,23 @@ fn structured_output_is_asked_for_only_where_the_api_has_it() {
     assert!(asks_for_json(crate::llm::Preset::OpenAi));
     assert!(!asks_for_json(crate::llm::Preset::Anthropic));
 }
+
+#[test]
+fn attached_resources_go_with_a_new_question_and_wait_through_a_reply() {
+    let (control, _) = control();
+    let note = crate::ui::mcp_compose::Attachment { server: "http://127.0.0.1:1/mcp".into(), uri: "note://today".into(), name: "Today".into() };
+    let asks = r#"Thought: I need the city.
+Action: {"action": "ask_person", "action_input": "Which city?"}"#;
+    run(control, question("Weather?"), &Script::new(vec![Ok(asks)]));
+    // Attached while the agent waits for a reply: the reply does not take them.
+    control.attached.set(vec![note.clone()]);
+    let job = control.begin(Start { settings: settings(), ask: Ask::Answer("Oslo".into()) });
+    assert!(job.attachments.is_empty());
+    assert_eq!(control.attached.get_untracked(), [note.clone()]);
+    control.end(job.run, Outcome::Ended("set aside".into()));
+    // The next question takes them, and the composer's list is empty again.
+    let job = control.begin(question("What is on today?"));
+    assert_eq!(job.attachments, [note]);
+    assert!(control.attached.get_untracked().is_empty());
+    control.end(job.run, Outcome::Ended("set aside".into()));
+}
