@@ -96,8 +96,11 @@ fn Panel(pending: Pending) -> impl IntoView {
             let where_ = asked.via.clone().map(|v| format!(" on the MCP server at {v}")).unwrap_or_default();
             let tool = asked.tool.clone();
             view! {
-                <div class="approval" role="alertdialog" aria-labelledby="approval-title" data-testid="approval">
-                    <p id="approval-title"><strong>{format!("Allow the agent to call {tool}?")}</strong></p>
+                // A group of controls in the page, not a modal: the run waits, the page does not
+                // (the trace's announcer says a call waits). Labelled by text, not by an id, since
+                // Compare shows two at once.
+                <div class="approval" role="group" aria-label=format!("Allow the agent to call {tool}?") data-testid="approval">
+                    <p><strong>{format!("Allow the agent to call {tool}?")}</strong></p>
                     <p class="hint">{format!("It runs{where_} with this input. Nothing is sent until you choose.")}</p>
                     <pre class="approval-input" data-testid="approval-input">{asked.input.clone()}</pre>
                     <div class="approval-choices">

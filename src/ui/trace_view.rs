@@ -147,6 +147,7 @@ pub fn TracePane(
         trace.with(|events| {
             events.iter().rev().find_map(|e| match &e.kind {
                 EventKind::ToolCall { tool, .. } => Some(format!("Step {}: calling {tool}", e.step)),
+                EventKind::ApprovalAsked { tool, .. } => Some(format!("Step {}: {tool} waits for your approval", e.step)),
                 EventKind::FinalAnswer { .. } => Some("The answer is ready".to_string()),
                 EventKind::RunStopped { message, .. } => Some(message.clone()),
                 kind if kind.tone() == Tone::Error => Some(format!("Step {}: {}", e.step, kind.label())),

@@ -353,6 +353,8 @@ test('a tool that asks first: allow once, then always (kept in Settings), and th
   assert.match(await panel.textContent(), /Allow the agent to call echo\?.*on the MCP server at http:\/\/127\.0\.0\.1:\d+\/mcp/);
   assert.equal(await page.getByTestId('approval-input').textContent(), '{\n  "message": "one"\n}');
   assert.equal((await mcp.state()).calls.length, 0, 'nothing is sent before the choice');
+  assert.equal(await page.getByTestId('approval').getAttribute('aria-label'), 'Allow the agent to call echo?');
+  assert.match(await page.getByTestId('trace-announce').textContent(), /^Step 1: echo waits for your approval$/);
   await shot(page, 'mcp-approval');
   await page.getByTestId('approval-once').click();
   // Asked again for the next call; this time for good.
