@@ -621,3 +621,37 @@ test('in Compare each side asks for its own calls: one allowed, the other denied
   assert.deepEqual((await mcp.state()).calls.map((c) => c.arguments.message), ['from a']);
   await context.close();
 });
+
+test('an approval panel that cannot be fetched says so with Try again; the run waits, and Stop still ends it', async () => {
+  const mcp = await startMcp();
+  const panelPart = /\/split_approval-[0-9a-f]{16}\.wasm$/;
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, {
+    seed: loopbackSettings,
+    beforeLoad: (c) => c.route(panelPart, (route) => route.fulfill({ status: 503, body: 'unavailable' })),
+  });
+  assert.ok((await connect(page, mcp.url, { ask: true })).ok);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [action('echo', { message: 'later' }), finalAnswer('Echoed.')]);
+  await ask(page, 'Echo later');
+  const missing = page.getByTestId('part-missing');
+  await missing.waitFor();
+  assert.match(await missing.textContent(), /^The approval panel could not be loaded/);
+  assert.equal(await page.getByTestId('fatal-banner').count(), 0);
+  assert.equal((await mcp.state()).calls.length, 0, 'nothing is called unapproved');
+  // Once the part arrives, the waiting call can be answered.
+  await context.unroute(panelPart);
+  await missing.getByTestId('part-retry').click();
+  await page.getByTestId('approval-once').click();
+  await page.locator('.bubble.assistant').waitFor();
+  assert.deepEqual((await mcp.state()).calls.map((c) => c.arguments.message), ['later']);
+
+  // And Stop ends a run whose panel never came.
+  await context.route(panelPart, (route) => route.fulfill({ status: 503, body: 'unavailable' }));
+  await script(env.server.origin, scope, [action('echo', { message: 'never' })]);
+  await ask(page, 'Echo never');
+  await page.getByTestId('approval').or(page.getByTestId('part-missing')).first().waitFor();
+  await page.getByTestId('stop').click();
+  await page.locator('.bubble.problem').waitFor();
+  assert.deepEqual((await mcp.state()).calls.map((c) => c.arguments.message), ['later']);
+  await context.close();
+});
