@@ -120,27 +120,17 @@ async fn guarded<T>(
     run_left_ms: Option<f64>,
     limit_ms: Option<f64>,
 ) -> Guarded<T> {
-    let clock = input.clock;
-    let sleep_or_never = |ms: Option<f64>| async move {
-        match ms {
-            Some(ms) => clock.sleep(ms).await,
-            None => std::future::pending::<()>().await,
-        }
-    };
-    let limits = race(sleep_or_never(run_left_ms), sleep_or_never(limit_ms));
-    match race(input.cancel.cancelled(), race(work, limits)).await {
-        Either::Left(()) => Guarded::Cancelled,
-        Either::Right(Either::Left(out)) => Guarded::Done(out),
-        Either::Right(Either::Right(Either::Left(()))) => Guarded::OutOfTime,
-        Either::Right(Either::Right(Either::Right(()))) => Guarded::TimedOut,
-    }
+    // A limit nothing starts again is a limit of silence heard once, at the start.
+    let heard = Cell::new(input.clock.now_ms());
+    guarded_quiet(work, input, run_left_ms, limit_ms, &heard).await
 }
 
 /// Like `guarded`, with `quiet_ms` a limit of silence: it runs from the last moment `heard`
 /// was set (the call's start, then each progress report).
-async fn guarded_quiet<T>(work: impl std::future::Future<Output = T>, input: &RunInput<'_>, run_left_ms: Option<f64>, quiet_ms: f64, heard: &Cell<f64>) -> Guarded<T> {
+async fn guarded_quiet<T>(work: impl std::future::Future<Output = T>, input: &RunInput<'_>, run_left_ms: Option<f64>, quiet_ms: Option<f64>, heard: &Cell<f64>) -> Guarded<T> {
     let clock = input.clock;
     let silence = async {
+        let Some(quiet_ms) = quiet_ms else { return std::future::pending::<()>().await };
         loop {
             let left = heard.get() + quiet_ms - clock.now_ms();
             if left <= 0.0 {
@@ -628,7 +618,7 @@ impl<'a, 'r> Run<'a, 'r> {
         };
         let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms, on_progress: &on_progress };
         let timeout_ms = tool.timeout_ms().unwrap_or(settings.tool_timeout_ms);
-        let outcome = guarded_quiet(tool.call(&tool_input, &cx), input, self.run_left(), timeout_ms, &heard).await;
+        let outcome = guarded_quiet(tool.call(&tool_input, &cx), input, self.run_left(), Some(timeout_ms), &heard).await;
         let name = tool.name().to_string();
         let (message, timed_out) = match outcome {
             Guarded::Done(Ok(observation)) => {

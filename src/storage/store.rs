@@ -127,7 +127,7 @@ pub fn legacy_records(now_unix_ms: f64) -> (Vec<Record>, Vec<String>) {
     let mut records = Vec::new();
     let mut keys = Vec::new();
     for key in local::keys() {
-        let Some(id) = key.strip_prefix(LEGACY_CHAT_PREFIX).filter(|id| !id.is_empty()) else { continue };
+        let Some(id) = legacy_chat_id(&key) else { continue };
         let Some(body) = local::read(&key) else { continue };
         let (title, updated) = match read_chat(id, &body, &BTreeMap::new()) {
             // The old index kept the time of the last save; the last run's start is close,
@@ -148,7 +148,12 @@ pub fn legacy_records(now_unix_ms: f64) -> (Vec<Record>, Vec<String>) {
 /// Whether an older release left chats in `localStorage` to move (`migrate_legacy`): a check
 /// that reads no chat.
 pub fn has_legacy() -> bool {
-    local::keys().iter().any(|key| key == LEGACY_INDEX_KEY || key.strip_prefix(LEGACY_CHAT_PREFIX).is_some_and(|id| !id.is_empty()))
+    local::keys().iter().any(|key| key == LEGACY_INDEX_KEY || legacy_chat_id(key).is_some())
+}
+
+/// The chat id of an older release's `localStorage` key for a chat.
+fn legacy_chat_id(key: &str) -> Option<&str> {
+    key.strip_prefix(LEGACY_CHAT_PREFIX).filter(|id| !id.is_empty())
 }
 
 /// Moves an older release's chats into `backend`. The old keys are removed only after the

@@ -401,15 +401,16 @@ mod io {
         }
     }
 
-    /// Keeps what Connect learnt: the server's name and instructions (`info`, on Connect only)
-    /// and its tools.
-    fn store_tools(page: Page, url: &str, info: Option<&crate::tools::mcp::ServerInfo>, tools: Vec<McpToolInfo>) -> usize {
+    /// Keeps what Connect learnt, in one change of the settings (one save): the server's name,
+    /// instructions and other offers (`learnt`, on Connect only) and its tools.
+    fn store_tools(page: Page, url: &str, learnt: Option<(&crate::tools::mcp::ServerInfo, String)>, tools: Vec<McpToolInfo>) -> usize {
         let count = tools.len();
         page.settings.update(|s| {
             if let Some(server) = s.tools.mcp.servers.iter_mut().find(|server| server.url.trim() == url) {
-                if let Some(info) = info {
+                if let Some((info, offers)) = learnt {
                     server.name = info.name.clone();
                     server.instructions = info.instructions.clone();
+                    server.offers = offers;
                 }
                 server.tools = merge_tools(&server.tools, tools);
             }
@@ -434,7 +435,6 @@ mod io {
             };
             match within(&server, work).await {
                 Ok((info, tools)) => {
-                    let count = store_tools(page, &url, Some(&info), tools);
                     let name = if info.name.is_empty() { "the server".to_string() } else { info.name.clone() };
                     // What else it offers; a list that fails is said, and Connect still stands.
                     let mut more = Vec::new();
@@ -461,11 +461,8 @@ mod io {
                             Err(why) => problems.push(format!(" Its prompts could not be listed: {why}")),
                         }
                     }
-                    page.settings.update(|s| {
-                        if let Some(server) = s.tools.mcp.servers.iter_mut().find(|server| server.url.trim() == url) {
-                            server.offers = crate::tools::mcp::McpOffers { resources, templates, prompts }.to_text();
-                        }
-                    });
+                    let offers = crate::tools::mcp::McpOffers { resources, templates, prompts }.to_text();
+                    let count = store_tools(page, &url, Some((&info, offers)), tools);
                     let more = more.iter().map(|m| format!(", {m}")).collect::<String>();
                     page.set_status(&url, true, format!("Connected to {name} (MCP {}): {}{more}.{}", info.protocol, plural(count, "tool"), problems.concat()));
                     if info.lists_changes {

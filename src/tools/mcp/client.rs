@@ -1012,11 +1012,12 @@ fn tool_info(tool: &Value) -> Option<McpToolInfo> {
 /// listed, bounded; `None` without a name (or, for a resource, a URI).
 fn item(value: &Value, uri_field: &str) -> Option<McpItem> {
     let text = |name: &str| value.get(name).and_then(Value::as_str).unwrap_or("");
-    let uri = if uri_field.is_empty() { "" } else { text(uri_field) };
-    let name = if text("title").is_empty() { text("name") } else { text("title") };
-    let name = if name.is_empty() { uri } else { name };
-    let unnamed_prompt = uri_field.is_empty() && text("name").trim().is_empty();
-    if name.is_empty() || unnamed_prompt || (!uri_field.is_empty() && uri.is_empty()) {
+    let prompt = uri_field.is_empty();
+    let uri = if prompt { "" } else { text(uri_field) };
+    // A prompt is asked for by its `name`; a resource is shown by its title, name or URI.
+    let name = if prompt { text("name") } else { [text("title"), text("name"), uri].into_iter().find(|s| !s.is_empty()).unwrap_or("") };
+    let unusable = if prompt { name.trim().is_empty() } else { name.is_empty() || uri.is_empty() };
+    if unusable {
         return None;
     }
     let arguments = value
@@ -1036,8 +1037,7 @@ fn item(value: &Value, uri_field: &str) -> Option<McpItem> {
         .take(20)
         .collect();
     Some(McpItem {
-        // A prompt is asked for by its `name`; the title only labels it.
-        name: if uri_field.is_empty() { text("name").chars().take(128).collect() } else { jsonrpc::bounded(name) },
+        name: if prompt { name.chars().take(128).collect() } else { jsonrpc::bounded(name) },
         description: super::schema::compact_description(text("description"), DESCRIPTION_LIMIT),
         uri: uri.chars().take(2048).collect(),
         mime_type: jsonrpc::bounded(text("mimeType")),
