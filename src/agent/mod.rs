@@ -25,7 +25,7 @@ mod tests;
 /// A boxed future that need not be `Send`: browser futures (fetch, timers) are not.
 pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
-pub use model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Message, Progress, Role, Usage};
+pub use model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Message, ModelName, Progress, Role, Usage};
 pub use prompt::Turn;
 pub use run::{run_agent, AnsweredQuestion, RunInput, RunObserver};
 pub use settings::{AgentSettings, EarlyStopping, Strategy};

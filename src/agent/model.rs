@@ -103,15 +103,27 @@ impl ChatRequest {
     }
 }
 
-/// Token counts, when the provider reports them.
+/// Token counts as the provider reported them; never estimated. A reply without them has no
+/// `Usage` at all, and the page shows "—".
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
+    /// The whole prompt, the part served from a cache included.
     pub prompt_tokens: u32,
+    /// The whole reply, reasoning included.
     pub completion_tokens: u32,
-    /// The provider reported no counts (llama-cpp-python's streams, for one), so these are
-    /// estimates: one token per streamed piece, and about four characters per prompt token.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub estimated: bool,
+    /// Of the prompt, the tokens the provider read from its cache, when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u32>,
+    /// Of the reply, the tokens spent reasoning, when the provider says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u32>,
+}
+
+impl Usage {
+    /// Prompt and reply counts, with nothing said of cache or reasoning.
+    pub fn new(prompt_tokens: u32, completion_tokens: u32) -> Self {
+        Usage { prompt_tokens, completion_tokens, cached_tokens: None, reasoning_tokens: None }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -122,6 +134,16 @@ pub struct ChatResponse {
     pub incomplete: bool,
     /// Native tool calls, in the order the model made them.
     pub tool_calls: Vec<ToolCall>,
+    /// Why the model stopped, in the provider's words (`stop`, `length`, `end_turn`, …), when it said.
+    pub finish_reason: Option<String>,
+}
+
+/// Which model answers: the provider's name and the model's, as the settings name them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelName {
+    /// The provider preset's id (`openai`, `anthropic`, `llamacpp`, `in-page`, …).
+    pub provider: String,
+    pub model: String,
 }
 
 /// Why a model call failed. Every variant is the environment's fault, not the model's, so the
@@ -204,4 +226,9 @@ pub trait ChatModel {
         request: &'a ChatRequest,
         progress: &'a dyn Fn(Progress<'_>),
     ) -> LocalBoxFuture<'a, Result<ChatResponse, LlmError>>;
+
+    /// Which provider and model this is, for the trace and its exports; empty when unknown.
+    fn name(&self) -> ModelName {
+        ModelName::default()
+    }
 }

@@ -239,6 +239,7 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
             started_unix_ms: input.clock.unix_ms().round(),
             strategy: settings.strategy,
             continues: input.answered.is_some(),
+            model: input.model.name(),
         },
     );
     if let Some(answered) = &input.answered {
@@ -607,7 +608,8 @@ impl<'a, 'r> Run<'a, 'r> {
             rec.record(step, begun, EventKind::LlmRequest { purpose, request: RequestRecord::whole(request) });
             // The tool reads its reply whole; the trace records it cut like every other.
             let (cut, discarded) = cut_reply(result.clone());
-            rec.record(step, begun, response_event(&cut, discarded, latency));
+            // The tool's call is read whole: its first piece is not seen apart from the rest.
+            rec.record(step, begun, response_event(&cut, discarded, latency, None));
         };
         let now_ms = || rec.now();
         // Progress starts the tool's silence limit again and is shown live.
@@ -735,13 +737,15 @@ fn cut_reply(result: Result<ChatResponse, LlmError>) -> (Result<ChatResponse, Ll
 }
 
 /// The event recording a reply already cut by `cut_reply`.
-fn response_event(result: &Result<ChatResponse, LlmError>, discarded: Option<String>, latency_ms: f64) -> EventKind {
+fn response_event(result: &Result<ChatResponse, LlmError>, discarded: Option<String>, latency_ms: f64, first_token_ms: Option<f64>) -> EventKind {
     match result {
         Ok(resp) => EventKind::LlmResponse {
             text: resp.text.clone(),
             discarded,
             usage: resp.usage,
             latency_ms,
+            first_token_ms,
+            finish_reason: resp.finish_reason.clone(),
             incomplete: resp.incomplete,
             tool_calls: resp.tool_calls.clone(),
         },
@@ -763,9 +767,22 @@ async fn call_model(
 ) -> Guarded<Result<ChatResponse, LlmError>> {
     let started = rec.now();
     rec.record(step, started, EventKind::LlmRequest { purpose, request: record });
+    // When the first piece of the reply arrived (the timeline's time to first token).
+    let first = Cell::new(None::<f64>);
+    let heard = || {
+        if first.get().is_none() {
+            first.set(Some(to_micros(rec.now() - started)));
+        }
+    };
     let progress = |p: Progress<'_>| match p {
-        Progress::Text(delta) => rec.observer.on_delta(step, delta),
-        Progress::Reasoning(delta) => rec.observer.on_reasoning(step, delta),
+        Progress::Text(delta) => {
+            heard();
+            rec.observer.on_delta(step, delta)
+        }
+        Progress::Reasoning(delta) => {
+            heard();
+            rec.observer.on_reasoning(step, delta)
+        }
         Progress::Retry { attempt, wait_ms, reason } => {
             rec.record(step, rec.now(), EventKind::LlmRetry { attempt, wait_ms, reason: reason.to_string() })
         }
@@ -785,7 +802,7 @@ async fn call_model(
                 }
             });
             let (result, discarded) = cut_reply(result);
-            rec.record(step, started, response_event(&result, discarded, latency));
+            rec.record(step, started, response_event(&result, discarded, latency, first.get()));
             Guarded::Done(result)
         }
         Guarded::Cancelled => Guarded::Cancelled,

@@ -90,7 +90,7 @@ impl ChatModel for Script {
             let mid = text.char_indices().nth(text.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
             progress(Progress::Text(&text[..mid]));
             progress(Progress::Text(&text[mid..]));
-            Ok(ChatResponse { text, usage: Some(Usage { prompt_tokens: 10, completion_tokens: 5, estimated: false }), tool_calls, ..Default::default() })
+            Ok(ChatResponse { text, usage: Some(Usage::new(10, 5)), tool_calls, ..Default::default() })
         })
     }
 }

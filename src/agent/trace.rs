@@ -9,7 +9,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::model::{LlmError, ToolCall, Usage};
+use super::model::{LlmError, ModelName, ToolCall, Usage};
 use super::settings::Strategy;
 
 pub use super::request_record::{request_at, RequestRecord};
@@ -161,6 +161,8 @@ pub enum EventKind {
         strategy: Strategy,
         /// This run continues an earlier one that ended with a question to the person.
         continues: bool,
+        /// The provider and model asked (empty in runs recorded before they were kept).
+        model: ModelName,
     },
     /// The person answered the agent's question; the run goes on from where it asked.
     PersonAnswered {
@@ -179,6 +181,11 @@ pub enum EventKind {
         discarded: Option<String>,
         usage: Option<Usage>,
         latency_ms: f64,
+        /// From the request to the first piece of the reply (text, reasoning or a tool call),
+        /// retries included; `None` when nothing came before the whole reply did not either.
+        first_token_ms: Option<f64>,
+        /// Why the model stopped, in the provider's words, when it said.
+        finish_reason: Option<String>,
         /// The stream stopped before the provider said it was done.
         incomplete: bool,
         /// Native tool calls the model made (tool-calling strategy).
@@ -410,7 +417,8 @@ impl EventKind {
     }
 }
 
-/// Sums over a run, for the trace footer and comparisons.
+/// Sums over a run, for the trace footer and comparisons. Token sums add only what providers
+/// reported: `replies_counted` of `replies` said their counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Totals {
     pub steps: u32,
@@ -419,14 +427,52 @@ pub struct Totals {
     pub errors: u32,
     pub prompt_tokens: u32,
     pub completion_tokens: u32,
+    pub cached_tokens: u32,
+    pub reasoning_tokens: u32,
+    /// Model replies received, and how many of them came with token counts.
+    pub replies: u32,
+    pub replies_counted: u32,
     pub duration_ms: f64,
-    /// Some token counts are estimates (a server that reported none).
-    #[serde(default)]
-    pub estimated_tokens: bool,
 }
 
 
 impl Totals {
+    fn add_usage(&mut self, u: &Usage) {
+        self.replies_counted = self.replies_counted.saturating_add(1);
+        self.prompt_tokens = self.prompt_tokens.saturating_add(u.prompt_tokens);
+        self.completion_tokens = self.completion_tokens.saturating_add(u.completion_tokens);
+        self.cached_tokens = self.cached_tokens.saturating_add(u.cached_tokens.unwrap_or(0));
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(u.reasoning_tokens.unwrap_or(0));
+    }
+
+    /// The tokens in words: "1,200 in · 80 out", "— (no provider reported counts)" when
+    /// nothing was reported, and how many replies were left out when some were not.
+    pub fn tokens_text(&self) -> String {
+        if self.replies_counted == 0 {
+            return "tokens —".to_string();
+        }
+        let mut text = format!("{} in · {} out tokens", row::grouped(self.prompt_tokens as usize), row::grouped(self.completion_tokens as usize));
+        if self.replies_counted < self.replies {
+            text.push_str(&format!(" ({} of {} replies counted)", self.replies_counted, self.replies));
+        }
+        text
+    }
+
+    /// The token sums of several runs (a conversation): only the token fields are added.
+    pub fn tokens_of<'a>(runs: impl IntoIterator<Item = &'a [Event]>) -> Totals {
+        let mut sum = Totals::default();
+        for events in runs {
+            let t = Totals::of(events);
+            sum.replies = sum.replies.saturating_add(t.replies);
+            sum.replies_counted = sum.replies_counted.saturating_add(t.replies_counted);
+            sum.prompt_tokens = sum.prompt_tokens.saturating_add(t.prompt_tokens);
+            sum.completion_tokens = sum.completion_tokens.saturating_add(t.completion_tokens);
+            sum.cached_tokens = sum.cached_tokens.saturating_add(t.cached_tokens);
+            sum.reasoning_tokens = sum.reasoning_tokens.saturating_add(t.reasoning_tokens);
+        }
+        sum
+    }
+
     /// Sums over any run of events (a live trace that is still growing, too).
     pub fn of(events: &[Event]) -> Totals {
         let mut t = Totals::default();
@@ -438,10 +484,11 @@ impl Totals {
             match &e.kind {
                 EventKind::LlmRequest { .. } => t.llm_calls = t.llm_calls.saturating_add(1),
                 EventKind::ToolCall { .. } => t.tool_calls = t.tool_calls.saturating_add(1),
-                EventKind::LlmResponse { usage: Some(u), .. } => {
-                    t.prompt_tokens = t.prompt_tokens.saturating_add(u.prompt_tokens);
-                    t.completion_tokens = t.completion_tokens.saturating_add(u.completion_tokens);
-                    t.estimated_tokens |= u.estimated;
+                EventKind::LlmResponse { usage, .. } => {
+                    t.replies = t.replies.saturating_add(1);
+                    if let Some(u) = usage {
+                        t.add_usage(u);
+                    }
                 }
                 _ => {}
             }

@@ -75,6 +75,19 @@ pub struct Provider {
     clock: Rc<dyn Clock>,
     /// Set when the provider rejected `stream: true`; later calls of the run ask for whole replies.
     stream_rejected: Cell<bool>,
+    /// Set when the provider rejected `stream_options` (the request for token counts at the
+    /// end of a stream); remembered for its address while the page is open (`refused_usage`).
+    usage_refused: Cell<bool>,
+}
+
+thread_local! {
+    /// The chat endpoints that refused `stream_options` since the page opened: asked again
+    /// without it, and not asked with it again.
+    static REFUSED_USAGE: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn refused_usage(url: &str) -> bool {
+    REFUSED_USAGE.with(|r| r.borrow().iter().any(|u| u == url))
 }
 
 /// The parts of one HTTP request.
@@ -95,7 +108,26 @@ fn provider_secrets(config: &ProviderConfig, connection: &Connection) -> Secrets
 impl Provider {
     pub fn new(config: ProviderConfig, connection: Connection, fetch: Rc<dyn Fetch>, clock: Rc<dyn Clock>) -> Self {
         let secrets = provider_secrets(&config, &connection);
-        Provider { config, connection, secrets, fetch, clock, stream_rejected: Cell::new(false) }
+        let usage_refused = Cell::new(config.preset.api() == Api::OpenAi && refused_usage(&openai::endpoint(&config.base_url)));
+        Provider { config, connection, secrets, fetch, clock, stream_rejected: Cell::new(false), usage_refused }
+    }
+
+    /// The provider refused the field that asks for token counts: ask without it from now on,
+    /// in this run and the next ones to the same address.
+    pub(crate) fn refuse_usage(&self) {
+        self.usage_refused.set(true);
+        let url = openai::endpoint(&self.config.base_url);
+        REFUSED_USAGE.with(|r| {
+            let mut r = r.borrow_mut();
+            if !r.contains(&url) {
+                r.push(url);
+            }
+        });
+    }
+
+    /// Whether a streamed request asks for token counts (`stream_options.include_usage`).
+    pub fn asks_usage(&self) -> bool {
+        !self.usage_refused.get()
     }
 
     /// The same provider, also masking `more` (every secret the settings hold) out of its errors.
@@ -113,7 +145,13 @@ impl Provider {
                 if !c.api_key.is_empty() {
                     headers.push(("Authorization".to_string(), format!("Bearer {}", c.api_key)));
                 }
-                HttpParts { url: openai::endpoint(&c.base_url), headers, body: openai::request_body(&c.model, request, stream, c.preset).to_string() }
+                let mut body = openai::request_body(&c.model, request, stream, c.preset);
+                if !self.asks_usage() {
+                    if let Some(fields) = body.as_object_mut() {
+                        fields.remove("stream_options");
+                    }
+                }
+                HttpParts { url: openai::endpoint(&c.base_url), headers, body: body.to_string() }
             }
             Api::Anthropic => HttpParts {
                 url: anthropic::endpoint(&c.base_url),
@@ -181,13 +219,6 @@ impl Provider {
         };
         LlmError::new(LlmErrorKind::Timeout, message)
     }
-}
-
-/// About four characters per token, the usual rule of thumb for English text: shown (marked as
-/// an estimate) when a server streams without reporting usage.
-pub fn estimate_prompt_tokens(request: &ChatRequest) -> u32 {
-    let chars: usize = request.messages.iter().map(|m| m.content.chars().count() + m.tool_calls.iter().map(|c| c.arguments.len()).sum::<usize>()).sum();
-    chars.div_ceil(4).min(u32::MAX as usize) as u32
 }
 
 mod io;

@@ -7,8 +7,9 @@
 
 use serde_json::Value;
 
-use crate::agent::model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Progress, Role, Usage};
+use crate::agent::model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, ModelName, Progress, Role, Usage};
 use crate::agent::LocalBoxFuture;
+use crate::llm::presets::Preset;
 
 /// What the engine is asked for: a chat, formatted by the model's own template.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,11 +59,21 @@ pub const DEFAULT_MAX_TOKENS: u32 = 512;
 /// The in-page model as the agent sees it.
 pub struct InPage<E> {
     engine: E,
+    /// The model's name for the trace: the GGUF's file name.
+    model: String,
 }
 
 impl<E: Engine> InPage<E> {
     pub fn new(engine: E) -> Self {
-        InPage { engine }
+        InPage { engine, model: String::new() }
+    }
+
+    /// Names the model for the trace from where it came from (a URL or a file name): its last
+    /// path segment, without a query.
+    pub fn named(mut self, source: &str) -> Self {
+        let path = source.split(['?', '#']).next().unwrap_or_default();
+        self.model = path.rsplit('/').next().unwrap_or_default().to_string();
+        self
     }
 }
 
@@ -124,11 +135,16 @@ impl<E: Engine> ChatModel for InPage<E> {
             }
             Ok(ChatResponse {
                 text: reply.text,
-                usage: Some(Usage { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens, estimated: false }),
+                usage: Some(Usage::new(reply.prompt_tokens, reply.completion_tokens)),
                 incomplete: reply.finish == Finish::Length,
+                finish_reason: Some(if reply.finish == Finish::Length { "length" } else { "stop" }.to_string()),
                 ..ChatResponse::default()
             })
         })
+    }
+
+    fn name(&self) -> ModelName {
+        ModelName { provider: Preset::InPage.id().to_string(), model: self.model.clone() }
     }
 }
 

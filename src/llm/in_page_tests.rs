@@ -63,7 +63,7 @@ fn a_chat_goes_to_the_engine_in_its_terms_and_streams_back() {
     let got = pollster::block_on(model.complete(&request(), &progress)).expect("a reply");
     assert_eq!(got.text, "Final Answer: 42");
     assert_eq!(*streamed.borrow(), "Final Answer: 42");
-    assert_eq!(got.usage, Some(Usage { prompt_tokens: 40, completion_tokens: 7, estimated: false }));
+    assert_eq!(got.usage, Some(Usage::new(40, 7)));
     assert!(!got.incomplete);
     let asked = engine.asked.borrow();
     assert_eq!(asked[0].messages.iter().map(|(r, _)| *r).collect::<Vec<_>>(), vec!["system", "user", "assistant"]);

@@ -6,10 +6,10 @@
 use serde_json::{json, Value};
 
 use crate::agent::model::ToolCall;
-use crate::agent::{ChatRequest, ChatResponse, LlmError, LlmErrorKind, Message, Role, Usage};
+use crate::agent::{ChatRequest, ChatResponse, LlmError, LlmErrorKind, Message, Role};
 
 use super::presets::Preset;
-use super::stream::{count, said};
+use super::stream::said;
 
 /// The reply limit sent when the settings leave it unset: room for a long answer or a few
 /// tool calls, while a model that loops ends in seconds rather than at the context's end.
@@ -119,12 +119,9 @@ pub fn read_completion(body: &str) -> Result<ChatResponse, LlmError> {
             },
         })
         .collect();
-    let usage = value.get("usage").filter(|u| u.is_object()).map(|u| Usage {
-        prompt_tokens: count(&u["prompt_tokens"]),
-        completion_tokens: count(&u["completion_tokens"]),
-        estimated: false,
-    });
-    Ok(ChatResponse { text, usage, incomplete: false, tool_calls })
+    let usage = super::stream::read_usage(&value);
+    let finish_reason = value["choices"][0]["finish_reason"].as_str().filter(|r| !r.is_empty()).map(str::to_string);
+    Ok(ChatResponse { text, usage, incomplete: false, tool_calls, finish_reason })
 }
 
 /// Turns an HTTP error status and its body into a message that says what to do.

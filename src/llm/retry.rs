@@ -124,6 +124,14 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 /// o3 ("must be verified to stream this model"), servers that reject the unknown field.
 /// Repeating it with `stream: false` will then work. The opposite complaint, from stream-only
 /// models ("This model only support stream mode"), is not a rejection.
+/// A 400/422 that names `stream_options` (or its `include_usage`): the server does not know
+/// the field that asks for token counts at the end of a stream. Checked before
+/// `is_rejection_of_stream`, whose words it would otherwise match.
+pub fn is_refusal_of_usage_option(status: u16, body: &str) -> bool {
+    let text = body.to_lowercase();
+    matches!(status, 400 | 422) && (text.contains("stream_options") || text.contains("include_usage"))
+}
+
 pub fn is_rejection_of_stream(status: u16, body: &str) -> bool {
     if !matches!(status, 400 | 422) {
         return false;

@@ -40,9 +40,6 @@ pub struct ChatStream {
     finish_reason: Option<String>,
     saw_done: bool,
     calls: StreamedCalls,
-    /// Chunks that carried answer or reasoning text: about one token each on servers that
-    /// stream token by token, the estimate when the server reports no usage.
-    pieces: u32,
 }
 
 impl ChatStream {
@@ -75,7 +72,7 @@ impl ChatStream {
         if is_error_chunk(&value) {
             return Err(stream_error(&value, data));
         }
-        if let Some(usage) = value.get("usage").and_then(read_usage) {
+        if let Some(usage) = read_usage(&value) {
             self.usage = Some(usage);
         }
         let mut content = String::new();
@@ -105,9 +102,6 @@ impl ChatStream {
         }
         self.text.push_str(&content);
         self.reasoning.push_str(&reasoning);
-        if !content.is_empty() || !reasoning.is_empty() {
-            self.pieces = self.pieces.saturating_add(1);
-        }
         // One step per event: on the rare chunk that carries both, the answer wins; the
         // reasoning is still kept in `reasoning()`.
         Ok(if !content.is_empty() {
@@ -183,10 +177,7 @@ impl ChatStream {
     pub fn finish(self, saw_done: bool) -> ChatResponse {
         let complete = saw_done || self.saw_done || self.finish_reason.is_some();
         let tool_calls = self.calls.to_calls();
-        let usage = self.usage.or_else(|| {
-            (self.pieces > 0).then_some(Usage { prompt_tokens: 0, completion_tokens: self.pieces, estimated: true })
-        });
-        ChatResponse { text: self.text, usage, incomplete: !complete, tool_calls }
+        ChatResponse { text: self.text, usage: self.usage, incomplete: !complete, tool_calls, finish_reason: self.finish_reason }
     }
 }
 
@@ -200,11 +191,31 @@ fn text_of(content: &Value) -> String {
     }
 }
 
-fn read_usage(u: &Value) -> Option<Usage> {
-    if !u.is_object() {
+/// The token counts of a reply or chunk (`body`): its `usage` object, or where there is none
+/// llama.cpp's `timings` (the counts it measured itself: `prompt_n` evaluated plus `cache_n`
+/// reused, `predicted_n` written). Cached and reasoning counts are kept only where reported.
+pub fn read_usage(body: &Value) -> Option<Usage> {
+    let u = &body["usage"];
+    if u.is_object() {
+        let detail = |group: &str, key: &str| u[group][key].as_u64().map(|_| count(&u[group][key]));
+        return Some(Usage {
+            prompt_tokens: count(&u["prompt_tokens"]),
+            completion_tokens: count(&u["completion_tokens"]),
+            cached_tokens: detail("prompt_tokens_details", "cached_tokens"),
+            reasoning_tokens: detail("completion_tokens_details", "reasoning_tokens"),
+        });
+    }
+    let t = &body["timings"];
+    if t["prompt_n"].as_u64().is_none() && t["predicted_n"].as_u64().is_none() {
         return None;
     }
-    Some(Usage { prompt_tokens: count(&u["prompt_tokens"]), completion_tokens: count(&u["completion_tokens"]), estimated: false })
+    let cached = t["cache_n"].as_u64().map(|_| count(&t["cache_n"]));
+    Some(Usage {
+        prompt_tokens: count(&t["prompt_n"]).saturating_add(cached.unwrap_or(0)),
+        completion_tokens: count(&t["predicted_n"]),
+        cached_tokens: cached,
+        reasoning_tokens: None,
+    })
 }
 
 /// Clamped so that `Usage::total` cannot overflow whatever a server claims.

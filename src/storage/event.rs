@@ -42,6 +42,10 @@ enum StoredKind<'a> {
         strategy: Strategy,
         #[serde(skip_serializing_if = "is_false")]
         continues: bool,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        provider: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        model: &'a str,
     },
     #[serde(rename = "person_replied")]
     PersonAnswered { reply: &'a str },
@@ -53,6 +57,10 @@ enum StoredKind<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         usage: Option<&'a Usage>,
         latency_ms: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        first_token_ms: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        finish_reason: Option<&'a str>,
         incomplete: bool,
         #[serde(skip_serializing_if = "<[ToolCall]>::is_empty")]
         tool_calls: &'a [ToolCall],
@@ -136,21 +144,25 @@ impl<'a> From<&'a EventKind> for StoredKind<'a> {
         use EventKind as K;
         use StoredKind as S;
         match kind {
-            K::RunStarted { question, tools, history_turns, started_unix_ms, strategy, continues } => S::RunStarted {
+            K::RunStarted { question, tools, history_turns, started_unix_ms, strategy, continues, model } => S::RunStarted {
                 question,
                 tools,
                 history_turns: *history_turns,
                 started_unix_ms: *started_unix_ms,
                 strategy: *strategy,
                 continues: *continues,
+                provider: &model.provider,
+                model: &model.model,
             },
             K::PersonAnswered { answer } => S::PersonAnswered { reply: answer },
             K::LlmRequest { purpose, request } => S::LlmRequest { purpose, request },
-            K::LlmResponse { text, discarded, usage, latency_ms, incomplete, tool_calls } => S::LlmResponse {
+            K::LlmResponse { text, discarded, usage, latency_ms, first_token_ms, finish_reason, incomplete, tool_calls } => S::LlmResponse {
                 text,
                 discarded: discarded.as_deref(),
                 usage: usage.as_ref(),
                 latency_ms: *latency_ms,
+                first_token_ms: *first_token_ms,
+                finish_reason: finish_reason.as_deref(),
                 incomplete: *incomplete,
                 tool_calls,
             },

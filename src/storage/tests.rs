@@ -37,7 +37,7 @@ fn ev(index: u32, kind: crate::agent::EventKind) -> crate::agent::Event {
 }
 
 fn started(question: &str) -> crate::agent::EventKind {
-    crate::agent::EventKind::RunStarted { question: question.into(), tools: vec![], history_turns: 0, started_unix_ms: 1.0, strategy: Default::default(), continues: false }
+    crate::agent::EventKind::RunStarted { question: question.into(), tools: vec![], history_turns: 0, started_unix_ms: 1.0, strategy: Default::default(), continues: false, model: Default::default() }
 }
 
 /// A conversation of `n` answered runs, each with a few events, and its id.
@@ -423,7 +423,7 @@ fn asked_and_answered() -> Vec<crate::agent::Event> {
     use crate::agent::trace::{Decision, Event, EventKind, StopReason};
     let event = |index: u32, kind: EventKind| Event { index, step: u32::from(index > 0), started_ms: 0.0, ended_ms: 0.0, kind };
     vec![
-        event(0, EventKind::RunStarted { question: "Population?".into(), tools: vec!["wikipedia".into()], history_turns: 0, started_unix_ms: 1.0, strategy: Default::default(), continues: false }),
+        event(0, EventKind::RunStarted { question: "Population?".into(), tools: vec!["wikipedia".into()], history_turns: 0, started_unix_ms: 1.0, strategy: Default::default(), continues: false, model: Default::default() }),
         event(1, EventKind::Decided { thought: Some("Which city?".into()), decision: Decision::Action { tool: "ask_person".into(), input: "Which city?".into() }, notes: vec![] }),
         event(2, EventKind::AskedPerson { question: "Which city?".into() }),
         event(3, EventKind::RunStopped { reason: StopReason::AskedPerson, message: "Waiting for your answer".into() }),

@@ -19,7 +19,7 @@
 
 use serde_json::Value;
 
-use crate::agent::model::{JsonFormat, LlmError, LlmErrorKind, Message, Role, ToolCall, ToolSpec, Usage};
+use crate::agent::model::{JsonFormat, LlmError, LlmErrorKind, Message, ModelName, Role, ToolCall, ToolSpec, Usage};
 use crate::agent::request_record::RequestRecord;
 use crate::agent::settings::Strategy;
 use crate::agent::trace::{AnswerSource, Decision, Event, EventKind, LlmPurpose, StopReason, Trace};
@@ -65,6 +65,7 @@ fn event_kind(value: &Value) -> Read<EventKind> {
                 started_unix_ms: f.get("started_unix_ms", float)?,
                 strategy: f.or_default("strategy", strategy)?,
                 continues: f.or_default("continues", boolean)?,
+                model: ModelName { provider: f.or_default("provider", string)?, model: f.or_default("model", string)? },
             })
         })),
         "person_replied" => Some(Struct(|f| Ok(K::PersonAnswered { answer: f.get("reply", string)? }))),
@@ -73,8 +74,10 @@ fn event_kind(value: &Value) -> Read<EventKind> {
             Ok(K::LlmResponse {
                 text: f.get("text", string)?,
                 discarded: f.option("discarded", string)?,
-                usage: f.option("usage", usage)?,
+                usage: f.option("usage", parts::reported_usage)?.flatten(),
                 latency_ms: f.get("latency_ms", float)?,
+                first_token_ms: f.option("first_token_ms", float)?,
+                finish_reason: f.option("finish_reason", string)?,
                 incomplete: f.or_default("incomplete", boolean)?,
                 tool_calls: f.or_default("tool_calls", |v| list(v, tool_call))?,
             })

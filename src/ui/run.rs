@@ -350,7 +350,7 @@ mod page {
             }
             let (http, local);
             let model: &dyn crate::agent::ChatModel = if in_page {
-                local = crate::llm::in_page::InPage::new(crate::in_page::browser::BrowserEngine);
+                local = crate::llm::in_page::InPage::new(crate::in_page::browser::BrowserEngine).named(&settings.provider.model);
                 &local
             } else {
                 http = provider(settings, &job.secrets);

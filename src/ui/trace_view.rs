@@ -159,16 +159,18 @@ pub fn TracePane(
         let t = trace.with(|events| crate::agent::trace::Totals::of(events));
         let count = |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         format!(
-            "{} · {} · {} · {}{} + {} tokens · {:.1} s{}",
+            "{} · {} · {} · {} · {:.1} s{}",
             count(t.steps, "step"),
             count(t.llm_calls, "model call"),
             count(t.tool_calls, "tool call"),
-            if t.estimated_tokens { "≈ " } else { "" },
-            t.prompt_tokens,
-            t.completion_tokens,
+            t.tokens_text(),
             t.duration_ms / 1000.0,
             if t.errors > 0 { format!(" · {}", count(t.errors, "error")) } else { String::new() }
         )
+    };
+    // The whole conversation's tokens, once it has more than one run.
+    let conversation_tokens = move || {
+        chat.with(|c| (c.runs.len() > 1).then(|| format!("This conversation: {}", crate::agent::trace::Totals::tokens_of(c.runs.iter().map(|r| r.events.as_slice())).tokens_text())))
     };
     view! {
         <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll on:keydown=move |ev| look.on_key(ev)>
@@ -221,6 +223,7 @@ pub fn TracePane(
             </Show>
             <Show when=move || !trace.with(<[Event]>::is_empty)>
                 <p class="trace-totals" data-testid="trace-totals">{totals}</p>
+                {move || conversation_tokens().map(|text| view! { <p class="trace-totals" data-testid="chat-totals">{text}</p> })}
             </Show>
         </section>
     }

@@ -170,12 +170,12 @@ mod tests {
     }
 
     fn reply(tokens: u32) -> EventKind {
-        EventKind::LlmResponse { text: "x".into(), discarded: None, usage: Some(Usage { prompt_tokens: tokens, completion_tokens: 5, estimated: false }), latency_ms: 1.0, incomplete: false, tool_calls: vec![] }
+        EventKind::LlmResponse { text: "x".into(), discarded: None, usage: Some(Usage::new(tokens, 5)), latency_ms: 1.0, incomplete: false, tool_calls: vec![], first_token_ms: None, finish_reason: None }
     }
 
     fn run(input: &str, observation: &str, answer: &str, tokens: u32, slow: f64) -> Vec<Event> {
         vec![
-            at(0, 0.0, 0.0, EventKind::RunStarted { question: "q".into(), tools: vec![], history_turns: 0, started_unix_ms: 0.0, strategy: crate::agent::Strategy::React, continues: false }),
+            at(0, 0.0, 0.0, EventKind::RunStarted { question: "q".into(), tools: vec![], history_turns: 0, started_unix_ms: 0.0, strategy: crate::agent::Strategy::React, continues: false, model: Default::default() }),
             at(1, 0.0, 100.0, reply(tokens)),
             at(1, 100.0, 100.0, EventKind::ToolCall { tool: "wikipedia".into(), input: json!(input), via: None }),
             at(1, 100.0, 200.0 * slow, EventKind::ToolResult { tool: "wikipedia".into(), observation: observation.into() }),

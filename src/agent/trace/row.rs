@@ -4,6 +4,7 @@
 //! and the trace search looks through it, so an event reads the same everywhere.
 
 use super::{value_as_text, AnswerSource, ApprovalChoice, Decision, EventKind, ScopeVerdict};
+use crate::agent::model::Usage;
 
 /// How much of a long text a row shows before "Show all": a few lines, and never more than a
 /// screenful of characters however long its lines are.
@@ -118,6 +119,31 @@ pub fn preview(text: &str) -> Preview<'_> {
 }
 
 /// "1 character", "2,048 characters".
+/// A reply's token counts as the provider reported them: "812 in · 64 out tokens (512 cached,
+/// 20 reasoning)", or "tokens —" when it reported none.
+pub fn usage_text(usage: Option<&Usage>) -> String {
+    let Some(u) = usage else {
+        return "tokens —".to_string();
+    };
+    let mut text = format!("{} in · {} out tokens", grouped(u.prompt_tokens as usize), grouped(u.completion_tokens as usize));
+    let details: Vec<String> = [(u.cached_tokens, "cached"), (u.reasoning_tokens, "reasoning")]
+        .into_iter()
+        .filter_map(|(n, what)| n.filter(|n| *n > 0).map(|n| format!("{} {what}", grouped(n as usize))))
+        .collect();
+    if !details.is_empty() {
+        text.push_str(&format!(" ({})", details.join(", ")));
+    }
+    text
+}
+
+/// Milliseconds as seconds ("0.42 s"), or "—" when unknown.
+pub fn seconds_or_dash(ms: Option<f64>) -> String {
+    match ms {
+        Some(ms) if ms.is_finite() && ms >= 0.0 => format!("{:.2} s", ms / 1000.0),
+        _ => "—".to_string(),
+    }
+}
+
 pub fn characters(n: usize) -> String {
     format!("{} character{}", grouped(n), if n == 1 { "" } else { "s" })
 }
@@ -155,7 +181,7 @@ impl EventKind {
                 let n = request.message_count();
                 just(format!("{n} message{} sent to the model", if n == 1 { "" } else { "s" }))
             }
-            EventKind::LlmResponse { text, discarded, usage, tool_calls, incomplete, .. } => {
+            EventKind::LlmResponse { text, discarded, usage, tool_calls, incomplete, first_token_ms, .. } => {
                 let mut parts = Vec::new();
                 if !text.trim().is_empty() {
                     parts.push(Part::Text(text.clone()));
@@ -167,13 +193,7 @@ impl EventKind {
                     parts.push(Part::Note(format!("Left out: the model went on to write its own Observation ({}), below.", characters(d.chars().count()))));
                     parts.push(Part::Text(d.clone()));
                 }
-                let mut meta = characters(text.chars().count());
-                if let Some(u) = usage {
-                    meta.push_str(&format!(" · {}{} + {} tokens", if u.estimated { "≈ " } else { "" }, u.prompt_tokens, u.completion_tokens));
-                    if u.estimated {
-                        meta.push_str(" (estimated: the server reported none)");
-                    }
-                }
+                let meta = format!("{} · {} · first token {}", characters(text.chars().count()), usage_text(usage.as_ref()), seconds_or_dash(*first_token_ms));
                 let summary = if *incomplete { "The reply stopped before the provider said it was done".to_string() } else { String::new() };
                 Row { summary, parts, meta }
             }

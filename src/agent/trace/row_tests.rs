@@ -15,11 +15,12 @@ fn reply(text: &str) -> EventKind {
     EventKind::LlmResponse {
         text: text.into(),
         discarded: None,
-        usage: Some(Usage { prompt_tokens: 100, completion_tokens: 17, estimated: false }),
+        usage: Some(Usage::new(100, 17)),
         latency_ms: 5.0,
         incomplete: false,
         tool_calls: vec![],
-    }
+            first_token_ms: None, finish_reason: None,
+        }
 }
 
 fn decided(thought: &str, tool: &str, input: serde_json::Value) -> EventKind {
@@ -70,26 +71,29 @@ fn a_preview_stops_at_its_lines_or_its_characters_on_a_char_boundary() {
 fn a_reply_shows_what_the_model_wrote_and_its_tokens() {
     let row = reply("Thought: multiply.\nAction: calculator").row();
     assert_eq!(row.parts, vec![Part::Text("Thought: multiply.\nAction: calculator".into())]);
-    assert_eq!(row.meta, "37 characters · 100 + 17 tokens");
+    assert_eq!(row.meta, "37 characters · 100 in · 17 out tokens · first token —");
     let native = EventKind::LlmResponse {
         text: String::new(),
         discarded: Some("Observation: made up".into()),
-        usage: Some(Usage { prompt_tokens: 3, completion_tokens: 4, estimated: true }),
+        usage: Some(Usage { cached_tokens: Some(2), reasoning_tokens: Some(0), ..Usage::new(3, 4) }),
         latency_ms: 1.0,
         incomplete: true,
         tool_calls: vec![ToolCall { id: "c1".into(), name: "search".into(), arguments: r#"{"q":"x"}"#.into() }],
-    }
+            first_token_ms: None, finish_reason: None,
+        }
     .row();
     assert_eq!(native.parts[0], Part::Call { name: "search".into(), arguments: r#"{"q":"x"}"#.into() });
     assert!(matches!(&native.parts[1], Part::Note(n) if n.contains("its own Observation")), "{native:?}");
-    assert!(native.meta.contains("≈ 3 + 4 tokens (estimated"), "{}", native.meta);
+    assert!(native.meta.contains("3 in · 4 out tokens (2 cached) · first token —"), "cached kept, a zero reasoning count not shown: {}", native.meta);
+    let unknown = EventKind::LlmResponse { text: "x".into(), discarded: None, usage: None, latency_ms: 9.0, first_token_ms: Some(420.0), finish_reason: None, incomplete: false, tool_calls: vec![] };
+    assert_eq!(unknown.row().meta, "1 character · tokens — · first token 0.42 s", "no counts are made up");
     assert!(native.summary.contains("stopped before"), "{}", native.summary);
 }
 
 #[test]
 fn every_kind_of_event_reads_as_words() {
     let kinds = vec![
-        EventKind::RunStarted { question: "Q?".into(), tools: vec!["calculator".into()], history_turns: 2, started_unix_ms: 0.0, strategy: Strategy::React, continues: true },
+        EventKind::RunStarted { question: "Q?".into(), tools: vec!["calculator".into()], history_turns: 2, started_unix_ms: 0.0, strategy: Strategy::React, continues: true, model: Default::default() },
         EventKind::PersonAnswered { answer: "the blue one".into() },
         EventKind::LlmFailed { error: LlmError::new(LlmErrorKind::Network, "The server did not answer.") },
         EventKind::LlmRetry { attempt: 2, wait_ms: 1500.0, reason: "429".into() },
@@ -138,7 +142,7 @@ fn six_times_seven() -> Trace {
     let request = crate::agent::trace::RequestRecord::whole(&crate::agent::ChatRequest::new(vec![], 0.0, None));
     Trace {
         events: vec![
-            event(0, 0, EventKind::RunStarted { question: "What is six times seven?".into(), tools: vec!["calculator".into()], history_turns: 0, started_unix_ms: 0.0, strategy: Strategy::React, continues: false }),
+            event(0, 0, EventKind::RunStarted { question: "What is six times seven?".into(), tools: vec!["calculator".into()], history_turns: 0, started_unix_ms: 0.0, strategy: Strategy::React, continues: false, model: Default::default() }),
             event(1, 1, EventKind::LlmRequest { purpose: crate::agent::trace::LlmPurpose::Step, request }),
             event(2, 1, reply("Thought: I should multiply.\nAction: ```json {...}```")),
             event(3, 1, decided("I should multiply.", "calculator", json!("6*7"))),
@@ -160,7 +164,7 @@ fn the_transcript_reads_as_question_thought_action_observation_answer() {
     }
     assert_eq!(md.matches("**Action:**").count(), 1, "the tool call the decision named is not repeated: {md}");
     assert!(!md.contains("Action: ```json"), "the raw reply is left out when its reading follows: {md}");
-    assert!(md.contains("_Model reply · step 1 · 5 ms · 52 characters · 100 + 17 tokens_"), "{md}");
+    assert!(md.contains("_Model reply · step 1 · 5 ms · 52 characters · 100 in · 17 out tokens · first token —_"), "{md}");
     assert!(md.contains("````text\n42 and ```fences```\n````"), "an observation is fenced past its own backticks: {md}");
     assert!(!md.contains("messages sent"), "requests are counted by their reply, not listed: {md}");
     assert_eq!(transcript(&[]), "");

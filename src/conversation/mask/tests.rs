@@ -16,7 +16,7 @@ fn events_are_masked_in_every_text_they_hold() {
     let mut request = RequestRecord::whole(&ChatRequest::new(vec![Message::system("rules"), Message::user(format!("my key is {key}"))], 0.0, None));
     request.messages.push(Message::assistant_calls("", vec![crate::agent::model::ToolCall { id: "c".into(), name: "t".into(), arguments: format!("{{\"k\":\"{key}\"}}") }]));
     let mut events = vec![
-        event(EventKind::RunStarted { question: key.into(), tools: vec![], history_turns: 0, started_unix_ms: 0.0, strategy: Default::default(), continues: false }),
+        event(EventKind::RunStarted { question: key.into(), tools: vec![], history_turns: 0, started_unix_ms: 0.0, strategy: Default::default(), continues: false, model: Default::default() }),
         event(EventKind::LlmRequest { purpose: LlmPurpose::Step, request }),
         event(EventKind::LlmFailed { error: LlmError::new(LlmErrorKind::Auth, format!("The provider said: \"bad key {key}\"")) }),
         event(EventKind::Decided { thought: Some(key.into()), decision: Decision::Action { tool: "t".into(), input: serde_json::json!({"q": [key]}) }, notes: vec![key.into()] }),

@@ -10,6 +10,7 @@ pub struct AnthropicStream {
     pub(super) reasoning: String,
     pub(super) input_tokens: Option<u32>,
     pub(super) output_tokens: Option<u32>,
+    pub(super) cached_tokens: Option<u32>,
     pub(super) stop_reason: Option<String>,
     pub(super) saw_stop: bool,
     pub(super) tools: StreamedCalls,
@@ -128,6 +129,9 @@ impl AnthropicStream {
         if let Some(input) = input_tokens(u) {
             self.input_tokens = Some(input);
         }
+        if let Some(cached) = cached_tokens(u) {
+            self.cached_tokens = Some(cached);
+        }
         if u["output_tokens"].as_u64().is_some() {
             self.output_tokens = Some(count(&u["output_tokens"]));
         }
@@ -155,12 +159,12 @@ impl AnthropicStream {
     /// reason, the stream was cut short and `text` is what arrived.
     pub fn finish(self, saw_stop: bool) -> ChatResponse {
         let usage = if self.input_tokens.is_some() || self.output_tokens.is_some() {
-            Some(Usage { prompt_tokens: self.input_tokens.unwrap_or(0), completion_tokens: self.output_tokens.unwrap_or(0), estimated: false })
+            Some(Usage { cached_tokens: self.cached_tokens, ..Usage::new(self.input_tokens.unwrap_or(0), self.output_tokens.unwrap_or(0)) })
         } else {
             None
         };
         let complete = saw_stop || self.saw_stop || self.stop_reason.is_some();
         let tool_calls = self.tools.to_calls();
-        ChatResponse { text: self.text, usage, incomplete: !complete, tool_calls }
+        ChatResponse { text: self.text, usage, incomplete: !complete, tool_calls, finish_reason: self.stop_reason }
     }
 }

@@ -30,11 +30,11 @@ pub fn read_message(body: &str) -> Result<ChatResponse, LlmError> {
         })
         .collect();
     let usage = value.get("usage").filter(|u| u.is_object()).map(|u| Usage {
-        prompt_tokens: input_tokens(u).unwrap_or(0),
-        completion_tokens: count(&u["output_tokens"]),
-        estimated: false,
+        cached_tokens: cached_tokens(u),
+        ..Usage::new(input_tokens(u).unwrap_or(0), count(&u["output_tokens"]))
     });
-    Ok(ChatResponse { text, usage, incomplete: false, tool_calls })
+    let finish_reason = value["stop_reason"].as_str().map(str::to_string);
+    Ok(ChatResponse { text, usage, incomplete: false, tool_calls, finish_reason })
 }
 
 /// The whole prompt: Anthropic counts cached prompt tokens separately from `input_tokens`,
@@ -45,4 +45,9 @@ pub(super) fn input_tokens(u: &Value) -> Option<u32> {
         return None;
     }
     Some(keys.iter().map(|k| count(&u[k])).fold(0u32, u32::saturating_add).min(i32::MAX as u32))
+}
+
+/// The prompt tokens read from Anthropic's cache, when it says.
+pub(super) fn cached_tokens(u: &Value) -> Option<u32> {
+    u["cache_read_input_tokens"].as_u64().map(|_| count(&u["cache_read_input_tokens"]))
 }

@@ -125,11 +125,11 @@ fn body_edge_cases() {
 fn reads_the_recorded_message() {
     let r = read_message(&fixture("anthropic/messages_nonstream_claude-3-opus.json")).unwrap();
     assert_eq!(r.text, "The capital of France is Paris.");
-    assert_eq!(r.usage, Some(Usage { prompt_tokens: 20, completion_tokens: 10, estimated: false }));
+    assert_eq!(r.usage, Some(Usage { cached_tokens: Some(0), ..Usage::new(20, 10) }));
     assert!(!r.incomplete);
     let r = read_message(r#"{"content":[{"type":"thinking","thinking":"x"},{"type":"text","text":"a"},{"type":"tool_use","id":"t","name":"n","input":{}},{"type":"text","text":"b"}],"usage":{"input_tokens":5,"cache_read_input_tokens":100,"output_tokens":2}}"#).unwrap();
     assert_eq!(r.text, "ab");
-    assert_eq!(r.usage, Some(Usage { prompt_tokens: 105, completion_tokens: 2, estimated: false }));
+    assert_eq!(r.usage, Some(Usage { cached_tokens: Some(100), ..Usage::new(105, 2) }));
 }
 
 #[test]
@@ -174,7 +174,7 @@ fn text_stream() {
     assert_eq!(s.stop_reason(), Some("end_turn"));
     assert!(s.tool_calls().is_empty());
     let r = s.finish(saw_stop);
-    assert_eq!(r, ChatResponse { text: "2".into(), usage: Some(Usage { prompt_tokens: 20, completion_tokens: 5, estimated: false }), incomplete: false, tool_calls: vec![] });
+    assert_eq!(r, ChatResponse { text: "2".into(), usage: Some(Usage { cached_tokens: Some(0), ..Usage::new(20, 5) }), incomplete: false, tool_calls: vec![], finish_reason: Some("end_turn".into()) });
 }
 
 const THINKING_TEXT: &str = "Here are the basic steps for safely crossing the street:\n\n**At intersections with traffic lights:**\n- Wait for the pedestrian \"Walk\" signal\n- Look both ways before stepping into the street\n- Make eye contact with drivers when possible\n- Stay alert for turning vehicles\n\n**At intersections without signals:**\n- Use crosswalks when available\n- Stop at the curb and look left, right, then left again\n- Wait for a clear gap in traffic\n- Walk briskly but don't run\n- Keep looking for traffic as you cross\n\n**General safety tips:**\n- Put away phones and remove headphones\n- Wear bright or reflective clothing in low light\n- Never assume drivers see you\n- Avoid crossing between parked cars\n- Walk facing traffic when there's no sidewalk\n\n**In busy urban areas:**\n- Follow pedestrian signals strictly\n- Be extra cautious of cyclists in bike lanes\n- Watch for buses and large vehicles with blind spots\n\nThe key is to be visible, alert, and predictable in your movements. Always prioritize safety over speed when crossing streets.";
@@ -191,7 +191,7 @@ fn thinking_stream() {
     assert!(steps[first_delta..].iter().all(|s| !matches!(s, StreamStep::Reasoning(_))));
     let r = s.finish(saw_stop);
     assert_eq!(r.text, THINKING_TEXT);
-    assert_eq!(r.usage, Some(Usage { prompt_tokens: 43, completion_tokens: 282, estimated: false }));
+    assert_eq!(r.usage, Some(Usage { cached_tokens: Some(0), ..Usage::new(43, 282) }));
     assert!(!r.incomplete);
 }
 
@@ -212,7 +212,7 @@ fn tool_use_stream() {
     assert_eq!(r.text, "Let me search for a tool that can provide current exchange rate information.I found the right tool! Let me fetch the current USD to EUR exchange rate for you.");
     assert_eq!(joined(&steps, false), r.text);
     // message_delta's cumulative input count (after the server tool) replaces message_start's 702.
-    assert_eq!(r.usage, Some(Usage { prompt_tokens: 1591, completion_tokens: 175, estimated: false }));
+    assert_eq!(r.usage, Some(Usage { cached_tokens: Some(0), ..Usage::new(1591, 175) }));
     assert!(!r.incomplete);
 }
 

@@ -7,7 +7,7 @@ use super::*;
 use crate::agent::time::{race, Either};
 use crate::agent::{ChatModel, ChatResponse, LocalBoxFuture, Progress};
 use crate::llm::anthropic::AnthropicStream;
-use crate::llm::retry::{is_rejection_of_stream, RetryPolicy};
+use crate::llm::retry::{is_refusal_of_usage_option, is_rejection_of_stream, RetryPolicy};
 use crate::net::sse::{SseDecoder, SseEvent};
 use crate::llm::stream::{ChatStream, StreamStep};
 use crate::net::{HttpRequest, Redirects, Streaming};
@@ -109,11 +109,7 @@ impl Provider {
             return Err(Failure::Status { status, body, retry_after });
         }
         if stream {
-            let mut reply = self.read_stream(opened, progress).await.map_err(Failure::Final)?;
-            if let Some(usage) = reply.usage.as_mut().filter(|u| u.estimated) {
-                usage.prompt_tokens = estimate_prompt_tokens(request);
-            }
-            Ok(reply)
+            self.read_stream(opened, progress).await.map_err(Failure::Final)
         } else {
             let body = match self.read_body(opened.as_mut(), self.reply_limit()).await {
                 Body::Whole(body) => body,
@@ -188,6 +184,10 @@ impl ChatModel for Provider {
                     Ok(reply) => break Ok(reply),
                     Err(Failure::Final(error)) => break Err(error),
                     Err(Failure::Status { status, body, retry_after }) => {
+                        if stream && self.asks_usage() && self.config.preset.api() == Api::OpenAi && is_refusal_of_usage_option(status, &body) {
+                            self.refuse_usage();
+                            continue;
+                        }
                         if stream && is_rejection_of_stream(status, &body) {
                             self.stream_rejected.set(true);
                             continue;
@@ -208,6 +208,10 @@ impl ChatModel for Provider {
                 e
             })
         })
+    }
+
+    fn name(&self) -> crate::agent::ModelName {
+        crate::agent::ModelName { provider: self.config.preset.id().to_string(), model: self.config.model.clone() }
     }
 }
 

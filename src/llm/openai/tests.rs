@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::test_support::fixture;
-use crate::agent::Message;
+use crate::agent::{Message, Usage};
 
 
 #[test]
@@ -122,4 +122,33 @@ fn refusing_tools_is_its_own_error() {
 fn bad_bodies_are_errors_not_panics() {
     assert_eq!(read_completion("not json").unwrap_err().kind, LlmErrorKind::BadResponse);
     assert_eq!(read_completion("{\"choices\": []}").unwrap_err().kind, LlmErrorKind::BadResponse);
+}
+
+#[test]
+fn usage_is_read_from_every_recorded_whole_reply() {
+    let cases = [
+        ("openai/chat_completion_gpt-4o.json", Usage { cached_tokens: Some(0), reasoning_tokens: Some(0), ..Usage::new(14, 7) }, "stop"),
+        ("openai/chat_completion_stop_sequence_o3-mini.json", Usage { cached_tokens: Some(0), reasoning_tokens: Some(448), ..Usage::new(31, 467) }, "stop"),
+        ("openai/docs_example_chat_completion_tool_calls.json", Usage { reasoning_tokens: Some(0), ..Usage::new(82, 17) }, "tool_calls"),
+        // Both a usage object and llama.cpp's timings: the usage object is the provider's word.
+        ("llamacpp/chat_completion_nonstream_finish_length_b7634.json", Usage::new(106, 16), "length"),
+        ("ollama/openai_chat_completion_nonstream_reasoning.json", Usage::new(136, 15), "stop"),
+        ("ollama/openai_chat_completion_nonstream_tool_calls_ollama_cloud.json", Usage::new(206, 194), "tool_calls"),
+        ("dashscope/openai_compat_chat_completion_nonstream_docs.json", Usage::new(22, 37), "stop"),
+    ];
+    for (file, usage, finish) in cases {
+        let reply = read_completion(&fixture(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(reply.usage, Some(usage), "{file}");
+        assert_eq!(reply.finish_reason.as_deref(), Some(finish), "{file}");
+    }
+}
+
+#[test]
+fn llama_cpp_timings_stand_in_for_a_missing_usage_object() {
+    let body = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],
+        "timings":{"cache_n":40,"prompt_n":8,"prompt_ms":3.1,"predicted_n":12,"predicted_ms":90.5}}"#;
+    let reply = read_completion(body).expect("a reply");
+    assert_eq!(reply.usage, Some(Usage { cached_tokens: Some(40), ..Usage::new(48, 12) }));
+    let without = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"hi"}}]}"#;
+    assert_eq!(read_completion(without).expect("a reply").usage, None, "nothing reported, nothing invented");
 }

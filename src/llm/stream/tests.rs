@@ -47,7 +47,7 @@ fn openai_text_stream() {
     assert!(run.stream.tool_calls().is_empty());
     let r = run.stream.finish(run.saw_done);
     assert_eq!(r.text, "The capital of the UK is London.");
-    assert_eq!(r.usage, Some(Usage { prompt_tokens: 78, completion_tokens: 9, estimated: false }));
+    assert_eq!(r.usage, Some(Usage { cached_tokens: Some(0), reasoning_tokens: Some(0), ..Usage::new(78, 9) }));
     assert!(!r.incomplete);
 }
 
@@ -65,7 +65,7 @@ fn openai_tool_call_stream() {
     assert!(run.steps.iter().all(|s| matches!(s, StreamStep::Nothing | StreamStep::Done | StreamStep::ToolCall(_))));
     let r = run.stream.finish(run.saw_done);
     assert_eq!(r.text, "");
-    assert_eq!(r.usage, Some(Usage { prompt_tokens: 53, completion_tokens: 15, estimated: false }));
+    assert_eq!(r.usage, Some(Usage { cached_tokens: Some(0), reasoning_tokens: Some(0), ..Usage::new(53, 15) }));
     assert!(!r.incomplete);
     // The finished reply carries the call for the agent to run.
     assert_eq!(r.tool_calls.len(), 1);
@@ -78,7 +78,7 @@ fn ollama_pre_v0_32_6_stream() {
     assert_eq!(run.stream.finish_reason(), Some("length"));
     let r = run.stream.finish(run.saw_done);
     assert_eq!(r.text, "Hello");
-    assert_eq!(r.usage, Some(Usage { prompt_tokens: 17, completion_tokens: 40, estimated: false }));
+    assert_eq!(r.usage, Some(Usage::new(17, 40)));
     assert!(!r.incomplete);
 }
 
@@ -87,7 +87,7 @@ fn dashscope_stream() {
     let run = run_sse(&fixture("dashscope/openai_compat_stream_include_usage_docs.sse")).unwrap();
     let r = run.stream.finish(run.saw_done);
     assert_eq!(r.text, "I am a large-scale language model from Alibaba Cloud, and my name is Qwen.");
-    assert_eq!(r.usage, Some(Usage { prompt_tokens: 22, completion_tokens: 17, estimated: false }));
+    assert_eq!(r.usage, Some(Usage::new(22, 17)));
     assert!(!r.incomplete);
 }
 
@@ -102,8 +102,8 @@ fn dashscope_reasoning_excerpt_is_incomplete() {
     assert_eq!(run.stream.reasoning(), "嗯,用户");
     let r = run.stream.finish(run.saw_done);
     assert_eq!(r.text, "");
-    // No usage from the server: one token per streamed piece, marked as an estimate.
-    assert!(r.usage.is_some_and(|u| u.estimated && u.prompt_tokens == 0 && u.completion_tokens > 0), "{:?}", r.usage);
+    // No usage from the server: none is made up.
+    assert_eq!(r.usage, None);
     assert!(r.incomplete, "the excerpt has neither a finish reason nor [DONE]");
 }
 
@@ -116,8 +116,10 @@ fn llamacpp_chunk_payloads() {
     assert_eq!(run.stream.finish_reason(), Some("stop"));
     let r = run.stream.finish(false);
     assert_eq!(r.text, ".");
-    // No usage from the server: one token per streamed piece, marked as an estimate.
-    assert!(r.usage.is_some_and(|u| u.estimated && u.prompt_tokens == 0 && u.completion_tokens > 0), "{:?}", r.usage);
+    // No usage object, but llama.cpp's own timings: 1 prompt token evaluated and 13 reused
+    // from its cache, 394 written.
+    assert_eq!(r.usage, Some(Usage { prompt_tokens: 14, completion_tokens: 394, cached_tokens: Some(13), reasoning_tokens: None }));
+    assert_eq!(r.finish_reason.as_deref(), Some("stop"));
     assert!(!r.incomplete, "a finish reason without [DONE] is still complete");
 }
 
@@ -137,8 +139,8 @@ fn ollama_reasoning_field_and_padding_and_null_content() {
     assert_eq!(run.steps[4], StreamStep::Done);
     let r = run.stream.finish(true);
     assert_eq!(r.text, "Hi");
-    // No usage from the server: one token per streamed piece, marked as an estimate.
-    assert!(r.usage.is_some_and(|u| u.estimated && u.prompt_tokens == 0 && u.completion_tokens > 0), "{:?}", r.usage);
+    // No usage from the server: none is made up.
+    assert_eq!(r.usage, None);
 }
 
 #[test]

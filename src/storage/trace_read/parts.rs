@@ -133,8 +133,18 @@ pub(super) fn usage(value: &Value) -> Read<Usage> {
     Ok(Usage {
         prompt_tokens: f.get("prompt_tokens", uint32)?,
         completion_tokens: f.get("completion_tokens", uint32)?,
-        estimated: f.or_default("estimated", boolean)?,
+        cached_tokens: f.option("cached_tokens", uint32)?,
+        reasoning_tokens: f.option("reasoning_tokens", uint32)?,
     })
+}
+
+/// A reply's usage as the page shows it: counts an earlier release estimated (`estimated:
+/// true`, for a server that reported none) read as unknown, since only reported counts count.
+pub(super) fn reported_usage(value: &Value) -> Read<Option<Usage>> {
+    if Fields::of(value)?.or_default("estimated", boolean)? {
+        return Ok(None);
+    }
+    usage(value).map(Some)
 }
 
 pub(super) fn llm_error(value: &Value) -> Read<LlmError> {

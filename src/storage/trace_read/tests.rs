@@ -58,7 +58,7 @@ fn each_kind_reads_from_its_required_fields_alone() {
     let cases = [
         (
             r#"{"run_started":{"question":"q","tools":[],"history_turns":0,"started_unix_ms":1}}"#,
-            EventKind::RunStarted { question: "q".into(), tools: vec![], history_turns: 0, started_unix_ms: 1.0, strategy: Strategy::React, continues: false },
+            EventKind::RunStarted { question: "q".into(), tools: vec![], history_turns: 0, started_unix_ms: 1.0, strategy: Strategy::React, continues: false, model: Default::default() },
         ),
         (r#"{"person_replied":{"reply":"Oslo"}}"#, EventKind::PersonAnswered { answer: "Oslo".into() }),
         (
@@ -67,7 +67,7 @@ fn each_kind_reads_from_its_required_fields_alone() {
         ),
         (
             r#"{"llm_response":{"text":"t","latency_ms":3}}"#,
-            EventKind::LlmResponse { text: "t".into(), discarded: None, usage: None, latency_ms: 3.0, incomplete: false, tool_calls: vec![] },
+            EventKind::LlmResponse { text: "t".into(), discarded: None, usage: None, latency_ms: 3.0, incomplete: false, tool_calls: vec![], first_token_ms: None, finish_reason: None },
         ),
         (r#"{"llm_failed":{"error":{"kind":"auth","message":"m"}}}"#, EventKind::LlmFailed { error: LlmError::new(LlmErrorKind::Auth, "m") }),
         (r#"{"llm_retry":{"attempt":2,"wait_ms":500,"reason":"429"}}"#, EventKind::LlmRetry { attempt: 2, wait_ms: 500.0, reason: "429".into() }),
@@ -121,7 +121,7 @@ fn nested_values_read_from_their_shortest_forms() {
 
     let response = kind(r#"{"llm_response":{"text":"t","latency_ms":1,"usage":{"prompt_tokens":1,"completion_tokens":2},"tool_calls":[{"id":"c","name":"n","arguments":"{}"}]}}"#);
     let EventKind::LlmResponse { usage, tool_calls, .. } = response.unwrap() else { panic!("not a response") };
-    assert_eq!(usage, Some(Usage { prompt_tokens: 1, completion_tokens: 2, estimated: false }));
+    assert_eq!(usage, Some(Usage::new(1, 2)));
     assert_eq!(tool_calls, vec![ToolCall { id: "c".into(), name: "n".into(), arguments: "{}".into() }]);
 
     let request = kind(

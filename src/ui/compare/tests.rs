@@ -12,7 +12,7 @@ fn event(index: u32, step: u32, ended_ms: f64, kind: EventKind) -> Event {
 fn summary_rows_say_what_each_run_did() {
     assert_eq!(summary_row(&[]).1, "—");
     let events = [
-        event(0, 0, 0.0, EventKind::RunStarted { question: "q".into(), tools: vec![], history_turns: 0, started_unix_ms: 0.0, strategy: Strategy::React, continues: false }),
+        event(0, 0, 0.0, EventKind::RunStarted { question: "q".into(), tools: vec![], history_turns: 0, started_unix_ms: 0.0, strategy: Strategy::React, continues: false, model: Default::default() }),
         event(1, 1, 1200.0, EventKind::FinalAnswer { answer: "42".into(), source: AnswerSource::Direct }),
         event(2, 1, 1200.0, EventKind::RunStopped { reason: StopReason::Answered, message: String::new() }),
     ];

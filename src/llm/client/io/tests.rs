@@ -562,3 +562,32 @@ fn dropping_the_call_in_the_middle_of_a_stream_lets_the_response_go() {
     }
     assert_eq!(script.dropped.get(), 1, "dropped with the call");
 }
+
+#[test]
+fn a_server_that_refuses_the_usage_field_is_asked_again_without_it_and_that_is_remembered() {
+    // The shape of a vLLM-style refusal of an unknown body field.
+    let refusal = r#"{"object":"error","message":"[{'type': 'extra_forbidden', 'loc': ('body', 'stream_options'), 'msg': 'Extra inputs are not permitted'}]","type":"BadRequestError","param":null,"code":400}"#;
+    let script = Script::new(vec![Reply::whole(400, refusal), Reply::chunked(200, &streamed_reply(), 64), Reply::chunked(200, &streamed_reply(), 64)]);
+    let clock = Rc::new(TestClock::default());
+    let p = openai(Connection::default(), &script, &clock);
+    let (reply, log) = complete(&p);
+    assert_eq!(reply.expect("the second ask is answered").text, STREAMED_TEXT);
+    assert!(retries(&log).is_empty(), "not a retry: the same call asked again at once");
+    // The next run builds a new provider for the same address: it does not ask again.
+    let next = openai(Connection::default(), &script, &clock);
+    assert!(!next.asks_usage());
+    let _ = complete(&next);
+    let asked: Vec<bool> = script.sent.borrow().iter().map(|s| s.body.get("stream_options").is_some()).collect();
+    assert_eq!(asked, [true, false, false]);
+    assert_eq!(script.streams(), [Value::Bool(true), Value::Bool(true), Value::Bool(true)], "still streamed");
+}
+
+#[test]
+fn a_streamed_reply_carries_the_usage_and_finish_reason_the_server_sent() {
+    let script = Script::new(vec![Reply::chunked(200, &streamed_reply(), 7)]);
+    let clock = Rc::new(TestClock::default());
+    let (reply, _) = complete(&openai(Connection::default(), &script, &clock));
+    let reply = reply.expect("a reply");
+    assert_eq!(reply.usage.map(|u| (u.prompt_tokens, u.completion_tokens)), Some((78, 9)));
+    assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
+}

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 use super::*;
+use crate::agent::ModelName;
 
 /// Each enum in an event and how many variants it has.
 pub const COUNTS: [(&str, usize); 10] = [
@@ -164,16 +165,23 @@ fn kind(rng: &mut Rng) -> EventKind {
             started_unix_ms: float(rng),
             strategy: strategy(rng),
             continues: flag(rng),
+            model: ModelName { provider: text(rng), model: text(rng) },
         },
         1 => EventKind::PersonAnswered { answer: text(rng) },
         2 => EventKind::LlmRequest { purpose: purpose(rng), request: request(rng) },
         3 => EventKind::LlmResponse {
             text: text(rng),
             discarded: maybe(rng, text),
-            usage: maybe(rng, |rng| Usage { prompt_tokens: uint(rng), completion_tokens: uint(rng), estimated: flag(rng) }),
+            usage: maybe(rng, |rng| Usage {
+                cached_tokens: maybe(rng, uint),
+                reasoning_tokens: maybe(rng, uint),
+                ..Usage::new(uint(rng), uint(rng))
+            }),
             latency_ms: float(rng),
             incomplete: flag(rng),
             tool_calls: tool_calls(rng),
+            first_token_ms: maybe(rng, float),
+            finish_reason: maybe(rng, text),
         },
         4 => EventKind::LlmFailed { error: LlmError::new(error_kind(rng), text(rng)) },
         5 => EventKind::LlmRetry { attempt: uint(rng), wait_ms: float(rng), reason: text(rng) },
