@@ -240,6 +240,22 @@ PY
   export LLAMA_PYTHON LLAMA_MODEL
 }
 
+# OpenTelemetry's protobuf definitions for Python (PyPI), in a virtual environment of their own:
+# the tests read exported OTLP files with them (tests/otlp/read.py). Sets OTLP_PYTHON.
+OTLP_PROTO_VERSION="1.45.2"
+setup_otlp_reader() {
+  local venv="$TOOLS/otlp-venv"
+  OTLP_PYTHON="$venv/bin/python"
+  export OTLP_PYTHON
+  if [ -x "$OTLP_PYTHON" ] && "$OTLP_PYTHON" -c "import opentelemetry.proto" 2>/dev/null; then
+    say "opentelemetry-proto $OTLP_PROTO_VERSION: already installed"
+    return
+  fi
+  say "installing opentelemetry-proto $OTLP_PROTO_VERSION (pip, in $venv)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "opentelemetry-proto==$OTLP_PROTO_VERSION"
+}
+
 setup_all() {
   setup_browser
   setup_wasm_target
@@ -249,6 +265,7 @@ setup_all() {
   setup_cargo_deps
   setup_std_sources
   setup_wasm_split
+  setup_otlp_reader
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -13,6 +13,7 @@ pub mod llm;
 pub mod markdown;
 pub mod net;
 pub mod number;
+pub mod otel;
 pub mod secrets;
 pub mod sort;
 pub mod tools;

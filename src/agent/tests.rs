@@ -12,6 +12,7 @@ use super::trace::{AnswerSource, Decision, LlmPurpose};
 use super::*;
 
 mod approval;
+mod otel;
 mod requests;
 mod strategies;
 
@@ -90,8 +91,12 @@ impl ChatModel for Script {
             let mid = text.char_indices().nth(text.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
             progress(Progress::Text(&text[..mid]));
             progress(Progress::Text(&text[mid..]));
-            Ok(ChatResponse { text, usage: Some(Usage::new(10, 5)), tool_calls, ..Default::default() })
+            Ok(ChatResponse { text, usage: Some(Usage::new(10, 5)), tool_calls, finish_reason: Some("stop".into()), ..Default::default() })
         })
+    }
+
+    fn name(&self) -> ModelName {
+        ModelName { provider: "openai".into(), model: "scripted-1".into() }
     }
 }
 
