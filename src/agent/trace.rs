@@ -17,6 +17,7 @@ pub use super::request_record::{request_at, RequestRecord};
 pub mod align;
 pub mod find;
 pub mod row;
+pub mod timeline;
 mod transcript;
 
 pub use transcript::transcript;
