@@ -16,8 +16,10 @@ use crate::agent::{Event, ModelName};
 use crate::secrets::{mask, Secrets};
 
 mod otlp;
+pub mod send;
 
 pub use otlp::{otlp_json, otlp_json_of};
+pub use send::Collector;
 
 /// The agent's name on its spans.
 pub const AGENT_NAME: &str = "Thoughtline";

@@ -35,6 +35,8 @@ pub struct Settings {
     pub connection: Connection,
     pub agent: AgentSettings,
     pub tools: ToolSettings,
+    /// Where finished runs are sent as OpenTelemetry traces, if anywhere.
+    pub collector: crate::otel::Collector,
 }
 
 impl Settings {
@@ -62,6 +64,7 @@ impl Default for Settings {
             connection: Connection::default(),
             agent: AgentSettings::default(),
             tools: ToolSettings::default(),
+            collector: crate::otel::Collector::default(),
         }
     }
 }
@@ -86,6 +89,7 @@ struct StoredSettings {
     #[serde(serialize_with = "super::agent_settings_read::agent_settings_as_stored")]
     agent: AgentSettings,
     tools: ToolSettings,
+    collector: crate::otel::Collector,
 }
 
 impl Default for StoredSettings {
@@ -112,6 +116,17 @@ fn stored_settings(value: &Value) -> Read<StoredSettings> {
         connection: f.or("connection", connection, d.connection)?,
         agent: f.or("agent", agent_settings, d.agent)?,
         tools: f.or("tools", tool_settings, d.tools)?,
+        collector: f.or("collector", collector, d.collector)?,
+    })
+}
+
+fn collector(value: &Value) -> Read<crate::otel::Collector> {
+    let f = Fields::of(value)?;
+    let d = crate::otel::Collector::default();
+    Ok(crate::otel::Collector {
+        endpoint: f.or("endpoint", string, d.endpoint)?,
+        header_name: f.or("header_name", string, d.header_name)?,
+        header_value: f.or("header_value", string, d.header_value)?,
     })
 }
 
@@ -148,6 +163,7 @@ impl From<&Settings> for StoredSettings {
             connection: s.connection.clone(),
             agent: s.agent.clone(),
             tools: s.tools.clone(),
+            collector: s.collector.clone(),
         }
     }
 }
@@ -207,6 +223,7 @@ pub fn read_settings(json: &str) -> LoadedSettings {
         connection: stored.connection,
         agent: stored.agent,
         tools,
+        collector: stored.collector,
     };
     LoadedSettings { settings, dropped, newer, unavailable: None }
 }

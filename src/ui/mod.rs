@@ -21,6 +21,7 @@ mod mcp_settings;
 pub(crate) mod parts;
 mod run;
 mod session;
+mod timeline;
 mod settings_panel;
 mod tool_settings;
 mod trace_find;

@@ -172,12 +172,33 @@ pub fn TracePane(
     let conversation_tokens = move || {
         chat.with(|c| (c.runs.len() > 1).then(|| format!("This conversation: {}", crate::agent::trace::Totals::tokens_of(c.runs.iter().map(|r| r.events.as_slice())).tokens_text())))
     };
+    // The step list or the timeline; a bar clicked in the timeline opens its step in the list.
+    let as_timeline = RwSignal::new(false);
+    let timeline_retry = RwSignal::new(0u32);
+    let open_step = Callback::new(move |index: u32| {
+        as_timeline.set(false);
+        request_animation_frame(move || open_row(pane, index));
+    });
     view! {
         <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll on:keydown=move |ev| look.on_key(ev)>
             <div class="trace-head">
                 <h2>"Trace"</h2>
+                <div class="views" role="group" aria-label="Show the run as">
+                    <button class="ghost small" data-testid="view-steps" aria-pressed=move || (!as_timeline.get()).to_string() on:click=move |_| as_timeline.set(false)>"Steps"</button>
+                    <button class="ghost small" data-testid="view-timeline" aria-pressed=move || as_timeline.get().to_string()
+                        on:pointerenter=move |_| { leptos::task::spawn_local(async { let _ = super::timeline::preload_timeline().await; }); }
+                        on:click=move |_| as_timeline.set(true)>"Timeline"</button>
+                </div>
                 {children()}
             </div>
+            <Show when=move || as_timeline.get()>
+                {move || {
+                    timeline_retry.track();
+                    Suspend::new(async move {
+                        super::timeline::timeline_view(trace, open_step).await.unwrap_or_else(|missing| super::part_missing(missing, "The timeline", timeline_retry))
+                    })
+                }}
+            </Show>
             <Show when=move || idle.get()>
                 {Suspend::new(async move { find_bar(trace, look, pane).await.unwrap_or_else(|_| ().into_any()) })}
             </Show>
@@ -194,7 +215,7 @@ pub fn TracePane(
                 </p>
             </Show>
             <p class="visually-hidden" aria-live="polite" data-testid="trace-announce">{move || announced.get()}</p>
-            <ol class="events" data-testid="trace" tabindex="0" aria-label="Steps: j and k move between them, / searches">
+            <ol class="events" data-testid="trace" tabindex="0" aria-label="Steps: j and k move between them, / searches" hidden=move || as_timeline.get()>
                 // The rows are a part of the page (`parts`): a trace with no events needs none
                 // of their code, so a first visit does not wait for it.
                 <Show when=move || !trace.with(<[Event]>::is_empty)>
@@ -256,6 +277,21 @@ fn ShownRun(chat: RwSignal<Conversation>) -> impl IntoView {
         </Show>
     }
 }
+
+/// Brings the row of event `index` into view and focuses it (a bar of the timeline was clicked).
+#[cfg(target_arch = "wasm32")]
+fn open_row(pane: NodeRef<leptos::html::Section>, index: u32) {
+    let Some(row) = pane.get_untracked().and_then(|p| p.query_selector(&format!("li.event[data-index=\"{index}\"]")).ok().flatten()) else { return };
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_block(web_sys::ScrollLogicalPosition::Center);
+    row.scroll_into_view_with_scroll_into_view_options(&options);
+    if let Ok(row) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(row) {
+        let _ = row.focus();
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn open_row(_pane: NodeRef<leptos::html::Section>, _index: u32) {}
 
 /// A row's identity. Index alone is not unique across conversations and imports; timing makes it so.
 type RowKey = (u32, u64, u64);

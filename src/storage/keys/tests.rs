@@ -12,21 +12,22 @@ fn configured() -> Settings {
     s.keys.saved.push(SavedKey { provider: "groq https://api.groq.com".into(), key: "gsk_other_provider_key_2".into() });
     s.connection.extra_headers = "HTTP-Referer: https://example.org\napi-key: azure-header-secret-3\nAuthorization: Bearer proxy-token-4\nX-Title: Thoughtline\nnot a header".into();
     s.tools.arxiv.openalex_key = "openalex-key-5".into();
+    s.collector = crate::otel::Collector { endpoint: "https://otel.example.org".into(), header_name: "Authorization".into(), header_value: "Basic collector-6".into() };
     s
 }
 
 #[test]
 fn collect_finds_every_secret_the_settings_hold() {
     let found = collect(&configured());
-    let text = "sk-current-provider-key-1 gsk_other_provider_key_2 azure-header-secret-3 proxy-token-4 openalex-key-5 https://example.org Thoughtline";
-    assert_eq!(mask(text, &found), stars("*25* *24* *21* *13* *14* https://example.org Thoughtline"));
+    let text = "sk-current-provider-key-1 gsk_other_provider_key_2 azure-header-secret-3 proxy-token-4 openalex-key-5 Basic collector-6 https://example.org Thoughtline";
+    assert_eq!(mask(text, &found), stars("*25* *24* *21* *13* *14* *17* https://example.org Thoughtline"));
 }
 
 #[test]
 fn strip_leaves_no_secret_and_keeps_the_rest() {
     let stripped = strip(&configured());
     let debug = format!("{stripped:?}");
-    for secret in ["sk-current", "gsk_other", "azure-header", "proxy-token", "openalex-key"] {
+    for secret in ["sk-current", "gsk_other", "azure-header", "proxy-token", "openalex-key", "collector-6"] {
         assert!(!debug.contains(secret), "{secret} in {debug}");
     }
     assert_eq!(stripped.connection.extra_headers, "HTTP-Referer: https://example.org\nX-Title: Thoughtline");
@@ -38,14 +39,14 @@ fn strip_leaves_no_secret_and_keeps_the_rest() {
 fn storage_writes_secrets_only_when_remembered_and_exports_never() {
     let mut s = configured();
     let json = settings_to_json(&s);
-    for secret in ["sk-current", "gsk_other", "azure-header", "proxy-token", "openalex-key"] {
+    for secret in ["sk-current", "gsk_other", "azure-header", "proxy-token", "openalex-key", "collector-6"] {
         assert!(!json.contains(secret), "{secret} stored without Remember: {json}");
     }
     assert!(json.contains("HTTP-Referer"), "public headers are kept: {json}");
     s.remember_key = true;
     assert_eq!(settings_from_json(&settings_to_json(&s)), s);
     let export = export_chat(&crate::conversation::Conversation::default(), &s, 0.0);
-    for secret in ["sk-current", "gsk_other", "azure-header", "proxy-token", "openalex-key"] {
+    for secret in ["sk-current", "gsk_other", "azure-header", "proxy-token", "openalex-key", "collector-6"] {
         assert!(!export.contains(secret), "{secret} exported: {export}");
     }
 }
