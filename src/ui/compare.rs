@@ -121,7 +121,7 @@ pub fn ComparePane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>,
                     <div class="compare-trace" data-testid=format!("compare-trace-{}", side.name.to_lowercase())>
                         // Each side asks for its own tool calls that need approval.
                         <super::approval::ApprovalPanel pending=side.run.approval/>
-                        <TracePane chat=side.run.chat streaming=side.run.streaming.read_only() running=side.run.running.read_only() progress=side.run.progress.read_only()>
+                        <TracePane chat=side.run.chat streaming=side.run.streaming.read_only() running=side.run.running.read_only() progress=side.run.progress.read_only() sent=side.run.sent.read_only()>
                             <span class="side-name">{move || format!("{}: {}", side.name, side.strategy.get().label())}</span>
                         </TracePane>
                     </div>

@@ -16,6 +16,7 @@ mod in_page_settings;
 mod markdown_view;
 mod mcp_compose;
 mod notices;
+mod otel;
 mod page;
 mod mcp_settings;
 pub(crate) mod parts;
@@ -176,7 +177,7 @@ pub fn App() -> impl IntoView {
             <main class="layout" hidden=move || show_compare.get()>
                 <chats::ChatList chats running=running.read_only()/>
                 <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page } approval=chat_run.approval compose=mcp_compose::Compose { mcp, attached: chat_run.attached }/>
-                <trace_view::TracePane chat streaming=streaming.read_only() running=running.read_only() progress=chat_run.progress.read_only()>
+                <trace_view::TracePane chat streaming=streaming.read_only() running=running.read_only() progress=chat_run.progress.read_only() sent=chat_run.sent.read_only()>
                     <trace_tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs/>
                 </trace_view::TracePane>
             </main>

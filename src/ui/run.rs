@@ -49,6 +49,8 @@ pub struct RunControl {
     pub progress: RwSignal<String>,
     /// MCP resources attached to the next question (`mcp_compose`): taken by the run it starts.
     pub attached: RwSignal<Vec<super::mcp_compose::Attachment>>,
+    /// Finished runs sent to the OpenTelemetry collector, and how that went.
+    pub sent: RwSignal<Vec<super::otel::Sent>>,
 }
 
 /// What to run.
@@ -116,7 +118,28 @@ impl RunControl {
             approval: RwSignal::new_local(None),
             progress: RwSignal::new(String::new()),
             attached: RwSignal::new(Vec::new()),
+            sent: RwSignal::new(Vec::new()),
         }
+    }
+
+    /// A finished run goes to the collector named in Settings, once; how it went is shown on
+    /// the run. Nothing waits for it: the chat goes on.
+    fn send_finished(self, run: usize, collector: crate::otel::Collector, secrets: Secrets) {
+        if !collector.is_on() {
+            return;
+        }
+        let Some((chat, events)) = self.chat.with_untracked(|c| c.runs.get(run).filter(|r| !r.waiting()).map(|r| (c.id.clone(), r.events.clone()))) else { return };
+        leptos::task::spawn_local(async move {
+            let job = super::otel::OtelJob::Send { conversation_id: chat.clone(), events, secrets, collector };
+            let result = match super::otel::otel(job).await {
+                Ok(sending) => sending.await.map(|_| ()),
+                Err(missing) => Err(missing.message("Sending to the collector")),
+            };
+            self.sent.update(|sent| {
+                sent.retain(|s| !(s.chat == chat && s.run == run));
+                sent.push(super::otel::Sent { chat, run, result });
+            });
+        });
     }
 
     fn changed(self, save: Save) {
@@ -307,12 +330,14 @@ mod page {
         leptos::task::spawn_local(async move {
             let token = job.token.clone();
             let run = job.run;
+            let (collector, secrets) = (job.settings.collector.clone(), job.secrets.clone());
             let outcome = match race(engine(control, job), token.cancelled()).await {
                 Either::Left(Ok(run)) => run.await,
                 Either::Left(Err(missing)) => Outcome::Ended(missing.message("The agent")),
                 Either::Right(()) => Outcome::Ended(StopReason::Cancelled.describe()),
             };
             control.end(run, outcome);
+            control.send_finished(run, collector, secrets);
         });
     }
 

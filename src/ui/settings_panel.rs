@@ -106,6 +106,7 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
             <HeaderField settings/>
             <super::agent_settings::AgentSettingsPanel settings/>
             <super::tool_settings::ToolSettingsPanel settings/>
+            <CollectorFields settings/>
             <p class="hint version" data-testid="app-version">{concat!("Thoughtline ", env!("CARGO_PKG_VERSION"))}</p>
         </aside>
     }
@@ -126,6 +127,26 @@ fn HeaderField(settings: RwSignal<Settings>) -> impl IntoView {
                 on:blur=move |_| editing.set(false)
                 on:change=move |ev| settings.update(|s| s.connection.extra_headers = event_target_value(&ev))></textarea>
         </label>
+    }
+}
+
+/// Where finished runs are sent as OpenTelemetry traces (`otel::send`). The header's value is
+/// a secret bound to the endpoint's origin: another origin forgets it.
+#[component]
+fn CollectorFields(settings: RwSignal<Settings>) -> impl IntoView {
+    view! {
+        <fieldset class="collector">
+            <legend>"Send runs to an OpenTelemetry collector"</legend>
+            <p class="hint">"Each finished run is sent once as OTLP/HTTP JSON, for example to Langfuse or a collector that allows this page (CORS). Leave the endpoint empty to send nothing."</p>
+            <label>
+                "OTLP traces endpoint"
+                <input type="url" data-testid="collector-endpoint" placeholder="http://localhost:4318/v1/traces" autocomplete="off"
+                    prop:value=move || settings.with(|s| s.collector.endpoint.clone())
+                    on:change=move |ev| settings.update(|s| s.collector.set_endpoint(&event_target_value(&ev)))/>
+            </label>
+            {super::fields::text_field(settings, "Header name", "collector-header-name".into(), "Authorization", |s| s.collector.header_name.clone(), |s, v| s.collector.header_name = v.trim().to_string())}
+            {super::fields::secret_field(settings, "Header value (a secret, kept like the key; for Langfuse: \"Basic \" and base64 of public:secret key)", "collector-header".into(), "", |s| s.collector.header_value.clone(), |s, v| s.collector.header_value = v)}
+        </fieldset>
     }
 }
 

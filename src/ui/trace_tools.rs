@@ -39,7 +39,24 @@ pub fn TraceTools(
         leptos::task::spawn_local(async {
             let _ = preload_export().await;
             let _ = preload_import().await;
+            let _ = super::otel::preload_otel().await;
         })
+    };
+    // The run shown as an OpenTelemetry trace (OTLP JSON), masked again on the way out.
+    let export_otel = move |_| {
+        let (conversation_id, events) = chat.with_untracked(|c| (c.id.clone(), c.shown_events().to_vec()));
+        let secrets = settings.with_untracked(crate::storage::keys::collect);
+        leptos::task::spawn_local(async move {
+            let job = super::otel::OtelJob::File { conversation_id, events, secrets };
+            let json = match super::otel::otel(job).await {
+                Ok(writing) => writing.await,
+                Err(missing) => Err(missing.message("The OpenTelemetry export")),
+            };
+            status.set(match json.and_then(|json| super::page::download("thoughtline-run.otlp.json", "application/json", &json)) {
+                Ok(()) => "Exported the run shown as an OpenTelemetry trace.".into(),
+                Err(e) => e,
+            });
+        });
     };
     // The run shown, as the pane shows it (written by the export part too).
     let copy = move |_| {
@@ -65,6 +82,7 @@ pub fn TraceTools(
     view! {
         <div class="trace-tools" role="toolbar" aria-label="Trace actions" on:pointerenter=move |_| fetch_parts() on:focusin=move |_| fetch_parts()>
             <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"⬇ Export JSON"</button>
+            <button class="ghost small" data-testid="export-otel" disabled=empty on:click=export_otel title="The run shown, as OTLP JSON: opens in Jaeger, goes to any OpenTelemetry collector">"⬇ OpenTelemetry"</button>
             <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy title="The run shown">"Copy as Markdown"</button>
             <button class="ghost small" data-testid="compare-runs" disabled=move || chat.with(|c| c.runs.is_empty()) on:click=move |_| on_compare_runs.run(())
                 title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>

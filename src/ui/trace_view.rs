@@ -42,6 +42,8 @@ pub fn TracePane(
     running: ReadSignal<bool>,
     /// What the tool call in progress last said of how far it is.
     progress: ReadSignal<String>,
+    /// Finished runs sent to the OpenTelemetry collector, and how that went.
+    sent: ReadSignal<Vec<super::otel::Sent>>,
     children: Children,
 ) -> impl IntoView {
     let trace = Steps(chat);
@@ -168,6 +170,15 @@ pub fn TracePane(
             if t.errors > 0 { format!(" · {}", count(t.errors, "error")) } else { String::new() }
         )
     };
+    // Whether the run shown reached the OpenTelemetry collector.
+    let sent_note = move || {
+        let (id, at) = chat.with(|c| (c.id.clone(), c.shown()));
+        let at = at?;
+        sent.with(|sent| sent.iter().find(|s| s.chat == id && s.run == at).map(|s| match &s.result {
+            Ok(()) => (true, "Sent to the OpenTelemetry collector.".to_string()),
+            Err(why) => (false, format!("Not sent to the OpenTelemetry collector: {why}")),
+        }))
+    };
     // The whole conversation's tokens, once it has more than one run.
     let conversation_tokens = move || {
         chat.with(|c| (c.runs.len() > 1).then(|| format!("This conversation: {}", crate::agent::trace::Totals::tokens_of(c.runs.iter().map(|r| r.events.as_slice())).tokens_text())))
@@ -245,6 +256,7 @@ pub fn TracePane(
             <Show when=move || !trace.with(<[Event]>::is_empty)>
                 <p class="trace-totals" data-testid="trace-totals">{totals}</p>
                 {move || conversation_tokens().map(|text| view! { <p class="trace-totals" data-testid="chat-totals">{text}</p> })}
+                {move || sent_note().map(|(ok, text)| view! { <p class="collector-note" class:bad=!ok role="status" data-testid="collector-status">{text}</p> })}
             </Show>
         </section>
     }
