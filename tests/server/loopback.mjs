@@ -39,6 +39,8 @@
 //        | {"endless": true}: a stream of text deltas that never ends
 //        optional "delay_ms" before answering.
 //   GET  /s/<scope>/__seen               every request under the scope (method, path, headers)
+//   POST /s/<scope>/otlp/v1/traces       an OTLP/HTTP receiver, read back at GET /s/<scope>/__otlp;
+//   POST /s/<scope>/otlp-refuse/v1/traces  one that answers 401
 // Requests record whether the client went away before the answer ended ("aborted").
 import http from 'node:http';
 import fs from 'node:fs';
@@ -299,6 +301,21 @@ const server = http.createServer(async (req, res) => {
   if (rest === '/__requests') {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     return res.end(JSON.stringify(s.requests));
+  }
+  // An OTLP/HTTP receiver: `/otlp/v1/traces` keeps what it is sent (read back at `/__otlp`);
+  // `/otlp-refuse/v1/traces` answers 401 like a collector given the wrong header.
+  if (rest === '/__otlp') {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    return res.end(JSON.stringify(s.otlp ?? []));
+  }
+  if (rest === '/otlp/v1/traces' && req.method === 'POST') {
+    (s.otlp ??= []).push({ headers: req.headers, body });
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    return res.end('{"partialSuccess":{}}');
+  }
+  if (rest === '/otlp-refuse/v1/traces' && req.method === 'POST') {
+    res.writeHead(401, { 'Content-Type': 'application/json' });
+    return res.end('{"code":16,"message":"unauthenticated: the header does not match"}');
   }
   const anthropic = rest.endsWith('/v1/messages');
   if ((rest.endsWith('/chat/completions') || anthropic) && req.method === 'POST') {

@@ -1,0 +1,148 @@
+// End-to-end tests of where the time and tokens go: usage on every model row and summed, the
+// run's timeline, the OpenTelemetry export read by OpenTelemetry's own protobuf definitions, and
+// finished runs sent to a loopback OTLP receiver (and one that refuses them).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { suite, openApp, script, ask, shot, loopbackSettings, action } from './harness.mjs';
+
+const env = suite();
+const here = path.dirname(new URL(import.meta.url).pathname);
+const reader = path.join(here, '..', 'otlp', 'read.py');
+const python = process.env.OTLP_PYTHON || path.join(process.env.THOUGHTLINE_TOOLS || path.join(os.homedir(), '.cache', 'thoughtline'), 'otlp-venv', 'bin', 'python');
+
+/** Reads OTLP JSON text with the official protobuf definitions (tests/otlp/read.py). */
+function readWithProtobuf(text) {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'otlp-')), 'run.otlp.json');
+  fs.writeFileSync(file, text);
+  return execFileSync(python, [reader, file], { encoding: 'utf8' });
+}
+
+function spansOf(text) {
+  return JSON.parse(text).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
+}
+
+// A model call that waits on one retry, then a tool call, then the answer.
+const RETRY_TOOL_ANSWER = [
+  { status: 503, body: '{"error":{"message":"overloaded"}}', retry_after: 1 },
+  action('calculator', '6*7'),
+  { text: 'Thought: I know it now.\nFinal Answer: 42' },
+];
+
+async function finished(page, answers = 1) {
+  await page.locator('.bubble.assistant').nth(answers - 1).waitFor();
+  await page.getByTestId('trace-totals').waitFor();
+}
+
+test('usage on every model row and summed; the timeline draws each call and wait, and a bar opens its step', async () => {
+  const { page, context, errors, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, RETRY_TOOL_ANSWER);
+  await ask(page, 'What is six times seven?');
+  await finished(page);
+  // The loopback server reports 100 prompt tokens per call and one completion token per piece.
+  const counts = await page.locator('[data-kind="llm_response"] [data-testid="event-counts"]').allTextContents();
+  assert.equal(counts.length, 2);
+  for (const c of counts) assert.match(c, /characters · 100 in · \d+ out tokens · first token \d+\.\d\d s$/, c);
+  const out = counts.map((c) => Number(c.match(/(\d+) out/)[1])).reduce((a, b) => a + b, 0);
+  assert.match(await page.getByTestId('trace-totals').textContent(), new RegExp(`200 in · ${out} out tokens`));
+
+  await page.getByTestId('view-timeline').click();
+  const timeline = page.getByTestId('timeline');
+  await timeline.waitFor();
+  assert.equal(await page.getByTestId('trace').isHidden(), true, 'the timeline shows instead of the list');
+  const bars = timeline.getByTestId('timeline-bar');
+  assert.deepEqual(await bars.evaluateAll((els) => els.map((e) => e.dataset.kind)), ['model', 'retry', 'tool', 'model']);
+  // On one axis, in order: each bar starts where or after the one before.
+  const lefts = await bars.evaluateAll((els) => els.map((e) => parseFloat(e.style.left)));
+  assert.ok(lefts.every((l, i) => i === 0 || l >= lefts[i - 1]), lefts.join(' '));
+  // The first call waited about a second on its retry: its bar is wide, the retry inside it.
+  assert.ok(parseFloat(await bars.nth(1).evaluate((e) => e.style.width)) > 20, 'the retry wait is drawn to scale');
+  // Focus shows a bar's figures; every bar has words for a screen reader.
+  await bars.nth(0).focus();
+  assert.match(await page.getByTestId('timeline-figures').textContent(), /^Model call, step 1, from 0\.00 s: .* · first token \d+\.\d\d s · 100 in · \d+ out tokens$/);
+  await page.keyboard.press('ArrowDown');
+  assert.match(await page.getByTestId('timeline-figures').textContent(), /^Retry wait, step 1, .*attempt 1 failed \(HTTP 503\)/);
+  for (const label of await bars.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')))) assert.ok(label.length > 20, label);
+  await shot(page, 'timeline');
+  await page.evaluate(() => document.documentElement.setAttribute('data-theme', 'dark'));
+  await shot(page, 'timeline-dark');
+  // A click opens that step in the list.
+  const toolEvent = await bars.nth(2).getAttribute('data-event');
+  await bars.nth(2).click();
+  await page.getByTestId('trace').waitFor();
+  const focused = await page.evaluate(() => document.activeElement?.closest('li.event')?.dataset.index);
+  assert.equal(focused, toolEvent);
+  assert.equal(await page.locator(`li.event[data-index="${toolEvent}"]`).getAttribute('data-kind'), 'tool_call');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the OpenTelemetry export of the run shown is read by the official protobuf definitions, with no secret in it', async () => {
+  const { page, context, errors, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, RETRY_TOOL_ANSWER);
+  await ask(page, 'What is six times seven?');
+  await finished(page);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-otel').click()]);
+  assert.equal(download.suggestedFilename(), 'thoughtline-run.otlp.json');
+  const text = fs.readFileSync(await download.path(), 'utf8');
+  assert.match(readWithProtobuf(text), /^read /);
+  assert.ok(!text.includes('sk-test'), 'the key is not in the file');
+  const spans = spansOf(text);
+  const names = spans.map((s) => s.name);
+  assert.equal(names[0], 'invoke_agent Thoughtline');
+  assert.deepEqual(names.filter((n) => n.startsWith('chat ')), ['chat test-model', 'chat test-model']);
+  assert.deepEqual(names.filter((n) => n.startsWith('execute_tool')), ['execute_tool calculator']);
+  const chat = spans.find((s) => s.name === 'chat test-model');
+  const attr = (span, key) => span.attributes.find((a) => a.key === key)?.value;
+  assert.deepEqual(attr(chat, 'gen_ai.usage.input_tokens'), { intValue: '100' });
+  assert.equal(attr(chat, 'gen_ai.provider.name').stringValue, 'custom');
+  assert.ok(chat.events.some((e) => e.name === 'thoughtline.retry'), 'the retry is an event of its call');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a finished run is sent once to the OTLP receiver with its header; a refusing receiver is shown on the run and the chat goes on', async () => {
+  const header = 'Bearer otlp-header-secret-77';
+  const seed = (refuse) => (scopeUrl, base) => ({
+    ...loopbackSettings(scopeUrl, base),
+    collector: { endpoint: `${scopeUrl}/${refuse ? 'otlp-refuse' : 'otlp'}/v1/traces`, header_name: 'Authorization', header_value: header },
+  });
+  {
+    const { page, context, errors, scope } = await openApp(env.browser, env.server.origin, { seed: seed(false) });
+    await script(env.server.origin, scope, [action('calculator', '6*7'), { text: 'Final Answer: 42' }]);
+    await ask(page, 'What is six times seven?');
+    await finished(page);
+    await page.getByTestId('collector-status').waitFor();
+    assert.equal(await page.getByTestId('collector-status').textContent(), 'Sent to the OpenTelemetry collector.');
+    const received = await (await fetch(`${env.server.origin}/s/${scope}/__otlp`)).json();
+    assert.equal(received.length, 1, 'sent once');
+    assert.equal(received[0].headers.authorization, header);
+    assert.equal(received[0].headers['content-type'], 'application/json');
+    assert.match(readWithProtobuf(received[0].body), /^read /);
+    assert.ok(!received[0].body.includes('otlp-header-secret-77') && !received[0].body.includes('sk-test'));
+    // The header is a secret: not in the export of the conversation.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
+    assert.ok(!fs.readFileSync(await download.path(), 'utf8').includes('otlp-header-secret-77'));
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  {
+    const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: seed(true) });
+    await script(env.server.origin, scope, [{ text: 'Final Answer: 42' }, { text: 'Final Answer: 43' }]);
+    await ask(page, 'What is six times seven?');
+    await finished(page);
+    const status = page.getByTestId('collector-status');
+    await status.waitFor();
+    const said = await status.textContent();
+    assert.match(said, /^Not sent to the OpenTelemetry collector: .*HTTP 401\. Check the header in Settings\./);
+    assert.ok(!said.includes('otlp-header-secret-77'));
+    await shot(page, 'collector-refused');
+    await ask(page, 'And plus one?');
+    await finished(page, 2);
+    assert.match(await page.locator('.bubble.assistant').nth(1).textContent(), /43/);
+    await context.close();
+  }
+});
