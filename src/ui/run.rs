@@ -130,11 +130,8 @@ impl RunControl {
         }
         let Some((chat, events)) = self.chat.with_untracked(|c| c.runs.get(run).filter(|r| !r.waiting()).map(|r| (c.id.clone(), r.events.clone()))) else { return };
         leptos::task::spawn_local(async move {
-            let job = super::otel::OtelJob::Send { conversation_id: chat.clone(), events, secrets, collector };
-            let result = match super::otel::otel(job).await {
-                Ok(sending) => sending.await.map(|_| ()),
-                Err(missing) => Err(missing.message("Sending to the collector")),
-            };
+            let job = super::trace_tools::Export::Send { conversation_id: chat.clone(), events, secrets, collector };
+            let result = super::trace_tools::exported(job, "Sending to the collector").await.map(|_| ());
             self.sent.update(|sent| {
                 sent.retain(|s| !(s.chat == chat && s.run == run));
                 sent.push(super::otel::Sent { chat, run, result });

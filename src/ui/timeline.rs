@@ -2,7 +2,7 @@
 //! row per bar on one time axis, drawn only where the list is scrolled to, so a 600-step run
 //! costs the same few dozen rows as a short one. Each bar is a button: hovering or focusing it
 //! shows its figures, arrow keys move between bars, and a click opens its step in the list.
-//! A part of the page, fetched the first time the timeline is shown.
+//! Drawn by the trace part (`trace_view::rows`), fetched once a trace has events.
 
 use leptos::prelude::*;
 
@@ -15,12 +15,8 @@ const ROW: f64 = 24.0;
 /// Rows drawn above and below the visible ones, so a quick scroll shows no gap.
 const MARGIN: usize = 8;
 
-super::parts::part!(timeline_view, preload = preload_timeline, pub fn timeline_view(trace: Steps, on_open: Callback<u32>) -> AnyView {
-    view! { <TimelineView trace on_open/> }.into_any()
-});
-
 #[component]
-fn TimelineView(trace: Steps, on_open: Callback<u32>) -> impl IntoView {
+pub fn TimelineView(trace: Steps, on_open: Callback<u32>) -> impl IntoView {
     let laid = Memo::new(move |_| trace.with(timeline));
     let top = RwSignal::new(0.0f64);
     let height = RwSignal::new(360.0f64);

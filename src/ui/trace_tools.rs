@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::agent::Trace;
+use crate::agent::{LocalBoxFuture, Trace};
 use crate::conversation::Conversation;
 use crate::storage::Settings;
 
@@ -25,9 +25,9 @@ pub fn TraceTools(
         let (whole, settings) = (chat.get_untracked(), settings.get_untracked());
         let runs = whole.runs.len();
         leptos::task::spawn_local(async move {
-            let json = match export_text(Export::Json { chat: whole, settings, now_ms: super::page::now_ms() }).await {
+            let json = match exported(Export::Json { chat: whole, settings, now_ms: super::page::now_ms() }, "Export").await {
                 Ok(json) => json,
-                Err(missing) => return status.set(missing.message("Export")),
+                Err(why) => return status.set(why),
             };
             status.set(match super::page::download("thoughtline-chat.json", "application/json", &json) {
                 Ok(()) => format!("Exported {runs} run{}.", if runs == 1 { "" } else { "s" }),
@@ -39,7 +39,6 @@ pub fn TraceTools(
         leptos::task::spawn_local(async {
             let _ = preload_export().await;
             let _ = preload_import().await;
-            let _ = super::otel::preload_otel().await;
         })
     };
     // The run shown as an OpenTelemetry trace (OTLP JSON), masked again on the way out.
@@ -47,11 +46,7 @@ pub fn TraceTools(
         let (conversation_id, events) = chat.with_untracked(|c| (c.id.clone(), c.shown_events().to_vec()));
         let secrets = settings.with_untracked(crate::storage::keys::collect);
         leptos::task::spawn_local(async move {
-            let job = super::otel::OtelJob::File { conversation_id, events, secrets };
-            let json = match super::otel::otel(job).await {
-                Ok(writing) => writing.await,
-                Err(missing) => Err(missing.message("The OpenTelemetry export")),
-            };
+            let json = exported(Export::Otel { conversation_id, events, secrets }, "The OpenTelemetry export").await;
             status.set(match json.and_then(|json| super::page::download("thoughtline-run.otlp.json", "application/json", &json)) {
                 Ok(()) => "Exported the run shown as an OpenTelemetry trace.".into(),
                 Err(e) => e,
@@ -62,9 +57,9 @@ pub fn TraceTools(
     let copy = move |_| {
         let trace = Trace { events: chat.with_untracked(|c| c.shown_events().to_vec()) };
         leptos::task::spawn_local(async move {
-            match export_text(Export::Markdown(trace)).await {
+            match exported(Export::Markdown(trace), "Copy as Markdown").await {
                 Ok(text) => copy_later(text, status),
-                Err(missing) => status.set(missing.message("Copy as Markdown")),
+                Err(why) => status.set(why),
             }
         });
     };
@@ -95,20 +90,48 @@ pub fn TraceTools(
     }
 }
 
-/// What the export part writes.
-enum Export {
+/// What the export part writes: files, the Markdown transcript, and the OpenTelemetry trace of
+/// a run, saved or sent to the collector (`otel`). One part, since they share their writers.
+pub(super) enum Export {
     /// The whole conversation as an export file.
     Json { chat: Conversation, settings: Settings, now_ms: f64 },
     /// A run's steps as a ReAct transcript.
     Markdown(Trace),
+    /// A run as an OTLP JSON file's text.
+    Otel { conversation_id: String, events: Vec<crate::agent::Event>, secrets: crate::secrets::Secrets },
+    /// A run posted to the collector.
+    Send { conversation_id: String, events: Vec<crate::agent::Event>, secrets: crate::secrets::Secrets, collector: crate::otel::Collector },
 }
 
-super::parts::part!(export_file, preload = preload_export, fn export_text(what: Export) -> String {
-    match what {
-        Export::Json { chat, settings, now_ms } => crate::storage::export_chat(&chat, &settings, now_ms),
-        Export::Markdown(trace) => trace.to_markdown(),
-    }
+super::parts::part!(export_file, preload = preload_export, pub(super) fn export_text(what: Export) -> LocalBoxFuture<'static, Result<String, String>> {
+    let otlp = |conversation_id: &str, events: &[crate::agent::Event], secrets: &crate::secrets::Secrets| {
+        let run = crate::otel::run_trace(&crate::otel::RunSource { conversation_id, events }, secrets);
+        crate::otel::otlp_json_of(run.as_ref())
+    };
+    let text = match what {
+        Export::Json { chat, settings, now_ms } => ready(crate::storage::export_chat(&chat, &settings, now_ms)),
+        Export::Markdown(trace) => ready(trace.to_markdown()),
+        Export::Otel { conversation_id, events, secrets } => ready(otlp(&conversation_id, &events, &secrets)),
+        Export::Send { conversation_id, events, secrets, collector } => {
+            let json = otlp(&conversation_id, &events, &secrets);
+            let sending: LocalBoxFuture<'static, Result<String, String>> = Box::pin(async move { super::otel::post(&collector, &json, &secrets).await.map(|()| String::new()) });
+            sending
+        }
+    };
+    text
 });
+
+fn ready(text: String) -> LocalBoxFuture<'static, Result<String, String>> {
+    Box::pin(async move { Ok(text) })
+}
+
+/// The export part's text, or why there is none.
+pub(super) async fn exported(what: Export, part: &str) -> Result<String, String> {
+    match export_text(what).await {
+        Ok(writing) => writing.await,
+        Err(missing) => Err(missing.message(part)),
+    }
+}
 
 super::parts::part!(import_file, preload = preload_import, pub fn import_text(text: String) -> Result<Conversation, String> {
     crate::storage::import_chat(&text)

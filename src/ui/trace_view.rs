@@ -157,39 +157,10 @@ pub fn TracePane(
             })
         }).unwrap_or_default()
     });
-    let totals = move || {
-        let t = trace.with(|events| crate::agent::trace::Totals::of(events));
-        let count = |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-        format!(
-            "{} · {} · {} · {} · {:.1} s{}",
-            count(t.steps, "step"),
-            count(t.llm_calls, "model call"),
-            count(t.tool_calls, "tool call"),
-            t.tokens_text(),
-            t.duration_ms / 1000.0,
-            if t.errors > 0 { format!(" · {}", count(t.errors, "error")) } else { String::new() }
-        )
-    };
-    // Whether the run shown reached the OpenTelemetry collector.
-    let sent_note = move || {
-        let (id, at) = chat.with(|c| (c.id.clone(), c.shown()));
-        let at = at?;
-        sent.with(|sent| sent.iter().find(|s| s.chat == id && s.run == at).map(|s| match &s.result {
-            Ok(()) => (true, "Sent to the OpenTelemetry collector.".to_string()),
-            Err(why) => (false, format!("Not sent to the OpenTelemetry collector: {why}")),
-        }))
-    };
-    // The whole conversation's tokens, once it has more than one run.
-    let conversation_tokens = move || {
-        chat.with(|c| (c.runs.len() > 1).then(|| format!("This conversation: {}", crate::agent::trace::Totals::tokens_of(c.runs.iter().map(|r| r.events.as_slice())).tokens_text())))
-    };
     // The step list or the timeline; a bar clicked in the timeline opens its step in the list.
     let as_timeline = RwSignal::new(false);
     let timeline_retry = RwSignal::new(0u32);
-    let open_step = Callback::new(move |index: u32| {
-        as_timeline.set(false);
-        request_animation_frame(move || open_row(pane, index));
-    });
+    let foot_retry = RwSignal::new(0u32);
     view! {
         <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll on:keydown=move |ev| look.on_key(ev)>
             <div class="trace-head">
@@ -197,7 +168,6 @@ pub fn TracePane(
                 <div class="views" role="group" aria-label="Show the run as">
                     <button class="ghost small" data-testid="view-steps" aria-pressed=move || (!as_timeline.get()).to_string() on:click=move |_| as_timeline.set(false)>"Steps"</button>
                     <button class="ghost small" data-testid="view-timeline" aria-pressed=move || as_timeline.get().to_string()
-                        on:pointerenter=move |_| { leptos::task::spawn_local(async { let _ = super::timeline::preload_timeline().await; }); }
                         on:click=move |_| as_timeline.set(true)>"Timeline"</button>
                 </div>
                 {children()}
@@ -206,7 +176,7 @@ pub fn TracePane(
                 {move || {
                     timeline_retry.track();
                     Suspend::new(async move {
-                        super::timeline::timeline_view(trace, open_step).await.unwrap_or_else(|missing| super::part_missing(missing, "The timeline", timeline_retry))
+                        rows::rows(rows::Shown::Timeline { trace, as_timeline, pane }).await.unwrap_or_else(|missing| super::part_missing(missing, "The timeline", timeline_retry))
                     })
                 }}
             </Show>
@@ -233,7 +203,7 @@ pub fn TracePane(
                     {move || {
                         rows_retry.track();
                         Suspend::new(async move {
-                            rows::rows(trace, drawn.read_only(), open, look).await.unwrap_or_else(|missing| {
+                            rows::rows(rows::Shown::Steps { trace, drawn: drawn.read_only(), open, look }).await.unwrap_or_else(|missing| {
                                 view! { <li class="rows-missing">{super::part_missing(missing, "The trace's steps", rows_retry)}</li> }.into_any()
                             })
                         })
@@ -254,9 +224,12 @@ pub fn TracePane(
                 </div>
             </Show>
             <Show when=move || !trace.with(<[Event]>::is_empty)>
-                <p class="trace-totals" data-testid="trace-totals">{totals}</p>
-                {move || conversation_tokens().map(|text| view! { <p class="trace-totals" data-testid="chat-totals">{text}</p> })}
-                {move || sent_note().map(|(ok, text)| view! { <p class="collector-note" class:bad=!ok role="status" data-testid="collector-status">{text}</p> })}
+                {move || {
+                    foot_retry.track();
+                    Suspend::new(async move {
+                        rows::rows(rows::Shown::Foot { chat, sent }).await.unwrap_or_else(|missing| super::part_missing(missing, "The run's totals", foot_retry))
+                    })
+                }}
             </Show>
         </section>
     }
@@ -324,21 +297,80 @@ mod rows {
     use leptos::prelude::*;
 
     use super::{event_for, row_key, EventRow, Look, Steps, MAX_ROWS};
+    use crate::conversation::Conversation;
 
-    // The trace's rows: the last `MAX_ROWS` events, `drawn` of them so far.
-    crate::ui::parts::part!(trace_rows, preload = preload, pub fn rows(trace: Steps, drawn: ReadSignal<usize>, open: Memo<Option<u32>>, look: Look) -> AnyView {
-        view! {
-            // Keyed by the events' identities only: an update copies no event, and each row
-            // reads its event once, when it is first drawn (events never change afterwards).
-            <For each=move || trace.with(|events| {
-                let window = &events[events.len().saturating_sub(MAX_ROWS)..];
-                window.iter().take(drawn.get()).map(row_key).collect::<Vec<_>>()
-            }) key=|k| *k let:key>
-                {event_for(trace, key).map(|event| view! { <EventRow event open trace look/> })}
-            </For>
+    /// What the trace part draws. One part for all three: each is needed only once a trace has
+    /// events, and together they share their code instead of splitting it into chunks.
+    pub enum Shown {
+        /// The rows: the last `MAX_ROWS` events, `drawn` of them so far.
+        Steps { trace: Steps, drawn: ReadSignal<usize>, open: Memo<Option<u32>>, look: Look },
+        /// The timeline; a bar clicked there shows the list again at its step.
+        Timeline { trace: Steps, as_timeline: RwSignal<bool>, pane: NodeRef<leptos::html::Section> },
+        /// The line under the trace: the run's totals, the conversation's tokens, whether the
+        /// run reached the collector.
+        Foot { chat: RwSignal<Conversation>, sent: ReadSignal<Vec<crate::ui::otel::Sent>> },
+    }
+
+    crate::ui::parts::part!(trace_rows, preload = preload, pub fn rows(what: Shown) -> AnyView {
+        match what {
+            Shown::Steps { trace, drawn, open, look } => view! {
+                // Keyed by the events' identities only: an update copies no event, and each row
+                // reads its event once, when it is first drawn (events never change afterwards).
+                <For each=move || trace.with(|events| {
+                    let window = &events[events.len().saturating_sub(MAX_ROWS)..];
+                    window.iter().take(drawn.get()).map(row_key).collect::<Vec<_>>()
+                }) key=|k| *k let:key>
+                    {event_for(trace, key).map(|event| view! { <EventRow event open trace look/> })}
+                </For>
+            }
+            .into_any(),
+            Shown::Timeline { trace, as_timeline, pane } => {
+                let on_open = Callback::new(move |index: u32| {
+                    as_timeline.set(false);
+                    request_animation_frame(move || super::open_row(pane, index));
+                });
+                view! { <crate::ui::timeline::TimelineView trace on_open/> }.into_any()
+            }
+            Shown::Foot { chat, sent } => super::foot(chat, sent),
         }
-        .into_any()
     });
+}
+
+/// The line under the trace (drawn by the trace part).
+fn foot(chat: RwSignal<Conversation>, sent: ReadSignal<Vec<super::otel::Sent>>) -> AnyView {
+    let trace = Steps(chat);
+    let totals = move || {
+        let t = trace.with(|events| crate::agent::trace::Totals::of(events));
+        let count = |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        format!(
+            "{} · {} · {} · {} · {:.1} s{}",
+            count(t.steps, "step"),
+            count(t.llm_calls, "model call"),
+            count(t.tool_calls, "tool call"),
+            t.tokens_text(),
+            t.duration_ms / 1000.0,
+            if t.errors > 0 { format!(" · {}", count(t.errors, "error")) } else { String::new() }
+        )
+    };
+    // Whether the run shown reached the OpenTelemetry collector.
+    let sent_note = move || {
+        let (id, at) = chat.with(|c| (c.id.clone(), c.shown()));
+        let at = at?;
+        sent.with(|sent| sent.iter().find(|s| s.chat == id && s.run == at).map(|s| match &s.result {
+            Ok(()) => (true, "Sent to the OpenTelemetry collector.".to_string()),
+            Err(why) => (false, format!("Not sent to the OpenTelemetry collector: {why}")),
+        }))
+    };
+    // The whole conversation's tokens, once it has more than one run.
+    let conversation_tokens = move || {
+        chat.with(|c| (c.runs.len() > 1).then(|| format!("This conversation: {}", crate::agent::trace::Totals::tokens_of(c.runs.iter().map(|r| r.events.as_slice())).tokens_text())))
+    };
+    view! {
+        <p class="trace-totals" data-testid="trace-totals">{totals}</p>
+        {move || conversation_tokens().map(|text| view! { <p class="trace-totals" data-testid="chat-totals">{text}</p> })}
+        {move || sent_note().map(|(ok, text)| view! { <p class="collector-note" class:bad=!ok role="status" data-testid="collector-status">{text}</p> })}
+    }
+    .into_any()
 }
 
 /// The event a row stands for: at its index as a rule, searched for if a damaged stored trace

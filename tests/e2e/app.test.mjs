@@ -140,7 +140,7 @@ test('the answer can be copied, the trace shows totals, and the theme can be swi
   await page.getByTestId('copy-answer').click();
   await page.getByText('Copied ✓').waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'four');
-  assert.match(await page.getByTestId('trace-totals').textContent(), /^2 steps · 2 model calls · 1 tool call · \d+ \+ \d+ tokens · \d+\.\d s$/);
+  assert.match(await page.getByTestId('trace-totals').textContent(), /^2 steps · 2 model calls · 1 tool call · \d+ in · \d+ out tokens · \d+\.\d s$/);
 
   const theme = page.getByTestId('theme-toggle');
   assert.equal(await theme.textContent(), '◐ Auto');

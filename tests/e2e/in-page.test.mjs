@@ -48,7 +48,7 @@ test('the model in the page loads with visible progress, answers with its steps,
   assert.ok(kinds.includes('llm_response'), kinds.join(' '));
   const reply = await page.locator('[data-kind="llm_response"] [data-testid="part-text"]').first().textContent();
   assert.ok(reply.trim().length > 0, 'the model wrote something');
-  assert.match(await page.locator('[data-kind="llm_response"] [data-testid="event-counts"]').first().textContent(), /\d+ \+ \d+ tokens/);
+  assert.match(await page.locator('[data-kind="llm_response"] [data-testid="event-counts"]').first().textContent(), /\d+ in · \d+ out tokens · first token \d+\.\d\d s/);
   await shot(page, 'in-page-answered');
   assert.equal((await downloads())[`/models/${name}`], 1);
 

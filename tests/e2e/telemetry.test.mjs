@@ -7,7 +7,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { suite, openApp, script, ask, shot, loopbackSettings, action } from './harness.mjs';
+import { createRequire } from 'node:module';
+import { suite, openApp, script, ask, shot, loopbackSettings, action, longRunExport } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
 
 const env = suite();
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -67,7 +70,13 @@ test('usage on every model row and summed; the timeline draws each call and wait
   assert.match(await page.getByTestId('timeline-figures').textContent(), /^Retry wait, step 1, .*attempt 1 failed \(HTTP 503\)/);
   for (const label of await bars.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')))) assert.ok(label.length > 20, label);
   await shot(page, 'timeline');
-  await page.evaluate(() => document.documentElement.setAttribute('data-theme', 'dark'));
+  // Readable in both themes: axe's contrast and name checks on the timeline.
+  await page.evaluate(fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  for (const theme of ['light', 'dark']) {
+    await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme);
+    const result = await page.evaluate(async () => window.axe.run(document.querySelector('[data-testid="timeline"]'), { runOnly: ['wcag2a', 'wcag2aa'] }));
+    assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`), [], theme);
+  }
   await shot(page, 'timeline-dark');
   // A click opens that step in the list.
   const toolEvent = await bars.nth(2).getAttribute('data-event');
@@ -145,4 +154,31 @@ test('a finished run is sent once to the OTLP receiver with its header; a refusi
     assert.match(await page.locator('.bubble.assistant').nth(1).textContent(), /43/);
     await context.close();
   }
+});
+
+test('the timeline of an imported 600-step run draws only the rows in view and reaches the last one', async (t) => {
+  const { page, context, errors } = await openApp(env.browser, env.server.origin);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tl-timeline-')), 'long.json');
+  fs.writeFileSync(file, JSON.stringify(longRunExport(600)));
+  await page.getByTestId('import').setInputFiles(file);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="event"]').length >= 3000, null, { timeout: 60_000 });
+  await page.evaluate(() => {
+    window.__long = [];
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => window.__long.push(e.duration))).observe({ type: 'longtask' });
+  });
+  await page.getByTestId('view-timeline').click();
+  await page.getByTestId('timeline').waitFor();
+  assert.match(await page.getByTestId('timeline-figures').textContent(), /^1200 bars over /);
+  const drawn = await page.getByTestId('timeline-bar').count();
+  assert.ok(drawn > 0 && drawn <= 60, `${drawn} bars drawn of 1,200`);
+  await page.locator('.tl-rows').evaluate((el) => { el.scrollTop = el.scrollHeight; });
+  await page.waitForFunction(() => document.querySelector('[data-bar="1199"]'));
+  await page.locator('[data-bar="1199"]').focus();
+  await page.keyboard.press('Home');
+  await page.waitForFunction(() => document.activeElement?.dataset.bar === '0');
+  const long = await page.evaluate(() => window.__long);
+  // Printed, not asserted (tests never time): docs/performance.md records the figure.
+  t.diagnostic(`timeline of 600 steps: ${long.length} tasks over 50 ms${long.length ? `, longest ${Math.max(...long).toFixed(0)} ms` : ''}`);
+  assert.deepEqual(errors, []);
+  await context.close();
 });
