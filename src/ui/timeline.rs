@@ -74,7 +74,7 @@ pub fn TimelineView(trace: Steps, on_open: Callback<u32>) -> impl IntoView {
     };
     let ticks = move || {
         let span = laid.with(|t| t.span_ms).max(1.0);
-        (0..=4).map(|i| view! { <span class="tl-tick" style=format!("left:{}%", i * 25)>{format!("{:.1} s", span * i as f64 / 4000.0)}</span> }).collect_view()
+        (0..=4).map(|i| view! { <span class="tl-tick" style:left=format!("{}%", i * 25)>{format!("{:.1} s", span * i as f64 / 4000.0)}</span> }).collect_view()
     };
     view! {
         <div class="timeline" data-testid="timeline">
@@ -89,7 +89,7 @@ pub fn TimelineView(trace: Steps, on_open: Callback<u32>) -> impl IntoView {
             <div class="tl-axis" aria-hidden="true">{ticks}</div>
             <div class="tl-rows" node_ref=list on:scroll=on_scroll on:keydown=on_key role="list"
                 aria-label="Timeline: a bar per model call, tool call and wait. Arrow keys move between bars; Enter opens the step.">
-                <div class="tl-space" style=move || format!("height:{}px", laid.with(|t| t.bars.len()) as f64 * ROW)>
+                <div class="tl-space" style:height=move || format!("{}px", laid.with(|t| t.bars.len()) as f64 * ROW)>
                     // Keyed by the bar's place and its end, so a call that finishes redraws its row.
                     <For each=move || laid.with(|t| window().map(|i| (i, t.bars[i].event, t.bars[i].end_ms.to_bits())).collect::<Vec<_>>()) key=|k| *k let:key>
                         {bar_row(laid, key.0, shown, on_open)}
@@ -114,15 +114,15 @@ fn bar_row(laid: Memo<Timeline>, i: usize, shown: RwSignal<Option<usize>>, on_op
     let event = bar.event;
     Some(
         view! {
-            <div class="tl-row" role="listitem" style=format!("top:{}px", i as f64 * ROW)>
+            <div class="tl-row" role="listitem" style:top=format!("{}px", i as f64 * ROW)>
                 <span class="tl-label" aria-hidden="true">{label}</span>
                 <span class="tl-track">
                     <button class=format!("tl-bar tl-{}", bar.kind.as_str()) class:tl-failed=bar.failed
-                        style=format!("left:{left:.3}%;width:{width:.3}%") data-testid="timeline-bar" data-kind=bar.kind.as_str()
+                        style:left=format!("{left:.3}%") style:width=format!("{width:.3}%") data-testid="timeline-bar" data-kind=bar.kind.as_str()
                         data-event=event data-bar=i aria-label=bar.describe()
                         on:mouseenter=move |_| shown.set(Some(i)) on:focus=move |_| shown.set(Some(i))
                         on:click=move |_| on_open.run(event)>
-                        {wait.map(|w| view! { <span class="tl-wait" style=format!("width:{:.1}%", w.clamp(0.0, 100.0))></span> })}
+                        {wait.map(|w| view! { <span class="tl-wait" style:width=format!("{:.1}%", w.clamp(0.0, 100.0))></span> })}
                     </button>
                 </span>
             </div>

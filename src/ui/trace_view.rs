@@ -157,7 +157,8 @@ pub fn TracePane(
             })
         }).unwrap_or_default()
     });
-    // The step list or the timeline; a bar clicked in the timeline opens its step in the list.
+    // The timeline, shown above the step list (which stays: hiding thousands of rows and
+    // showing them again would lay them all out anew); a bar clicked there opens its step.
     let as_timeline = RwSignal::new(false);
     let timeline_retry = RwSignal::new(0u32);
     let foot_retry = RwSignal::new(0u32);
@@ -165,18 +166,15 @@ pub fn TracePane(
         <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll on:keydown=move |ev| look.on_key(ev)>
             <div class="trace-head">
                 <h2>"Trace"</h2>
-                <div class="views" role="group" aria-label="Show the run as">
-                    <button class="ghost small" data-testid="view-steps" aria-pressed=move || (!as_timeline.get()).to_string() on:click=move |_| as_timeline.set(false)>"Steps"</button>
-                    <button class="ghost small" data-testid="view-timeline" aria-pressed=move || as_timeline.get().to_string()
-                        on:click=move |_| as_timeline.set(true)>"Timeline"</button>
-                </div>
+                <button class="ghost small view-toggle" data-testid="view-timeline" aria-pressed=move || as_timeline.get().to_string()
+                    title="The run on one time axis, above its steps" on:click=move |_| as_timeline.update(|on| *on = !*on)>"Timeline"</button>
                 {children()}
             </div>
             <Show when=move || as_timeline.get()>
                 {move || {
                     timeline_retry.track();
                     Suspend::new(async move {
-                        rows::rows(rows::Shown::Timeline { trace, as_timeline, pane }).await.unwrap_or_else(|missing| super::part_missing(missing, "The timeline", timeline_retry))
+                        rows::rows(rows::Shown::Timeline { trace, pane }).await.unwrap_or_else(|missing| super::part_missing(missing, "The timeline", timeline_retry))
                     })
                 }}
             </Show>
@@ -196,7 +194,7 @@ pub fn TracePane(
                 </p>
             </Show>
             <p class="visually-hidden" aria-live="polite" data-testid="trace-announce">{move || announced.get()}</p>
-            <ol class="events" data-testid="trace" tabindex="0" aria-label="Steps: j and k move between them, / searches" hidden=move || as_timeline.get()>
+            <ol class="events" data-testid="trace" tabindex="0" aria-label="Steps: j and k move between them, / searches">
                 // The rows are a part of the page (`parts`): a trace with no events needs none
                 // of their code, so a first visit does not wait for it.
                 <Show when=move || !trace.with(<[Event]>::is_empty)>
@@ -304,8 +302,8 @@ mod rows {
     pub enum Shown {
         /// The rows: the last `MAX_ROWS` events, `drawn` of them so far.
         Steps { trace: Steps, drawn: ReadSignal<usize>, open: Memo<Option<u32>>, look: Look },
-        /// The timeline; a bar clicked there shows the list again at its step.
-        Timeline { trace: Steps, as_timeline: RwSignal<bool>, pane: NodeRef<leptos::html::Section> },
+        /// The timeline; a bar clicked there brings its step in the list into view.
+        Timeline { trace: Steps, pane: NodeRef<leptos::html::Section> },
         /// The line under the trace: the run's totals, the conversation's tokens, whether the
         /// run reached the collector.
         Foot { chat: RwSignal<Conversation>, sent: ReadSignal<Vec<crate::ui::otel::Sent>> },
@@ -324,11 +322,8 @@ mod rows {
                 </For>
             }
             .into_any(),
-            Shown::Timeline { trace, as_timeline, pane } => {
-                let on_open = Callback::new(move |index: u32| {
-                    as_timeline.set(false);
-                    request_animation_frame(move || super::open_row(pane, index));
-                });
+            Shown::Timeline { trace, pane } => {
+                let on_open = Callback::new(move |index: u32| super::open_row(pane, index));
                 view! { <crate::ui::timeline::TimelineView trace on_open/> }.into_any()
             }
             Shown::Foot { chat, sent } => super::foot(chat, sent),
