@@ -25,6 +25,8 @@ test('export then import shows the same trace, without the key', async () => {
   const fresh = await openApp(env.browser, env.server.origin);
   await fresh.page.getByTestId('import').setInputFiles(file);
   await fresh.page.locator('.bubble.assistant').waitFor();
+  // The rows are a part of the page: a fresh page draws them once it has fetched it.
+  await fresh.page.waitForFunction((n) => document.querySelectorAll('[data-testid="event"]').length === n, before.length);
   assert.deepEqual(await traceTones(fresh.page), before);
   assert.equal(await fresh.page.locator('.bubble.user .text').textContent(), 'What is six times seven?');
   assert.equal(await fresh.page.locator('.bubble.assistant .text').textContent(), '42');
