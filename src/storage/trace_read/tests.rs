@@ -123,6 +123,10 @@ fn nested_values_read_from_their_shortest_forms() {
     let EventKind::LlmResponse { usage, tool_calls, .. } = response.unwrap() else { panic!("not a response") };
     assert_eq!(usage, Some(Usage::new(1, 2)));
     assert_eq!(tool_calls, vec![ToolCall { id: "c".into(), name: "n".into(), arguments: "{}".into() }]);
+    // Counts an earlier release estimated for a server that reported none read as unknown.
+    let estimated = kind(r#"{"llm_response":{"text":"t","latency_ms":1,"usage":{"prompt_tokens":9,"completion_tokens":4,"estimated":true}}}"#);
+    let EventKind::LlmResponse { usage, first_token_ms, finish_reason, .. } = estimated.unwrap() else { panic!("not a response") };
+    assert_eq!((usage, first_token_ms, finish_reason), (None, None, None), "estimates are not shown as counts; new fields default to unknown");
 
     let request = kind(
         r#"{"llm_request":{"purpose":{"tool":{"tool":"calculator"}},"request":{"messages":[{"role":"tool","content":"4","tool_call_id":"c"}],"quotes":[[0,0,1,1]],"stop":["Observation:"],"temperature":1,"max_tokens":null,"tools":[{"name":"n","description":"d","parameters":{"type":"object"}}],"json_format":{"name":"f","schema":true}}}}"#,
