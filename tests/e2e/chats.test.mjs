@@ -3,7 +3,7 @@
 // and hostile text from a tool or a model is shown inert.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, action, showAll } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, action, showAll, untilStored } from './harness.mjs';
 
 const env = suite();
 
@@ -13,7 +13,7 @@ test('a reload keeps the conversation, its memory and its trace', async () => {
   await ask(page, 'Who wrote the first program?');
   await page.locator('.bubble.assistant').waitFor();
   const tones = await traceTones(page);
-  await page.waitForTimeout(400); // the conversation is saved a moment after it changes
+  await untilStored(page, 'Ada Lovelace.');
   await page.reload();
   await page.locator('.bubble.assistant').waitFor();
   assert.equal(await page.locator('.bubble.assistant .text').textContent(), 'Ada Lovelace.');
@@ -34,7 +34,7 @@ test('a run cut off by a reload comes back as interrupted', async () => {
   await script(env.server.origin, scope, [{ hang: true }]);
   await ask(page, 'This will never finish');
   await page.getByTestId('stop').waitFor();
-  await page.waitForTimeout(400);
+  await untilStored(page, 'This will never finish');
   await page.reload();
   await page.locator('.bubble.problem').waitFor();
   assert.match(await page.locator('.bubble.problem').textContent(), /interrupted/);
@@ -52,7 +52,7 @@ test('new chat, switch, rename and delete conversations', async () => {
   await page.getByTestId('message').first().waitFor({ state: 'detached' }); // the DOM updates asynchronously
   await ask(page, 'Second question');
   await page.locator('.bubble.assistant').waitFor();
-  await page.waitForTimeout(400);
+  await page.locator('.chat-title', { hasText: 'Second question' }).waitFor();
   assert.deepEqual(await page.locator('.chat-title').allTextContents(), ['Second question', 'First question']);
 
   await page.locator('.chat-title', { hasText: 'First question' }).click();

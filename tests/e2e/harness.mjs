@@ -191,6 +191,23 @@ export async function storedText(page) {
   });
 }
 
+/**
+ * Waits until everything the page stored holds each of `texts`: a save is written a moment
+ * after a change (and its part may still be on its way), so a test that reloads or reads the
+ * database waits for what it needs, however slow the machine.
+ */
+export async function untilStored(page, texts, ms = 20_000) {
+  const wanted = [].concat(texts);
+  const end = Date.now() + ms;
+  for (;;) {
+    const stored = await storedText(page);
+    const missing = wanted.filter((t) => !stored.includes(t));
+    if (missing.length === 0) return;
+    if (Date.now() > end) throw new Error(`not stored within ${ms} ms: ${missing.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export async function seen(origin, scope) {
   return (await fetch(`${origin}/s/${scope}/__seen`)).json();
 }

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, action, untilStored } from './harness.mjs';
 
 const env = suite();
 
@@ -62,7 +62,7 @@ test('an earlier run keeps its steps: shown on demand, after a reload, stored an
   assert.ok(!(await traceTones(page)).some((t) => t.startsWith('tool_call')), 'back to the latest run');
 
   // Both runs in IndexedDB: the head says two runs, each has its record and its events.
-  await page.waitForTimeout(400);
+  await untilStored(page, ['Paris.', 'What is six times seven?']);
   const id = await page.evaluate(() => localStorage.getItem('thoughtline.current'));
   const stored = await bodies(page);
   assert.equal(JSON.parse(stored[id]).runs, 2);
@@ -92,7 +92,7 @@ test('an earlier run keeps its steps: shown on demand, after a reload, stored an
   await page.locator('.bubble.assistant .text', { hasText: 'Paris.' }).waitFor();
   await showSteps(page, 0, 'What is six times seven?');
   assert.deepEqual(await traceTones(page), FIRST_RUN);
-  await page.waitForTimeout(400);
+  await untilStored(page, 'Imported copy');
   await page.reload();
   await page.locator('.bubble.assistant .text', { hasText: 'Paris.' }).waitFor();
   assert.equal(await page.locator('.chat-title[aria-current="page"]').textContent(), 'Imported copy');
@@ -157,7 +157,7 @@ test('a chat saved by the previous release opens with its last run\'s steps, and
   await script(env.server.origin, scope, [{ text: 'Final Answer: Yes.' }]);
   await ask(page, 'Anything else?');
   await page.locator('.bubble.assistant .text', { hasText: 'Yes.' }).waitFor();
-  await page.waitForTimeout(400);
+  await untilStored(page, 'Yes.');
   const stored = await bodies(page);
   assert.equal(JSON.parse(stored.prev1).version, 3);
   assert.equal(JSON.parse(stored.prev1).runs, 3);

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { suite, launch, openApp, script, requests, seen, configure, ask, shot, loopbackSettings, storedText, takeCspViolations } from './harness.mjs';
+import { suite, launch, openApp, script, requests, seen, configure, ask, shot, loopbackSettings, storedText, takeCspViolations, untilStored } from './harness.mjs';
 
 const env = suite();
 
@@ -101,7 +101,7 @@ async function echoCase(name, { preset = 'custom', stream = true, reply, key }) 
   const where = [];
   const html = await page.evaluate(() => document.documentElement.outerHTML);
   if (html.includes(key)) where.push('DOM');
-  await page.waitForTimeout(400); // the conversation is saved shortly after it changes
+  await untilStored(page, ['Hello?', 'run_stopped']);
   if ((await storedText(page)).includes(key)) where.push('storage');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   if (fs.readFileSync(await download.path(), 'utf8').includes(key)) where.push('export');

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { suite, openApp, script, ask, shot, loopbackSettings, traceTones } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, untilStored } from './harness.mjs';
 
 const env = suite();
 
@@ -222,7 +222,7 @@ test('an imported run opens as a new chat and never overwrites the open one', as
   run.outcome = { kind: 'answer', text: 'imported answer' };
   await page.getByTestId('import').setInputFiles({ name: 'run.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
   await page.locator('.bubble.assistant .text', { hasText: 'imported answer' }).waitFor();
-  await page.waitForTimeout(300);
+  await untilStored(page, 'imported answer');
   assert.deepEqual(await chatTitles(page), ['An imported question', 'The open chat']);
   await page.reload();
   await page.locator('.chat-title', { hasText: 'The open chat' }).click();
@@ -307,7 +307,7 @@ test('a long imported run is drawn in full (a screenful per frame) and saved', a
   assert.equal(await rows.last().getAttribute('data-kind'), 'run_stopped');
   assert.equal(await rows.nth(751).getAttribute('data-kind'), 'final_answer');
   // Saved: after a reload the chat opens with every row.
-  await page.waitForTimeout(600);
+  await untilStored(page, 'A long imported run');
   await page.reload();
   await page.locator('.chat-title', { hasText: 'A long imported run' }).click();
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid="event"]').length === n, run.trace.events.length);
