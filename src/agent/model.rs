@@ -124,6 +124,21 @@ impl Usage {
     pub fn new(prompt_tokens: u32, completion_tokens: u32) -> Self {
         Usage { prompt_tokens, completion_tokens, cached_tokens: None, reasoning_tokens: None }
     }
+
+    /// Adds `other`'s counts, saturating (an imported file may claim any counts). A cache or
+    /// reasoning count stays unknown until one of the added replies reports it.
+    pub fn add(&mut self, other: &Usage) {
+        fn sum(a: Option<u32>, b: Option<u32>) -> Option<u32> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.saturating_add(b)),
+                (a, b) => a.or(b),
+            }
+        }
+        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
+        self.completion_tokens = self.completion_tokens.saturating_add(other.completion_tokens);
+        self.cached_tokens = sum(self.cached_tokens, other.cached_tokens);
+        self.reasoning_tokens = sum(self.reasoning_tokens, other.reasoning_tokens);
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]

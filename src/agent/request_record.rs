@@ -152,23 +152,59 @@ impl RequestRecord {
 /// (a run's events, or several runs' shown one after the other). It follows the records back to
 /// a whole one and applies them forward, so it costs the size of those records.
 pub fn request_at(events: &[Event], position: usize) -> Result<ChatRequest, String> {
+    rebuild(events, position, &mut Vec::new())
+}
+
+/// Rebuilds the requests of one trace in order, each from the last ones rebuilt rather than
+/// from the run's first: going through a whole run costs one step per request instead of the
+/// whole chain each time (the OpenTelemetry export reads every request of a run).
+#[derive(Default)]
+pub struct Rebuilder {
+    /// The latest requests rebuilt, by position: one per chain a run interleaves (the agent's
+    /// own, a tool's model call, a plan's).
+    known: Vec<(usize, ChatRequest)>,
+}
+
+impl Rebuilder {
+    /// Chains kept: more than a run interleaves.
+    const KEEP: usize = 4;
+
+    /// The request at `position`, as `request_at` rebuilds it.
+    pub fn request_at(&mut self, events: &[Event], position: usize) -> Result<&ChatRequest, String> {
+        let request = rebuild(events, position, &mut self.known)?;
+        if self.known.len() >= Self::KEEP {
+            self.known.remove(0);
+        }
+        self.known.push((position, request));
+        match self.known.last() {
+            Some((_, request)) => Ok(request),
+            None => Err(String::from("The request could not be kept.")),
+        }
+    }
+}
+
+/// Walks back from `position` to a request in `known` (taken out of it) or to a whole request,
+/// then applies each record from there.
+fn rebuild(events: &[Event], position: usize, known: &mut Vec<(usize, ChatRequest)>) -> Result<ChatRequest, String> {
     let damaged = |why: &str| {
         let index = events.get(position).map_or(position as u32, |e| e.index);
         format!("The request of event {index} cannot be rebuilt: {why}. The trace may be damaged or cut short.")
     };
     let mut chain = Vec::new();
     let mut at = position;
-    loop {
+    let mut request = loop {
+        if let Some(k) = known.iter().position(|(p, _)| *p == at) {
+            break known.remove(k).1;
+        }
         let Some(EventKind::LlmRequest { request, .. }) = events.get(at).map(|e| &e.kind) else {
             return Err(damaged(if at == position { "it is not a model request" } else { "it builds on an event that is not a model request" }));
         };
         chain.push((at, request));
         if request.base_back == 0 {
-            break;
+            break ChatRequest::new(Vec::new(), 0.0, None);
         }
         at = at.checked_sub(request.base_back as usize).ok_or_else(|| damaged("it builds on a request before the start of the trace"))?;
-    }
-    let mut request = ChatRequest::new(Vec::new(), 0.0, None);
+    };
     for (at, record) in chain.into_iter().rev() {
         record.apply(&mut request, events, at).map_err(damaged)?;
     }

@@ -616,7 +616,7 @@ fn totals_count_calls_and_tokens() {
     let model = Script::texts(&[ACT_SEARCH, "Final Answer: 42"]);
     let totals = run(&model, &[&search]).totals();
     assert_eq!((totals.steps, totals.llm_calls, totals.tool_calls, totals.errors), (2, 2, 1, 0));
-    assert_eq!((totals.prompt_tokens, totals.completion_tokens), (20, 10));
+    assert_eq!((totals.usage.prompt_tokens, totals.usage.completion_tokens), (20, 10));
 }
 
 #[test]

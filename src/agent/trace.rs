@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::model::{LlmError, ModelName, ToolCall, Usage};
 use super::settings::Strategy;
 
-pub use super::request_record::{request_at, RequestRecord};
+pub use super::request_record::{request_at, Rebuilder, RequestRecord};
 
 pub mod align;
 pub mod find;
@@ -426,10 +426,8 @@ pub struct Totals {
     pub llm_calls: u32,
     pub tool_calls: u32,
     pub errors: u32,
-    pub prompt_tokens: u32,
-    pub completion_tokens: u32,
-    pub cached_tokens: u32,
-    pub reasoning_tokens: u32,
+    /// The sum of the counts the replies reported.
+    pub usage: Usage,
     /// Model replies received, and how many of them came with token counts.
     pub replies: u32,
     pub replies_counted: u32,
@@ -438,23 +436,28 @@ pub struct Totals {
 
 
 impl Totals {
-    fn add_usage(&mut self, u: &Usage) {
-        self.replies_counted = self.replies_counted.saturating_add(1);
-        self.prompt_tokens = self.prompt_tokens.saturating_add(u.prompt_tokens);
-        self.completion_tokens = self.completion_tokens.saturating_add(u.completion_tokens);
-        self.cached_tokens = self.cached_tokens.saturating_add(u.cached_tokens.unwrap_or(0));
-        self.reasoning_tokens = self.reasoning_tokens.saturating_add(u.reasoning_tokens.unwrap_or(0));
+    /// Counts `usage` as one more reply's, or the reply as one without counts.
+    fn add_reply(&mut self, usage: Option<&Usage>) {
+        self.replies = self.replies.saturating_add(1);
+        if let Some(u) = usage {
+            self.replies_counted = self.replies_counted.saturating_add(1);
+            self.usage.add(u);
+        }
     }
 
-    /// The tokens in words: "1,200 in · 80 out", "— (no provider reported counts)" when
-    /// nothing was reported, and how many replies were left out when some were not.
+    /// The tokens in words, as a reply's row writes them ("1,200 in · 80 out tokens (512
+    /// cached)"), "tokens —" when nothing was reported, and how many replies were left out
+    /// when some were not.
     pub fn tokens_text(&self) -> String {
-        if self.replies_counted == 0 {
-            return "tokens —".to_string();
-        }
-        let mut text = format!("{} in · {} out tokens", row::grouped(self.prompt_tokens as usize), row::grouped(self.completion_tokens as usize));
-        if self.replies_counted < self.replies {
-            text.push_str(&format!(" ({} of {} replies counted)", self.replies_counted, self.replies));
+        let counted = (self.replies_counted > 0).then_some(&self.usage);
+        let mut text = row::usage_text(counted);
+        if counted.is_some() && self.replies_counted < self.replies {
+            let note = format!("{} of {} replies counted", self.replies_counted, self.replies);
+            // One bracket: "(512 cached; 3 of 4 replies counted)".
+            match text.strip_suffix(')') {
+                Some(open) => text = format!("{open}; {note})"),
+                None => text.push_str(&format!(" ({note})")),
+            }
         }
         text
     }
@@ -466,10 +469,7 @@ impl Totals {
             let t = Totals::of(events);
             sum.replies = sum.replies.saturating_add(t.replies);
             sum.replies_counted = sum.replies_counted.saturating_add(t.replies_counted);
-            sum.prompt_tokens = sum.prompt_tokens.saturating_add(t.prompt_tokens);
-            sum.completion_tokens = sum.completion_tokens.saturating_add(t.completion_tokens);
-            sum.cached_tokens = sum.cached_tokens.saturating_add(t.cached_tokens);
-            sum.reasoning_tokens = sum.reasoning_tokens.saturating_add(t.reasoning_tokens);
+            sum.usage.add(&t.usage);
         }
         sum
     }
@@ -485,12 +485,7 @@ impl Totals {
             match &e.kind {
                 EventKind::LlmRequest { .. } => t.llm_calls = t.llm_calls.saturating_add(1),
                 EventKind::ToolCall { .. } => t.tool_calls = t.tool_calls.saturating_add(1),
-                EventKind::LlmResponse { usage, .. } => {
-                    t.replies = t.replies.saturating_add(1);
-                    if let Some(u) = usage {
-                        t.add_usage(u);
-                    }
-                }
+                EventKind::LlmResponse { usage, .. } => t.add_reply(usage.as_ref()),
                 _ => {}
             }
             if e.kind.tone() == Tone::Error {

@@ -11,7 +11,7 @@
 use serde_json::{json, Value};
 
 use crate::agent::model::{Message, Role, Usage};
-use crate::agent::trace::{request_at, ApprovalChoice, EventKind, LlmPurpose, StopReason};
+use crate::agent::trace::{ApprovalChoice, Rebuilder, EventKind, LlmPurpose, StopReason};
 use crate::agent::{Event, ModelName};
 use crate::secrets::{mask, Secrets};
 
@@ -88,7 +88,7 @@ pub fn run_trace(source: &RunSource<'_>, secrets: &Secrets) -> Option<RunTrace> 
         _ => None,
     });
     let trace_id = trace_id(source.conversation_id, started_unix_ms.unwrap_or(0.0), first);
-    let mut b = Builder { trace_id, secrets, spans: Vec::new(), base_ms: started_unix_ms.unwrap_or(0.0), model: ModelName::default() };
+    let mut b = Builder { trace_id, secrets, spans: Vec::new(), base_ms: started_unix_ms.unwrap_or(0.0), model: ModelName::default(), requests: Rebuilder::default() };
     b.walk(source);
     Some(RunTrace { trace_id, spans: b.spans })
 }
@@ -100,6 +100,8 @@ struct Builder<'a> {
     /// Unix ms of the run's time 0; a continued run (after the person's answer) has its own.
     base_ms: f64,
     model: ModelName,
+    /// Rebuilds each model call's request from the one before it.
+    requests: Rebuilder,
 }
 
 impl Builder<'_> {
@@ -189,7 +191,7 @@ impl Builder<'_> {
                     if let Some(at) = model_call.take() {
                         if let Some(u) = usage {
                             usage_attributes(&mut self.spans[at].attributes, u);
-                            add_usage(&mut totals, u);
+                            totals.add(u);
                             counted = true;
                         }
                         if let Some(ms) = first_token_ms {
@@ -355,11 +357,11 @@ impl Builder<'_> {
 
     /// A model call's request attributes, read from the request as it was sent.
     fn chat_request(&mut self, at: usize, events: &[Event], position: usize, purpose: &LlmPurpose) {
-        let model = self.model.clone();
+        let (model, secrets) = (self.model.clone(), self.secrets);
         let mut attributes = vec![("gen_ai.operation.name", Attr::Str("chat".into()))];
         attributes.extend(model_attributes(&model));
         attributes.push(("thoughtline.purpose", Attr::Str(purpose_name(purpose).into())));
-        if let Ok(request) = request_at(events, position) {
+        if let Ok(request) = self.requests.request_at(events, position) {
             attributes.push(("gen_ai.request.temperature", Attr::Float(request.temperature as f64)));
             if let Some(max) = request.max_tokens {
                 attributes.push(("gen_ai.request.max_tokens", Attr::Int(max as i64)));
@@ -370,7 +372,7 @@ impl Builder<'_> {
             if request.json_format.is_some() {
                 attributes.push(("gen_ai.output.type", Attr::Str("json".into())));
             }
-            let (kept, left_out) = input_messages(&request.messages, self.secrets);
+            let (kept, left_out) = input_messages(&request.messages, secrets);
             attributes.push(("gen_ai.input.messages", Attr::Str(kept)));
             if left_out > 0 {
                 attributes.push(("thoughtline.input.messages_left_out", Attr::Int(left_out as i64)));
@@ -426,37 +428,52 @@ fn usage_attributes(attributes: &mut Vec<(&'static str, Attr)>, u: &Usage) {
     }
 }
 
-fn add_usage(sum: &mut Usage, u: &Usage) {
-    sum.prompt_tokens = sum.prompt_tokens.saturating_add(u.prompt_tokens);
-    sum.completion_tokens = sum.completion_tokens.saturating_add(u.completion_tokens);
-    if let Some(n) = u.cached_tokens {
-        sum.cached_tokens = Some(sum.cached_tokens.unwrap_or(0).saturating_add(n));
-    }
-    if let Some(n) = u.reasoning_tokens {
-        sum.reasoning_tokens = Some(sum.reasoning_tokens.unwrap_or(0).saturating_add(n));
-    }
-}
-
-/// A model call's input as the conventions' message list (JSON text): the newest messages
-/// that fit in `INPUT_BYTES`, and how many earlier ones were left out.
+/// A model call's input as the conventions' message list (JSON text), within `INPUT_BYTES`:
+/// the newest messages that fit, and how many earlier ones were left out. A newest message
+/// too big alone (a ReAct scratchpad holds the whole run) keeps its end, its start replaced by
+/// a note of how much was left out.
 fn input_messages(messages: &[Message], secrets: &Secrets) -> (String, usize) {
-    let mut kept: Vec<Value> = Vec::new();
+    // Each message is written once, as text, and the kept ones joined into the array.
+    let mut kept: Vec<String> = Vec::new();
     let mut size = 0;
     for m in messages.iter().rev() {
-        let message = message_json(m, secrets);
-        let bytes = message.to_string().len();
-        if !kept.is_empty() && size + bytes > INPUT_BYTES {
-            break;
+        let content = mask(&m.content, secrets);
+        let mut message = message_json(m, &content, secrets).to_string();
+        if size + message.len() > INPUT_BYTES {
+            if !kept.is_empty() {
+                break;
+            }
+            message = end_of(m, &content, secrets, INPUT_BYTES);
         }
-        size += bytes;
+        size += message.len();
         kept.push(message);
     }
     let left_out = messages.len() - kept.len();
     kept.reverse();
-    (Value::Array(kept).to_string(), left_out)
+    (format!("[{}]", kept.join(",")), left_out)
 }
 
-fn message_json(m: &Message, secrets: &Secrets) -> Value {
+/// `m` written with only the end of its (masked) `content`, in at most `room` bytes of JSON
+/// where the rest of the message leaves room for any of it.
+fn end_of(m: &Message, content: &str, secrets: &Secrets, room: usize) -> String {
+    let mut keep = content.len().min(room);
+    loop {
+        let mut start = content.len() - keep;
+        while !content.is_char_boundary(start) {
+            start += 1;
+        }
+        let cut = format!("[{} characters left out]\n{}", content[..start].chars().count(), &content[start..]);
+        let json = message_json(m, &cut, secrets).to_string();
+        // JSON escapes make the text longer than its bytes: take off what is over, again.
+        if json.len() <= room || keep == 0 {
+            return json;
+        }
+        keep = keep.saturating_sub(json.len() - room);
+    }
+}
+
+/// `m` in the conventions' form, with `content` (already masked) for its text.
+fn message_json(m: &Message, content: &str, secrets: &Secrets) -> Value {
     let role = match m.role {
         Role::System => "system",
         Role::User => "user",
@@ -464,7 +481,6 @@ fn message_json(m: &Message, secrets: &Secrets) -> Value {
         Role::Tool => "tool",
     };
     let mut parts = Vec::new();
-    let content = mask(&m.content, secrets);
     if let (Role::Tool, Some(id)) = (m.role, &m.tool_call_id) {
         parts.push(json!({"type": "tool_call_response", "id": id, "result": content}));
     } else if !content.is_empty() {

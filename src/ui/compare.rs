@@ -178,7 +178,7 @@ fn SummaryRow(side: Side, settings: ReadSignal<Settings>) -> impl IntoView {
             <td data-testid="compare-steps">{move || row.get().0.steps}</td>
             <td data-testid="compare-llm-calls">{move || row.get().0.llm_calls}</td>
             <td>{move || row.get().0.tool_calls}</td>
-            <td data-testid="compare-tokens">{move || { let t = row.get().0; t.prompt_tokens + t.completion_tokens }}</td>
+            <td data-testid="compare-tokens">{move || { let t = row.get().0; t.usage.prompt_tokens.saturating_add(t.usage.completion_tokens) }}</td>
             <td>{move || format!("{:.1} s", row.get().0.duration_ms / 1000.0)}</td>
             <td class="compare-answer" data-testid="compare-answer">{move || row.get().1}</td>
         </tr>

@@ -16,11 +16,14 @@ const ROW: f64 = 24.0;
 const MARGIN: usize = 8;
 
 #[component]
-pub fn TimelineView(trace: Steps, on_open: Callback<u32>) -> impl IntoView {
+pub fn TimelineView(trace: Steps, on_open: Callback<u32, Option<String>>) -> impl IntoView {
     let laid = Memo::new(move |_| trace.with(timeline));
     let top = RwSignal::new(0.0f64);
     let height = RwSignal::new(360.0f64);
     let shown = RwSignal::new(None::<usize>);
+    // Why the step of the bar last clicked could not be opened in the list; until another bar
+    // is shown.
+    let unopened = RwSignal::new(None::<String>);
     let list = NodeRef::<leptos::html::Div>::new();
     let on_scroll = move |_| {
         if let Some(el) = list.get_untracked() {
@@ -68,9 +71,10 @@ pub fn TimelineView(trace: Steps, on_open: Callback<u32>) -> impl IntoView {
             )
         })
     };
-    let figures = move || match shown.get() {
-        Some(i) => laid.with(|t| t.bars.get(i).map(|b| b.describe())).unwrap_or_default(),
-        None => summary(),
+    let figures = move || match (unopened.get(), shown.get()) {
+        (Some(why), _) => why,
+        (None, Some(i)) => laid.with(|t| t.bars.get(i).map(|b| b.describe())).unwrap_or_default(),
+        (None, None) => summary(),
     };
     let ticks = move || {
         let span = laid.with(|t| t.span_ms).max(1.0);
@@ -92,7 +96,7 @@ pub fn TimelineView(trace: Steps, on_open: Callback<u32>) -> impl IntoView {
                 <div class="tl-space" style:height=move || format!("{}px", laid.with(|t| t.bars.len()) as f64 * ROW)>
                     // Keyed by the bar's place and its end, so a call that finishes redraws its row.
                     <For each=move || laid.with(|t| window().map(|i| (i, t.bars[i].event, t.bars[i].end_ms.to_bits())).collect::<Vec<_>>()) key=|k| *k let:key>
-                        {bar_row(laid, key.0, shown, on_open)}
+                        {bar_row(laid, key.0, shown, unopened, on_open)}
                     </For>
                 </div>
             </div>
@@ -103,7 +107,11 @@ pub fn TimelineView(trace: Steps, on_open: Callback<u32>) -> impl IntoView {
     }
 }
 
-fn bar_row(laid: Memo<Timeline>, i: usize, shown: RwSignal<Option<usize>>, on_open: Callback<u32>) -> Option<AnyView> {
+fn bar_row(laid: Memo<Timeline>, i: usize, shown: RwSignal<Option<usize>>, unopened: RwSignal<Option<String>>, on_open: Callback<u32, Option<String>>) -> Option<AnyView> {
+    let show = move || {
+        unopened.set(None);
+        shown.set(Some(i));
+    };
     let (bar, span) = laid.with_untracked(|t| t.bars.get(i).cloned().map(|b| (b, t.span_ms.max(1.0))))?;
     let pct = |ms: f64| ms / span * 100.0;
     let left = pct(bar.start_ms);
@@ -120,8 +128,8 @@ fn bar_row(laid: Memo<Timeline>, i: usize, shown: RwSignal<Option<usize>>, on_op
                     <button class=format!("tl-bar tl-{}", bar.kind.as_str()) class:tl-failed=bar.failed
                         style:left=format!("{left:.3}%") style:width=format!("{width:.3}%") data-testid="timeline-bar" data-kind=bar.kind.as_str()
                         data-event=event data-bar=i aria-label=bar.describe()
-                        on:mouseenter=move |_| shown.set(Some(i)) on:focus=move |_| shown.set(Some(i))
-                        on:click=move |_| on_open.run(event)>
+                        on:mouseenter=move |_| show() on:focus=move |_| show()
+                        on:click=move |_| unopened.set(on_open.run(event))>
                         {wait.map(|w| view! { <span class="tl-wait" style:width=format!("{:.1}%", w.clamp(0.0, 100.0))></span> })}
                     </button>
                 </span>

@@ -261,20 +261,28 @@ fn ShownRun(chat: RwSignal<Conversation>) -> impl IntoView {
     }
 }
 
-/// Brings the row of event `index` into view and focuses it (a bar of the timeline was clicked).
+/// Brings the row of event `index` into view and focuses it (a bar of the timeline was
+/// clicked); when the list does not show that row, says why instead.
 #[cfg(target_arch = "wasm32")]
-fn open_row(pane: NodeRef<leptos::html::Section>, index: u32) {
-    let Some(row) = pane.get_untracked().and_then(|p| p.query_selector(&format!("li.event[data-index=\"{index}\"]")).ok().flatten()) else { return };
+fn open_row(pane: NodeRef<leptos::html::Section>, index: u32) -> Option<String> {
+    let row = pane.get_untracked().and_then(|p| p.query_selector(&format!("li.event[data-index=\"{index}\"]")).ok().flatten());
+    let Some(row) = row.and_then(|r| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(r).ok()) else {
+        return Some(format!("That step is not in the list below, which draws a run's last {MAX_ROWS} events; ⬇ Export JSON has every event."));
+    };
+    if row.hidden() {
+        return Some("That step is hidden by the list's filter; choose “All steps” to see it.".into());
+    }
     let options = web_sys::ScrollIntoViewOptions::new();
     options.set_block(web_sys::ScrollLogicalPosition::Center);
     row.scroll_into_view_with_scroll_into_view_options(&options);
-    if let Ok(row) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(row) {
-        let _ = row.focus();
-    }
+    let _ = row.focus();
+    None
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn open_row(_pane: NodeRef<leptos::html::Section>, _index: u32) {}
+fn open_row(_pane: NodeRef<leptos::html::Section>, _index: u32) -> Option<String> {
+    None
+}
 
 /// A row's identity. Index alone is not unique across conversations and imports; timing makes it so.
 type RowKey = (u32, u64, u64);

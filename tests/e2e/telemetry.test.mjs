@@ -90,6 +90,14 @@ test('usage on every model row and summed; the timeline draws each call and wait
   const focused = await page.evaluate(() => document.activeElement?.closest('li.event')?.dataset.index);
   assert.equal(focused, toolEvent);
   assert.equal(await page.locator(`li.event[data-index="${toolEvent}"]`).getAttribute('data-kind'), 'tool_call');
+  // A step the list's filter hides is not opened, and the timeline says why.
+  await page.getByTestId('trace-filter').selectOption('model');
+  await page.locator(`li.event[data-index="${toolEvent}"]`).waitFor({ state: 'hidden' });
+  await bars.nth(2).click();
+  assert.match(await page.getByTestId('timeline-figures').textContent(), /hidden by the list's filter; choose “All steps”/);
+  await bars.nth(0).hover();
+  assert.match(await page.getByTestId('timeline-figures').textContent(), /^Model call, step 1/, 'another bar shows its own figures again');
+  await page.getByTestId('trace-filter').selectOption('all');
   assert.deepEqual(unexpected(errors), []);
   await context.close();
 });
@@ -182,6 +190,12 @@ test('the timeline of an imported 600-step run draws only the rows in view and r
   await page.keyboard.press('Home');
   await page.waitForFunction(() => document.activeElement?.dataset.bar === '0');
   const long = await page.evaluate(() => window.__long);
+  // The first step's model call is older than the 3,000 rows the list keeps: said, not opened.
+  const first = await page.locator('[data-bar="0"]').getAttribute('data-event');
+  assert.equal(await page.locator(`li.event[data-index="${first}"]`).count(), 0);
+  await page.keyboard.press('Enter');
+  assert.match(await page.getByTestId('timeline-figures').textContent(), /not in the list below, which draws a run's last 3000 events/);
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.bar), '0', 'the focus stays on the bar');
   // Printed, not asserted (tests never time): docs/performance.md records the figure.
   t.diagnostic(`timeline of 600 steps: ${long.length} tasks over 50 ms${long.length ? `, longest ${Math.max(...long).toFixed(0)} ms` : ''}`);
   assert.deepEqual(errors, []);

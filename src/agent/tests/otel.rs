@@ -45,7 +45,9 @@ fn check_shape(run: &RunTrace, trace: &Trace) {
         assert_eq!(attr(chat, "gen_ai.provider.name"), Some(&Attr::Str("openai".into())));
         assert_eq!(attr(chat, "gen_ai.request.model"), Some(&Attr::Str("scripted-1".into())));
         let opens_with = if attr(chat, "thoughtline.purpose") == Some(&Attr::Str("tool".into())) { "user" } else { "system" };
-        assert!(matches!(attr(chat, "gen_ai.input.messages"), Some(Attr::Str(m)) if m.contains(&format!(r#""role":"{opens_with}""#))), "{chat:?}");
+        // The input opens with the first message, unless a long one left it out.
+        let whole = attr(chat, "thoughtline.input.messages_left_out").is_none();
+        assert!(matches!(attr(chat, "gen_ai.input.messages"), Some(Attr::Str(m)) if !whole || m.contains(&format!(r#""role":"{opens_with}""#))), "{chat:?}");
     }
     // The file as written: ids in hex of 32 and 16 digits, times as strings.
     let file: Value = serde_json::from_str(&otlp_json_of(Some(run))).expect("JSON");
@@ -161,4 +163,39 @@ fn a_run_without_events_has_no_spans() {
     assert!(run_trace(&RunSource { conversation_id: "c", events: &[] }, &Secrets::default()).is_none());
     let empty: Value = serde_json::from_str(&otlp_json_of(None)).expect("JSON");
     assert_eq!(empty["resourceSpans"][0]["scopeSpans"][0]["spans"], json!([]));
+}
+
+#[test]
+fn a_long_input_keeps_its_newest_messages_and_counts_the_rest() {
+    // Each observation is about 4 KB: by the tenth call the prompt is far over the 32 KB kept.
+    let search = FakeTool::new("search", |_| Ok("fünd ".repeat(650)));
+    let mut replies: Vec<Say> = (0..12).map(|i| Say::Owned(ACT_SEARCH.replace("forty-two", &format!("page {i}")))).collect();
+    replies.push(Say::Text("Final Answer: enough"));
+    let settings = AgentSettings { max_iterations: 20, ..Default::default() };
+    let (trace, _) = run_with(&Script::new(replies), &[&search], &settings, &CancelToken::new(), &[]);
+    let run = trace_of(&trace);
+    check_shape(&run, &trace);
+    let chats = named(&run, "chat ");
+    let input = |span: &Span| match attr(span, "gen_ai.input.messages") {
+        Some(Attr::Str(m)) => serde_json::from_str::<Vec<Value>>(m).expect("a JSON array of messages"),
+        other => panic!("no input messages: {other:?}"),
+    };
+    assert_eq!(attr(chats[0], "thoughtline.input.messages_left_out"), None, "the first call's input is whole");
+    let last = chats.last().expect("model calls");
+    let kept = input(last);
+    let Some(Attr::Int(left_out)) = attr(last, "thoughtline.input.messages_left_out") else { panic!("the last call counts what it left out: {last:?}") };
+    assert!(*left_out > 0);
+    let position = trace.events.iter().rposition(|e| e.kind.name() == "llm_request").expect("a request");
+    let sent = crate::agent::trace::request_at(&trace.events, position).expect("rebuilt");
+    assert_eq!(kept.len() + *left_out as usize, sent.messages.len(), "kept and left out add up to the request");
+    let size: usize = kept.iter().map(|m| m.to_string().len()).sum();
+    assert!(size <= crate::otel::INPUT_BYTES, "{size} bytes kept");
+    // The ReAct scratchpad is one message holding the whole run: its end is kept, and its
+    // start is counted.
+    let newest = &sent.messages.last().expect("messages").content;
+    let written = kept.last().and_then(|m| m["parts"][0]["content"].as_str()).expect("the newest message's text");
+    let (note, end) = written.split_once('\n').expect("a note, then the text");
+    let cut: usize = note.strip_prefix('[').and_then(|n| n.strip_suffix(" characters left out]")).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{note}"));
+    assert!(cut > 0 && newest.ends_with(end), "the end of the scratchpad is kept whole");
+    assert_eq!(newest.chars().count(), cut + end.chars().count(), "what is kept and what is counted make the message");
 }

@@ -5,7 +5,7 @@
 use std::cell::Cell;
 
 use super::*;
-use crate::agent::trace::{request_at, RequestRecord};
+use crate::agent::trace::{request_at, Rebuilder, RequestRecord};
 use crate::test_support::Rng;
 
 /// Time that moves on every reading and timers that never fire: no thread per tool call (the
@@ -86,9 +86,13 @@ fn shown_after(earlier: &[Event], run: &Trace) -> Vec<Event> {
 fn assert_rebuilds(events: &[Event], from: usize, received: &[ChatRequest], case: &str) {
     let positions: Vec<usize> = (from..events.len()).filter(|&i| matches!(events[i].kind, EventKind::LlmRequest { .. })).collect();
     assert_eq!(positions.len(), received.len(), "{case}: one request event per model call");
+    // Also in one pass, each from the ones before, as the OpenTelemetry export reads them.
+    let mut rebuilder = Rebuilder::default();
     for (position, sent) in positions.into_iter().zip(received) {
         let rebuilt = request_at(events, position).unwrap_or_else(|e| panic!("{case}: {e}"));
         assert_eq!(&rebuilt, sent, "{case}: the request at event {position}");
+        let in_order = rebuilder.request_at(events, position).unwrap_or_else(|e| panic!("{case}, in one pass: {e}"));
+        assert_eq!(in_order, sent, "{case}: the request at event {position}, in one pass");
     }
 }
 

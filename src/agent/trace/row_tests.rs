@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::*;
 use crate::agent::model::{LlmErrorKind, ToolCall, Usage};
-use crate::agent::trace::{transcript, AnswerSource, Decision, Event, EventKind, Trace};
+use crate::agent::trace::{transcript, AnswerSource, Decision, Event, EventKind, Totals, Trace};
 use crate::agent::{LlmError, Strategy};
 
 fn event(index: u32, step: u32, kind: EventKind) -> Event {
@@ -175,4 +175,32 @@ fn a_long_input_is_fenced_in_the_transcript() {
     let trace = Trace { events: vec![event(0, 1, decided("t", "python", json!("print(1)\nprint(2)")))] };
     let md = trace.to_markdown();
     assert!(md.contains("**Action:** `python` ←\n\n```text\nprint(1)\nprint(2)\n```"), "{md}");
+}
+
+#[test]
+fn totals_say_the_reported_tokens_and_how_many_replies_reported_them() {
+    let counted = |prompt, completion, cached: Option<u32>| EventKind::LlmResponse {
+        text: "x".into(),
+        discarded: None,
+        usage: Some(Usage { cached_tokens: cached, ..Usage::new(prompt, completion) }),
+        latency_ms: 1.0,
+        first_token_ms: None,
+        finish_reason: None,
+        incomplete: false,
+        tool_calls: vec![],
+    };
+    let uncounted = EventKind::LlmResponse { text: "x".into(), discarded: None, usage: None, latency_ms: 1.0, first_token_ms: None, finish_reason: None, incomplete: false, tool_calls: vec![] };
+
+    assert_eq!(Totals::of(&[event(0, 1, uncounted.clone())]).tokens_text(), "tokens —", "nothing reported, nothing made up");
+    let both = [event(0, 1, counted(1_000, 20, Some(512))), event(1, 2, counted(300, 40, None))];
+    let totals = Totals::of(&both);
+    assert_eq!(totals.usage, Usage { cached_tokens: Some(512), ..Usage::new(1_300, 60) });
+    assert_eq!(totals.tokens_text(), "1,300 in · 60 out tokens (512 cached)");
+    let partly = [event(0, 1, counted(1_000, 20, None)), event(1, 2, uncounted)];
+    assert_eq!(Totals::of(&partly).tokens_text(), "1,000 in · 20 out tokens (1 of 2 replies counted)");
+
+    let runs: [&[Event]; 2] = [&both, &partly];
+    let conversation = Totals::tokens_of(runs);
+    assert_eq!((conversation.replies, conversation.replies_counted), (4, 3));
+    assert_eq!(conversation.tokens_text(), "2,300 in · 80 out tokens (512 cached; 3 of 4 replies counted)");
 }

@@ -25,8 +25,8 @@ fn crafted() -> Trace {
 fn totals_of_a_crafted_import_saturate_instead_of_overflowing() {
     let trace = crafted();
     let totals = trace.totals();
-    assert_eq!(totals.prompt_tokens, u32::MAX);
-    assert_eq!(totals.completion_tokens, u32::MAX);
+    assert_eq!(totals.usage.prompt_tokens, u32::MAX);
+    assert_eq!(totals.usage.completion_tokens, u32::MAX);
     assert_eq!(totals.steps, u32::MAX);
     assert!(trace.to_markdown().contains("Which one?"));
 }
