@@ -10,6 +10,10 @@ enum Answer {
     Status(u16, &'static str),
     Redirect,
     Unreachable,
+    /// Takes the request and never answers.
+    Silent,
+    /// Answers with a status, then never sends its body.
+    StatusThenStall(u16),
 }
 
 struct FakeCollector {
@@ -17,7 +21,8 @@ struct FakeCollector {
     sent: RefCell<Vec<(String, Vec<(String, String)>, String, Redirects)>>,
 }
 
-struct Opened(u16, Option<Vec<u8>>, bool);
+/// Status, body, whether a redirect, whether the body stalls.
+struct Opened(u16, Option<Vec<u8>>, bool, bool);
 
 impl Streaming for Opened {
     fn status(&self) -> u16 {
@@ -28,6 +33,9 @@ impl Streaming for Opened {
     }
     fn chunk(&mut self) -> LocalBoxFuture<'_, Result<Option<Vec<u8>>, FetchFailed>> {
         let next = self.1.take();
+        if self.3 {
+            return Box::pin(std::future::pending());
+        }
         Box::pin(async move { Ok(next) })
     }
     fn is_redirect(&self) -> bool {
@@ -44,9 +52,11 @@ impl Fetch for FakeCollector {
         let answer = self.answer.clone();
         Box::pin(async move {
             match answer {
-                Answer::Status(status, body) => Ok(Box::new(Opened(status, Some(body.as_bytes().to_vec()), false)) as Box<dyn Streaming>),
-                Answer::Redirect => Ok(Box::new(Opened(0, None, true)) as Box<dyn Streaming>),
+                Answer::Status(status, body) => Ok(Box::new(Opened(status, Some(body.as_bytes().to_vec()), false, false)) as Box<dyn Streaming>),
+                Answer::Redirect => Ok(Box::new(Opened(0, None, true, false)) as Box<dyn Streaming>),
                 Answer::Unreachable => Err(FetchFailed("TypeError".into())),
+                Answer::Silent => std::future::pending().await,
+                Answer::StatusThenStall(status) => Ok(Box::new(Opened(status, None, false, true)) as Box<dyn Streaming>),
             }
         })
     }
@@ -104,4 +114,37 @@ fn a_bare_address_gets_the_traces_path() {
     assert_eq!(with("http://localhost:4318"), "http://localhost:4318/v1/traces");
     assert_eq!(with("http://localhost:4318/"), "http://localhost:4318/v1/traces");
     assert_eq!(with("https://cloud.langfuse.com/api/public/otel/v1/traces"), "https://cloud.langfuse.com/api/public/otel/v1/traces");
+}
+
+/// A clock whose waits end at once, each recorded: a stalled collector is given up on without
+/// a test waiting 30 s.
+#[derive(Default)]
+struct Impatient(RefCell<Vec<f64>>);
+
+impl Clock for Impatient {
+    fn now_ms(&self) -> f64 {
+        0.0
+    }
+    fn unix_ms(&self) -> f64 {
+        0.0
+    }
+    fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()> {
+        self.0.borrow_mut().push(ms);
+        Box::pin(async {})
+    }
+}
+
+#[test]
+fn a_collector_that_never_answers_is_given_up_on_after_its_time() {
+    let fake = FakeCollector { answer: Answer::Silent, sent: RefCell::default() };
+    let clock = Impatient::default();
+    let result = pollster::block_on(send(&fake, &clock, &collector(), "{}", &Secrets::default()));
+    assert_eq!(result, Err("The collector at https://otel.example.org:4318/v1/traces did not answer within 30 s.".into()));
+    assert_eq!(*clock.0.borrow(), vec![SEND_TIMEOUT_MS]);
+    assert_eq!(fake.sent.borrow().len(), 1, "asked once, not again");
+
+    // A refusal whose body never comes still says its status.
+    let fake = FakeCollector { answer: Answer::StatusThenStall(503), sent: RefCell::default() };
+    let result = pollster::block_on(send(&fake, &clock, &collector(), "{}", &Secrets::default()));
+    assert_eq!(result, Err("The collector at https://otel.example.org:4318/v1/traces refused the run: HTTP 503.".into()));
 }
