@@ -11,7 +11,7 @@
 use serde_json::{json, Value};
 
 use crate::agent::model::{Message, Role, Usage};
-use crate::agent::trace::{ApprovalChoice, Rebuilder, EventKind, LlmPurpose, StopReason};
+use crate::agent::trace::{ApprovalChoice, EventKind, LlmPurpose, Rebuilder, StopReason};
 use crate::agent::{Event, ModelName};
 use crate::secrets::{mask, Secrets};
 
