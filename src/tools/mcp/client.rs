@@ -177,6 +177,13 @@ pub struct ServerInfo {
     pub offers_prompts: bool,
 }
 
+/// Why a request got no answer: starting the session failed (which `connect` reports), or the
+/// request itself did.
+enum Unanswered {
+    Connect(McpError),
+    Call(McpError),
+}
+
 struct Session {
     id: Option<String>,
     info: ServerInfo,
@@ -496,16 +503,20 @@ impl McpClient {
     /// One request in the current session (started first if there is none); a session the
     /// server forgot (`session_unknown`) is started again, once, and the request sent again.
     async fn request(&self, method: &str, params: Value) -> Result<Value, McpError> {
-        let outcome = self.request_once_again(method, params).await;
-        if let Err(e) = &outcome {
-            self.report_failure(e);
+        match self.request_once_again(method, params).await {
+            Ok(result) => Ok(result),
+            Err(Unanswered::Call(e)) => {
+                self.report_failure(&e);
+                Err(e)
+            }
+            // `connect` has reported it.
+            Err(Unanswered::Connect(e)) => Err(e),
         }
-        outcome
     }
 
-    async fn request_once_again(&self, method: &str, params: Value) -> Result<Value, McpError> {
+    async fn request_once_again(&self, method: &str, params: Value) -> Result<Value, Unanswered> {
         if self.session.borrow().is_none() {
-            self.connect().await?;
+            self.connect().await.map_err(Unanswered::Connect)?;
         }
         for attempt in 0..2 {
             let id = self.take_id();
@@ -516,13 +527,13 @@ impl McpClient {
                 Ok(answer) => return Ok(answer.result.unwrap_or(Value::Null)),
                 Err(Failure::Expired) if attempt == 0 => {
                     self.report(McpState::Reconnecting);
-                    self.connect().await?;
+                    self.connect().await.map_err(Unanswered::Connect)?;
                 }
-                Err(Failure::Expired) => return Err(self.not_found()),
-                Err(Failure::Error(e)) => return Err(e),
+                Err(Failure::Expired) => return Err(Unanswered::Call(self.not_found())),
+                Err(Failure::Error(e)) => return Err(Unanswered::Call(e)),
             }
         }
-        Err(self.not_found())
+        Err(Unanswered::Call(self.not_found()))
     }
 
     /// Tells the server that the answer to request `id` is no longer wanted

@@ -506,6 +506,18 @@ fn the_listener_hears_a_forgotten_session_and_the_next_listen_starts_a_new_one()
 }
 
 #[test]
+fn a_reconnect_that_fails_is_reported_once() {
+    // The server forgets the session, then refuses the new one.
+    let server = Server::new([handshake(), vec![Reply::status(404, "text/plain", ""), Reply::status(401, "application/json", "{}")]].concat());
+    let c = client(&server, "");
+    let said = states(&c);
+    run(c.connect()).unwrap();
+    let e = run(c.call_tool("echo", json!({}), None)).unwrap_err();
+    let version = format!("connected {PROTOCOL_VERSION}");
+    assert_eq!(*said.borrow(), [version, "reconnecting".into(), format!("failed: {}", e.message)]);
+}
+
+#[test]
 fn a_server_out_of_reach_is_reported_as_failed_with_the_reason() {
     let server = Server::new([handshake(), vec![Reply::status(401, "application/json", "{}")]].concat());
     let c = client(&server, "");
