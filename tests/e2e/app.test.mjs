@@ -168,8 +168,16 @@ test('the trace follows a long run but stops following when scrolled up', async 
   await ask(page, 'Count for me');
   const pane = page.getByRole('region', { name: 'Agent trace' });
   await page.waitForFunction(() => document.querySelectorAll('[data-kind="tool_result"]').length >= 5);
-  const atBottom = () => pane.evaluate((el) => el.scrollTop + el.clientHeight >= el.scrollHeight - 60);
-  assert.ok(await atBottom(), 'following the run');
+  // Following: the pane reaches the bottom as rows arrive (a frame or two after each).
+  await pane.evaluate((el) => new Promise((resolve, reject) => {
+    const end = Date.now() + 10_000;
+    const check = () => {
+      if (el.scrollTop + el.clientHeight >= el.scrollHeight - 60) resolve();
+      else if (Date.now() > end) reject(new Error('following the run: the pane never reached the bottom'));
+      else requestAnimationFrame(check);
+    };
+    check();
+  }));
   await pane.evaluate((el) => el.scrollTo(0, 0));
   await page.waitForFunction(() => document.querySelectorAll('[data-kind="tool_result"]').length >= 12);
   assert.equal(await pane.evaluate((el) => el.scrollTop), 0, 'stays where the person scrolled');

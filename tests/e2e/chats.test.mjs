@@ -60,7 +60,8 @@ test('new chat, switch, rename and delete conversations', async () => {
   assert.equal(await page.locator('.bubble.user .text').textContent(), 'First question');
 
   page.once('dialog', (d) => d.accept('Renamed chat'));
-  await page.getByTestId('rename-chat').nth(1).click();
+  // By name: a save that lands late may reorder the list (the open chat moves to the top).
+  await page.getByRole('button', { name: 'Rename “First question”' }).click();
   await page.locator('.chat-title', { hasText: 'Renamed chat' }).waitFor();
   await page.reload();
   await page.locator('.chat-title', { hasText: 'Renamed chat' }).waitFor();
