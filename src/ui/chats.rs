@@ -220,15 +220,20 @@ impl Chats {
         self.chat.set(Conversation::new(new_id()));
     }
 
+    fn open_id(self) -> String {
+        self.chat.with_untracked(|c| c.id.clone())
+    }
+
     fn persist_soon(self) {
         if self.save_pending.get_value() {
             return;
         }
         self.save_pending.set_value(true);
+        let id = self.open_id();
         set_timeout(
             move || {
                 self.save_pending.set_value(false);
-                self.persist();
+                self.persist_chat(id);
             },
             std::time::Duration::from_millis(250),
         );
@@ -237,22 +242,32 @@ impl Chats {
     /// Saves the open conversation and moves it to the top of the list. A failure is shown
     /// and changes nothing in memory: the next save writes everything again.
     pub fn persist(self) {
+        self.persist_chat(self.open_id());
+    }
+
+    /// Saves chat `id` if it is still the open one when the save runs. One that was left
+    /// meanwhile was saved on the way out (`may_leave`), or deleted: saving whatever is open
+    /// instead would move that chat to the top of the list.
+    fn persist_chat(self, id: String) {
         // Spawned futures start in order, so each save's transaction starts after the last one's.
         leptos::task::spawn_local(async move {
-            self.save_open().await;
+            self.save_open(id).await;
         });
     }
 
-    /// Saves the open conversation now; whether it is safely stored (or there is nothing to store).
-    async fn save_open(self) -> bool {
-        if self.chat.with_untracked(Conversation::is_empty) || self.live_elsewhere.get_value() {
+    /// Saves the open conversation now if it is chat `id`; whether it is safely stored (or
+    /// there is nothing to store).
+    async fn save_open(self, id: String) -> bool {
+        if self.chat.with_untracked(|c| c.is_empty() || c.id != id) || self.live_elsewhere.get_value() {
             return true;
         }
         let Some(backend) = self.backend() else { return false };
         let writer = self.writer.get_value();
-        let (id, title) = self.chat.with_untracked(|c| (c.id.clone(), c.title()));
-        match save::write(backend, Write::Open { chat: self.chat, writer }, now_ms()).await {
-            Ok(summary) => {
+        let title = self.chat.with_untracked(Conversation::title);
+        match save::write(backend, Write::Open { chat: self.chat, id: id.clone(), writer }, now_ms()).await {
+            // The chat was left while its save waited for the saving part of the page.
+            Ok(None) => true,
+            Ok(Some(summary)) => {
                 self.list.update(|list| list.put_first(summary));
                 self.problem.set(None);
                 storage::set_current_chat_id(&id);
@@ -271,7 +286,7 @@ impl Chats {
     async fn may_leave(self) -> bool {
         // Without a database, or with one only a newer release may write, nothing can ever be
         // saved here: the banner says so, and switching is not held up.
-        if self.backend().is_none_or(|b| b.read_only()) || self.save_open().await {
+        if self.backend().is_none_or(|b| b.read_only()) || self.save_open(self.open_id()).await {
             return true;
         }
         self.note.set(Some("This chat stays open because it is not saved yet: export it (⬇ Export JSON) or make room, then switch.".into()));

@@ -340,7 +340,7 @@ mod io {
     use crate::browser::BrowserClock;
     use crate::net::browser::BrowserFetch;
     use crate::tools::mcp::settings::merge_tools;
-    use crate::tools::mcp::{ListenEnd, McpClient, McpError, McpHub, McpServer, McpState, McpToolInfo};
+    use crate::tools::mcp::{McpClient, McpError, McpHub, McpServer, McpState, McpToolInfo};
 
     /// The page's MCP clients, made on first use: by Settings or a run, both parts fetched on
     /// use (`parts`), so the client's code is not in the first load.
@@ -490,29 +490,9 @@ mod io {
     }
 
     /// Keeps the server's event stream open while this client is the one in use, so tool-list
-    /// changes arrive; gives up after repeated failures.
+    /// changes arrive (`McpClient::keep_listening`).
     fn listen(client: Rc<McpClient>) {
-        if !client.claim_listener() {
-            return;
-        }
-        leptos::task::spawn_local(async move {
-            // Streams that end or fail quickly, again and again, are given up on.
-            // A server removed or changed in Settings is let go at once (dropping the stream
-            // aborts its request), not when its stream next ends.
-            let mut failures = 0;
-            while !client.is_retired() && failures < 5 {
-                let started = BrowserClock.now_ms();
-                match race(client.listen(), client.retired()).await {
-                    Either::Left(ListenEnd::Unsupported) | Either::Right(()) => break,
-                    Either::Left(_) => {}
-                }
-                failures = if BrowserClock.now_ms() - started > 60_000.0 { 0 } else { failures + 1 };
-                if let Either::Right(()) = race(BrowserClock.sleep(2000.0 * failures as f64), client.retired()).await {
-                    break;
-                }
-            }
-            client.release_listener();
-        });
+        leptos::task::spawn_local(client.keep_listening(&BrowserClock));
     }
 }
 

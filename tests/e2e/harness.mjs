@@ -89,7 +89,8 @@ export async function openApp(browser, origin, { viewport = { width: 1280, heigh
   const errors = [];
   page.on('console', (msg) => {
     if (/CSP violation|Content.Security.Policy/i.test(msg.text())) cspViolations.push(msg.text());
-    if (msg.type() === 'error') errors.push(msg.text());
+    // A failed load names what failed: the browser's line alone does not say which request it was.
+    if (msg.type() === 'error') errors.push(msg.location()?.url ? `${msg.text()} [${msg.location().url}]` : msg.text());
   });
   page.on('pageerror', (err) => errors.push(String(err)));
   if (beforeLoad) await beforeLoad(context);

@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 use super::jsonrpc::{self, Incoming, RpcError};
 use super::schema::DESCRIPTION_LIMIT;
 use super::settings::{McpArgument, McpItem, McpServer, McpToolInfo};
+pub use listen::ListenEnd;
 use crate::agent::CancelToken;
 use crate::net::sse::SseDecoder;
 use crate::net::{Fetch, FetchFailed, HttpRequest, OwnedRequest, Redirects, Streaming};
@@ -45,6 +46,8 @@ const OLDER_GREETING_LIMIT: usize = 4096;
 /// `tools/list` pages followed, and tools kept, per server.
 const PAGE_LIMIT: usize = 20;
 const TOOL_LIMIT: usize = 300;
+
+mod listen;
 
 /// Why an MCP exchange failed, by what the person can do about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,16 +192,6 @@ struct Session {
     info: ServerInfo,
 }
 
-/// How a wait on the server's own event stream (`listen`) ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ListenEnd {
-    /// The server offers no such stream (405): nothing to listen to.
-    Unsupported,
-    /// The stream ended or broke; listening again later may work.
-    Ended,
-    Failed(McpError),
-}
-
 /// A failed POST: an error, or the sign that the session expired.
 enum Failure {
     Expired,
@@ -226,16 +219,20 @@ impl McpClient {
     /// the client any more, and by the hub when the page goes away (`McpHub::end_sessions`).
     /// Used again afterwards, the client starts a new session.
     pub fn end_session(&self) {
-        let Some(session) = self.session_id() else { return };
-        if session.is_empty() {
-            return;
+        if let Some(delete) = self.take_session() {
+            self.fetch.send_detached(delete);
         }
+    }
+
+    /// Forgets the session and gives the DELETE that ends it with the server; `None` when
+    /// there is no session, or the client is busy (a borrow held elsewhere) and keeps it.
+    fn take_session(&self) -> Option<OwnedRequest> {
+        self.session_id().filter(|id| !id.is_empty())?;
         let headers = self.headers("application/json, text/event-stream");
-        // Busy (a borrow held elsewhere) means the client is in use; its session stays.
-        let Ok(mut current) = self.session.try_borrow_mut() else { return };
+        let mut current = self.session.try_borrow_mut().ok()?;
         *current = None;
         drop(current);
-        self.fetch.send_detached(OwnedRequest { method: "DELETE", url: self.url.clone(), headers, body: None, redirects: self.redirects() });
+        Some(OwnedRequest { method: "DELETE", url: self.url.clone(), headers, body: None, redirects: self.redirects() })
     }
 }
 
@@ -549,76 +546,6 @@ impl McpClient {
         let params = json!({"requestId": id, "reason": "Thoughtline stopped waiting for this call (Stop, or a time limit)."});
         let body = jsonrpc::notification("notifications/cancelled", Some(params));
         self.fetch.send_detached(OwnedRequest { method: "POST", url: self.url.clone(), headers, body: Some(body), redirects: self.redirects() });
-    }
-
-    /// Claims the one listener this client's session may have; `false` when taken.
-    pub fn claim_listener(&self) -> bool {
-        !self.listening.replace(true)
-    }
-
-    pub fn release_listener(&self) {
-        self.listening.set(false);
-    }
-
-    /// Waits on the server's own event stream (GET) for notifications until it ends. The caller
-    /// decides whether and when to listen again.
-    pub async fn listen(&self) -> ListenEnd {
-        let end = self.listen_once().await;
-        if let ListenEnd::Failed(e) = &end {
-            self.report_failure(e);
-        }
-        end
-    }
-
-    async fn listen_once(&self) -> ListenEnd {
-        if self.session.borrow().is_none() {
-            if let Err(e) = self.connect().await {
-                return ListenEnd::Failed(e);
-            }
-        }
-        let headers = self.headers("text/event-stream");
-        let sent_session = self.session_id().is_some();
-        let request = HttpRequest { method: "GET", url: &self.url, headers: &headers, body: None, redirects: self.redirects() };
-        let mut stream = match self.fetch.open(request).await {
-            Ok(stream) => stream,
-            Err(e) => return ListenEnd::Failed(self.unreachable(&e, true).await),
-        };
-        if stream.is_redirect() {
-            return ListenEnd::Failed(self.redirected().await);
-        }
-        match stream.status() {
-            405 => return ListenEnd::Unsupported,
-            404 if sent_session => return self.forgotten(),
-            200..=299 => {}
-            status => {
-                let body = read_body(stream.as_mut(), ERROR_BODY_LIMIT).await.unwrap_or_default();
-                if sent_session && session_unknown(status, &body) {
-                    return self.forgotten();
-                }
-                return ListenEnd::Failed(self.http_error(status, &body));
-            }
-        }
-        let mut decoder = SseDecoder::new();
-        loop {
-            let events = match stream.chunk().await {
-                Ok(Some(bytes)) => decoder.push(&bytes),
-                Ok(None) | Err(_) => return ListenEnd::Ended,
-            };
-            for event in events {
-                if let Ok(messages) = jsonrpc::parse(&event.data) {
-                    for message in messages {
-                        self.handle(message).await;
-                    }
-                }
-            }
-        }
-    }
-
-    /// The server forgot the session the listener carried: the next `listen` starts a new one.
-    fn forgotten(&self) -> ListenEnd {
-        *self.session.borrow_mut() = None;
-        self.report(McpState::Reconnecting);
-        ListenEnd::Ended
     }
 
     fn take_id(&self) -> u64 {

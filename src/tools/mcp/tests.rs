@@ -33,11 +33,13 @@ struct Reply {
     redirect: bool,
     /// The server never answers (a slow tool): `open` stays pending.
     hangs: bool,
+    /// The body stays open after its pieces (a server's event stream), until let go.
+    stays_open: bool,
 }
 
 impl Reply {
     fn json(body: Value) -> Self {
-        Reply { status: 200, headers: vec![("Content-Type".into(), "application/json".into())], chunks: vec![Ok(body.to_string())], fails: false, redirect: false, hangs: false }
+        Reply { status: 200, headers: vec![("Content-Type".into(), "application/json".into())], chunks: vec![Ok(body.to_string())], fails: false, redirect: false, hangs: false, stays_open: false }
     }
     /// An SSE answer, cut into 7-byte pieces so events straddle chunks.
     fn sse(messages: &[Value]) -> Self {
@@ -46,19 +48,23 @@ impl Reply {
             text.push_str(&format!("event: message\ndata: {m}\n\n"));
         }
         let chunks = text.as_bytes().chunks(7).map(|c| Ok(String::from_utf8_lossy(c).into_owned())).collect();
-        Reply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], chunks, fails: false, redirect: false, hangs: false }
+        Reply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], chunks, fails: false, redirect: false, hangs: false, stays_open: false }
     }
     fn status(status: u16, content_type: &str, body: &str) -> Self {
-        Reply { status, headers: vec![("Content-Type".into(), content_type.into())], chunks: vec![Ok(body.into())], fails: false, redirect: false, hangs: false }
+        Reply { status, headers: vec![("Content-Type".into(), content_type.into())], chunks: vec![Ok(body.into())], fails: false, redirect: false, hangs: false, stays_open: false }
     }
     fn accepted() -> Self {
-        Reply { status: 202, headers: Vec::new(), chunks: Vec::new(), fails: false, redirect: false, hangs: false }
+        Reply { status: 202, headers: Vec::new(), chunks: Vec::new(), fails: false, redirect: false, hangs: false, stays_open: false }
     }
     fn no_response() -> Self {
-        Reply { status: 0, headers: Vec::new(), chunks: Vec::new(), fails: true, redirect: false, hangs: false }
+        Reply { status: 0, headers: Vec::new(), chunks: Vec::new(), fails: true, redirect: false, hangs: false, stays_open: false }
     }
     fn hang() -> Self {
         Reply { hangs: true, ..Reply::accepted() }
+    }
+    /// An event stream that carries nothing and stays open.
+    fn open_stream() -> Self {
+        Reply { stays_open: true, ..Reply::sse(&[]) }
     }
     fn session(mut self, id: &str) -> Self {
         self.headers.push(("mcp-session-id".into(), id.into()));
@@ -91,6 +97,9 @@ struct Server {
     seen: RefCell<Vec<Seen>>,
     /// What was sent with `send_detached`.
     detached: RefCell<Vec<Seen>>,
+    /// In order: each request's method as it is sent, and "let go" when the page drops an
+    /// open stream.
+    log: Rc<RefCell<Vec<String>>>,
     reachable: Option<bool>,
 }
 
@@ -106,6 +115,15 @@ impl Server {
 struct Stream {
     reply: Reply,
     next: usize,
+    log: Rc<RefCell<Vec<String>>>,
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if self.reply.stays_open {
+            self.log.borrow_mut().push("let go".into());
+        }
+    }
 }
 
 impl Streaming for Stream {
@@ -121,8 +139,10 @@ impl Streaming for Stream {
     fn chunk(&mut self) -> LocalBoxFuture<'_, Result<Option<Vec<u8>>, FetchFailed>> {
         let piece = self.reply.chunks.get(self.next).cloned();
         self.next += 1;
+        let stays_open = self.reply.stays_open;
         Box::pin(async move {
             match piece {
+                None if stays_open => std::future::pending().await,
                 None => Ok(None),
                 Some(Ok(text)) => Ok(Some(text.into_bytes())),
                 Some(Err(e)) => Err(FetchFailed(e)),
@@ -138,7 +158,9 @@ impl Fetch for Server {
     fn open<'a>(&'a self, request: HttpRequest<'a>) -> LocalBoxFuture<'a, Result<Box<dyn Streaming>, FetchFailed>> {
         let body = request.body.map(|b| serde_json::from_str(b).expect("the client sends JSON")).unwrap_or(Value::Null);
         self.seen.borrow_mut().push(Seen { method: request.method.into(), redirects: request.redirects, headers: request.headers.to_vec(), body });
+        self.log.borrow_mut().push(request.method.into());
         let reply = self.replies.borrow_mut().pop_front().unwrap_or_else(|| Reply::status(500, "text/plain", "the script ran out"));
+        let log = self.log.clone();
         Box::pin(async move {
             if reply.hangs {
                 std::future::pending::<()>().await;
@@ -146,7 +168,7 @@ impl Fetch for Server {
             if reply.fails {
                 return Err(FetchFailed("TypeError: Failed to fetch".into()));
             }
-            Ok(Box::new(Stream { reply, next: 0 }) as Box<dyn Streaming>)
+            Ok(Box::new(Stream { reply, next: 0, log }) as Box<dyn Streaming>)
         })
     }
     fn reachable<'a>(&'a self, _url: &'a str) -> LocalBoxFuture<'a, Option<bool>> {
@@ -935,7 +957,7 @@ fn a_react_run_lists_the_tool_with_its_input_calls_the_server_and_traces_where()
 
 #[test]
 fn a_server_with_a_token_is_never_followed_through_a_redirect() {
-    let redirect = Reply { status: 0, headers: Vec::new(), chunks: Vec::new(), fails: false, redirect: true, hangs: false };
+    let redirect = Reply { status: 0, headers: Vec::new(), chunks: Vec::new(), fails: false, redirect: true, hangs: false, stays_open: false };
     let server = Rc::new(Server { replies: RefCell::new(vec![redirect].into()), redirect_to: Some("https://elsewhere.example/mcp".into()), ..Default::default() });
     let mcp = client(&server, "tok-12345");
     let err = run(mcp.list_tools()).unwrap_err();
@@ -1058,6 +1080,62 @@ fn a_page_going_away_ends_every_session_at_once_even_one_a_run_holds() {
     // Ended once: letting go of the client later sends nothing more.
     drop(client);
     assert_eq!(methods(), ["DELETE"]);
+}
+
+/// Polls as pending once, so the other side of a `race` runs first.
+async fn yield_once() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            return std::task::Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
+    .await
+}
+
+/// A client of `hub`, connected and listening, whose server is removed from Settings while
+/// its stream is open; `run_holds` keeps a second handle to it, as a run would.
+fn remove_while_listening(server: &Rc<Server>, run_holds: bool) -> Option<Rc<McpClient>> {
+    let hub = McpHub::new(server.clone(), Rc::new(|_: &str| {}), Rc::new(|_: &str, _| {}));
+    let client = hub.client(&server_settings("http://127.0.0.1:9/mcp", ""));
+    run(client.connect()).unwrap();
+    let clock = crate::agent::time::SystemClock::default();
+    let listening = Rc::clone(&client).keep_listening(&clock);
+    let held = run_holds.then(|| Rc::clone(&client));
+    drop(client);
+    let removed = async {
+        yield_once().await;
+        assert_eq!(server.log.borrow().last().map(String::as_str), Some("GET"), "the stream is open");
+        hub.keep_only(&[]);
+        std::future::pending::<()>().await
+    };
+    assert!(matches!(run(crate::agent::time::race(listening, removed)), crate::agent::time::Either::Left(())));
+    held
+}
+
+#[test]
+fn a_removed_server_has_its_session_ended_before_its_stream_is_let_go() {
+    let server = Server::new([handshake(), vec![Reply::open_stream(), Reply::status(200, "text/plain", "")]].concat());
+    assert!(remove_while_listening(&server, false).is_none());
+    // The DELETE goes out while the stream is open: one sent at once after an aborted stream,
+    // Chromium sends twice, and the server answers the second 404.
+    assert_eq!(*server.log.borrow(), ["POST", "POST", "GET", "DELETE", "let go"]);
+    assert_eq!(server.seen()[3].header("Mcp-Session-Id"), Some("s1"));
+    assert!(server.detached.borrow().is_empty(), "ended once, not again when the client is dropped");
+}
+
+#[test]
+fn a_removed_server_that_a_run_still_uses_keeps_its_session_until_the_run_lets_go() {
+    let server = Server::new([handshake(), vec![Reply::open_stream()]].concat());
+    let held = remove_while_listening(&server, true).expect("the run's handle");
+    assert_eq!(*server.log.borrow(), ["POST", "POST", "GET", "let go"]);
+    assert!(server.detached.borrow().is_empty());
+    drop(held);
+    let detached = server.detached.borrow().clone();
+    assert_eq!(detached.iter().map(|s| s.method.as_str()).collect::<Vec<_>>(), ["DELETE"]);
 }
 
 // ---- resources and prompts ---------------------------------------------------------------

@@ -17,30 +17,34 @@ use crate::storage::ChatSummary;
 
 /// What to write.
 pub enum Write {
-    /// The open chat: what `writer` does not know to be stored, marked stored once committed.
-    Open { chat: RwSignal<Conversation>, writer: Rc<RefCell<ChatWriter>> },
+    /// The open chat, if it is still chat `id`: what `writer` does not know to be stored,
+    /// marked stored once committed.
+    Open { chat: RwSignal<Conversation>, id: String, writer: Rc<RefCell<ChatWriter>> },
     /// A whole chat that is not the open one (another chat renamed).
     Whole(Conversation),
 }
 
-type Saving = Pin<Box<dyn Future<Output = Result<ChatSummary, String>>>>;
+/// The chat's summary once stored; `None` when the open chat is no longer the one to write.
+type Saving = Pin<Box<dyn Future<Output = Result<Option<ChatSummary>, String>>>>;
 
 crate::ui::parts::part!(save_chat, preload = preload, pub fn writing(backend: Rc<dyn Backend>, write: Write, now_ms: f64) -> Saving {
     Box::pin(async move {
         let saved = match write {
-            Write::Open { chat, writer } => {
+            Write::Open { chat, id, writer } => {
                 // Only what changed since the last save that committed is serialised and written.
-                let batch = chat.with_untracked(|chat| writer.borrow().batch(chat, now_ms));
+                let Some(batch) = chat.with_untracked(|chat| (chat.id == id).then(|| writer.borrow().batch(chat, now_ms))) else {
+                    return Ok(None);
+                };
                 store::save_changes(backend.as_ref(), &writer, batch).await
             }
             Write::Whole(chat) => store::save(backend.as_ref(), &chat, now_ms).await,
         };
-        saved.map_err(|e| e.to_string())
+        saved.map(Some).map_err(|e| e.to_string())
     })
 });
 
 /// Writes `write`; the error says what to do, a part that did not arrive included.
-pub async fn write(backend: Rc<dyn Backend>, write: Write, now_ms: f64) -> Result<ChatSummary, String> {
+pub async fn write(backend: Rc<dyn Backend>, write: Write, now_ms: f64) -> Result<Option<ChatSummary>, String> {
     match writing(backend, write, now_ms).await {
         Ok(saving) => saving.await,
         Err(missing) => Err(missing.message("Saving")),
