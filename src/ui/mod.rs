@@ -93,12 +93,14 @@ pub fn App() -> impl IntoView {
 
     // The agent's engine is fetched once the first screen is up and the page is idle, so a
     // first question does not wait for it and the first screen does not wait for the engine
-    // (`parts`); Settings and Compare when the pointer or focus reaches their buttons.
+    // (`parts`); Settings and Compare when the pointer or focus reaches their buttons. Saving
+    // (a few KB) is fetched before the engine, not after it: a question is saved as it is
+    // sent, and one whose save waited for the engine's download would be lost to a reload.
     #[cfg(target_arch = "wasm32")]
     request_idle_callback(move || {
         leptos::task::spawn_local(async move {
-            let _ = run::preload_engine().await;
             let _ = chats::preload_save().await;
+            let _ = run::preload_engine().await;
             // The approval panel too, where a server asks before its calls.
             if settings.with_untracked(|s| s.tools.mcp.servers.iter().any(|s| s.common.enabled && !s.url.trim().is_empty())) {
                 let _ = approval::preload().await;
