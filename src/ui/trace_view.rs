@@ -196,7 +196,7 @@ pub fn TracePane(
             <p class="visually-hidden" aria-live="polite" data-testid="trace-announce">{move || announced.get()}</p>
             // `data-events`: how many rows the list has once drawn (they arrive a screenful per
             // frame, and only with their part), for whoever waits on them.
-            <ol class="events" data-testid="trace" data-events=move || trace.with(|events| events.len().min(MAX_ROWS)) tabindex="0" aria-label="Steps: j and k move between them, / searches">
+            <ol class="events" data-testid="trace" data-events=move || trace.with(|events| events.len().min(MAX_ROWS).to_string()) tabindex="0" aria-label="Steps: j and k move between them, / searches">
                 // The rows are a part of the page (`parts`): a trace with no events needs none
                 // of their code, so a first visit does not wait for it.
                 <Show when=move || !trace.with(<[Event]>::is_empty)>
