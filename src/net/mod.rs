@@ -43,6 +43,13 @@ pub struct OwnedRequest {
     pub redirects: Redirects,
 }
 
+impl OwnedRequest {
+    /// The same request, borrowed, for `Fetch::open` (to wait for its answer after all).
+    pub fn as_request(&self) -> HttpRequest<'_> {
+        HttpRequest { method: self.method, url: &self.url, headers: &self.headers, body: self.body.as_deref(), redirects: self.redirects }
+    }
+}
+
 /// What a request does when the server answers with a redirect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Redirects {

@@ -79,8 +79,7 @@ impl McpClient {
     /// Ends the session and waits (a little) for the server's answer, which is not read.
     async fn end_session_answered(&self, clock: &dyn Clock) {
         let Some(delete) = self.take_session() else { return };
-        let request = HttpRequest { method: delete.method, url: &delete.url, headers: &delete.headers, body: None, redirects: delete.redirects };
-        let _ = race(self.fetch.open(request), clock.sleep(SESSION_END_WAIT_MS)).await;
+        let _ = race(self.fetch.open(delete.as_request()), clock.sleep(SESSION_END_WAIT_MS)).await;
     }
 
     /// Waits on the server's own event stream (GET) for notifications until it ends. The caller
