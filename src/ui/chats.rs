@@ -42,7 +42,8 @@ pub struct Chats {
     backend: StoredValue<Option<Rc<dyn Backend>>, LocalStorage>,
     /// What is known to be stored of the open chat, so a save writes only what changed.
     writer: StoredValue<Rc<RefCell<ChatWriter>>, LocalStorage>,
-    save_pending: StoredValue<bool>,
+    /// The chat a save is queued for (`persist_soon`): changes to it meanwhile need no other.
+    save_pending: StoredValue<Option<String>>,
     /// The open chat is being run by another tab: that tab saves it, this one must not.
     live_elsewhere: StoredValue<bool>,
     run_lock: StoredValue<Option<RunLock>, LocalStorage>,
@@ -67,7 +68,7 @@ impl Chats {
             note: RwSignal::new(None),
             backend: StoredValue::new_local(None),
             writer: StoredValue::new_local(Rc::default()),
-            save_pending: StoredValue::new(false),
+            save_pending: StoredValue::new(None),
             live_elsewhere: StoredValue::new(false),
             run_lock: StoredValue::new_local(None),
         };
@@ -174,7 +175,7 @@ impl Chats {
 
     /// Whether the open chat has something a save has not written yet.
     fn unsaved(self) -> bool {
-        self.save_pending.get_value() || self.problem.with_untracked(Option::is_some)
+        self.save_pending.with_value(|pending| pending.as_deref() == Some(self.open_id().as_str())) || self.problem.with_untracked(Option::is_some)
     }
 
     /// Shows a stored chat. A chat saved while running is either live in another tab (left to
@@ -225,14 +226,17 @@ impl Chats {
     }
 
     fn persist_soon(self) {
-        if self.save_pending.get_value() {
+        // A save queued for another chat (one just left) does not save this one.
+        let id = self.open_id();
+        if self.save_pending.with_value(|pending| pending.as_deref() == Some(id.as_str())) {
             return;
         }
-        self.save_pending.set_value(true);
-        let id = self.open_id();
+        self.save_pending.set_value(Some(id.clone()));
         set_timeout(
             move || {
-                self.save_pending.set_value(false);
+                if self.save_pending.with_value(|pending| pending.as_deref() == Some(id.as_str())) {
+                    self.save_pending.set_value(None);
+                }
                 self.persist_chat(id);
             },
             std::time::Duration::from_millis(250),

@@ -211,6 +211,10 @@ test('a chat that cannot be read stays listed, with its stored text to download'
 test('an imported run opens as a new chat and never overwrites the open one', async () => {
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   await script(env.server.origin, scope, [{ text: 'Final Answer: kept' }]);
+  // The page's timers stand still until the import: the save the run's steps ask for a
+  // moment later (for the open chat) is still waiting when the imported chat opens.
+  await page.clock.install();
+  await page.clock.pauseAt(Date.now() + 1000);
   await ask(page, 'The open chat');
   await page.locator('.bubble.assistant').waitFor();
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
@@ -222,6 +226,8 @@ test('an imported run opens as a new chat and never overwrites the open one', as
   run.outcome = { kind: 'answer', text: 'imported answer' };
   await page.getByTestId('import').setInputFiles({ name: 'run.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
   await page.locator('.bubble.assistant .text', { hasText: 'imported answer' }).waitFor();
+  await page.clock.runFor(2000);
+  await page.clock.resume();
   await untilStored(page, 'imported answer');
   assert.deepEqual(await chatTitles(page), ['An imported question', 'The open chat']);
   await page.reload();
