@@ -6,6 +6,7 @@
 //! ARCHITECTURE.md has the map and the flow of one question.
 
 pub mod agent;
+pub mod app;
 pub mod conversation;
 pub mod in_page;
 pub(crate) mod json_read;

@@ -24,6 +24,7 @@ pub mod export;
 pub mod keys;
 #[cfg(target_arch = "wasm32")]
 pub mod idb;
+pub mod journal;
 pub mod lenient;
 pub mod list;
 pub mod local;

@@ -4,12 +4,18 @@
 //! writes only the records that changed (`storage::writer`). Every save that fails is shown in
 //! the banner (`problem`), and the chat in memory stays until a later save succeeds. Other tabs hear of each save and delete and refresh their lists; a run
 //! going on in another tab is left alone rather than marked interrupted.
+//!
+//! The rules are the app's (`app::saves`: when to save which chat; `app::journal`: what a
+//! person typed, kept synchronously until it is stored, and restored at start); this file
+//! carries out what they return with the browser: timers, the database, the cross-tab lock.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use leptos::prelude::*;
 
+use crate::app::journal::{self, Journal, Mark};
+use crate::app::saves::{Do, Heard, Saves};
 use crate::conversation::{Conversation, Save};
 use crate::storage::store::{self, Backend, Opened};
 use crate::storage::tabs::{self, RunLock, TabNews};
@@ -42,10 +48,10 @@ pub struct Chats {
     backend: StoredValue<Option<Rc<dyn Backend>>, LocalStorage>,
     /// What is known to be stored of the open chat, so a save writes only what changed.
     writer: StoredValue<Rc<RefCell<ChatWriter>>, LocalStorage>,
-    /// The chat a save is queued for (`persist_soon`): changes to it meanwhile need no other.
-    save_pending: StoredValue<Option<String>>,
-    /// The open chat is being run by another tab: that tab saves it, this one must not.
-    live_elsewhere: StoredValue<bool>,
+    /// When to save which chat, and whether the open one is this tab's to write.
+    saves: StoredValue<Saves>,
+    /// What the person typed that is not stored yet, kept synchronously (`storage::journal`).
+    journal: StoredValue<Journal>,
     run_lock: StoredValue<Option<RunLock>, LocalStorage>,
 }
 
@@ -61,15 +67,16 @@ impl Chats {
     /// Opens the database (moving an older release's chats into it), lists the chats and
     /// opens the one that was open last.
     pub fn restore() -> Self {
+        let id = new_id();
         let chats = Chats {
             list: RwSignal::new(ChatList::default()),
-            chat: RwSignal::new(Conversation::new(new_id())),
+            saves: StoredValue::new(Saves::new(id.clone())),
+            journal: StoredValue::new(Journal::default()),
+            chat: RwSignal::new(Conversation::new(id)),
             problem: RwSignal::new(None),
             note: RwSignal::new(None),
             backend: StoredValue::new_local(None),
             writer: StoredValue::new_local(Rc::default()),
-            save_pending: StoredValue::new(None),
-            live_elsewhere: StoredValue::new(false),
             run_lock: StoredValue::new_local(None),
         };
         leptos::task::spawn_local(chats.connect());
@@ -83,9 +90,9 @@ impl Chats {
     /// A run is about to start in the open chat. Two tabs must not write one chat: if another
     /// tab runs it, the question goes on in a new chat of its own, with the conversation so far.
     pub fn run_starting(self) {
-        if self.live_elsewhere.get_value() {
-            self.live_elsewhere.set_value(false);
-            self.chat.update(|c| c.id = new_id());
+        let id = new_id();
+        if self.saves.try_update_value(|s| s.run_starting(&id)).unwrap_or(false) {
+            self.chat.update(|c| c.id = id);
             self.note.set(Some("That chat is still running in another tab, so this question continues in a new chat.".into()));
         }
         self.run_lock.set_value(Some(tabs::hold_run_lock(&self.chat.with_untracked(|c| c.id.clone()))));
@@ -95,16 +102,86 @@ impl Chats {
     /// once: a reload right after the answer (or the agent's question) must not find the run
     /// still running; a burst of events costs one save.
     pub fn changed(self, save: Save) {
-        match save {
-            Save::No => {}
-            Save::Soon => self.persist_soon(),
-            Save::Now => {
-                self.persist();
-                if !self.running() {
-                    self.run_lock.set_value(None);
+        if save != Save::No {
+            self.keep_journal();
+        }
+        self.schedule(save);
+    }
+
+    /// Carries out what a change asks of storage (`app::saves`).
+    fn schedule(self, save: Save) {
+        let running = self.running();
+        let todo = self.saves.try_update_value(|s| s.changed(save, running, now_ms())).unwrap_or_default();
+        for todo in todo {
+            match todo {
+                Do::Save(id) => self.persist_chat(id),
+                Do::WakeAt(at) => {
+                    let wait = (at - now_ms()).max(0.0);
+                    set_timeout(
+                        move || {
+                            if let Some(id) = self.saves.try_update_value(|s| s.due(at.max(now_ms()))).flatten() {
+                                self.persist_chat(id);
+                            }
+                        },
+                        std::time::Duration::from_millis(wait as u64),
+                    );
                 }
+                Do::ReleaseRunLock => self.run_lock.set_value(None),
             }
         }
+    }
+
+    /// Writes to the journal, synchronously, what the person wrote into the open chat that the
+    /// journal does not have yet: a reload in the next moment must not lose it.
+    fn keep_journal(self) {
+        let entry = self.chat.with_untracked(|c| self.journal.try_update_value(|j| j.note(c, now_ms())).flatten());
+        let Some(entry) = entry else { return };
+        if let Err(e) = storage::journal::write(&entry) {
+            self.journal.update_value(|j| j.failed(&entry.chat));
+            self.note.set(Some(format!("Your question is not kept against a reload until the chat is saved: {e}")));
+        }
+    }
+
+    /// Turns what the journal holds into chats (a question the page went away before storing,
+    /// its run marked interrupted) and stores them; each record goes once its chat is stored.
+    /// The chat the person was on last, if one was restored.
+    async fn restore_journal(self, backend: Rc<dyn Backend>) -> Option<String> {
+        let (entries, _newer_or_damaged) = storage::journal::read_all();
+        let mut newest = None;
+        for entry in entries {
+            // That tab is still running the chat, and saves it itself.
+            if tabs::run_is_live(&entry.chat).await {
+                continue;
+            }
+            let stored = if self.list.with_untracked(|l| l.entries().iter().any(|c| c.id == entry.chat)) {
+                match read::open(backend.clone(), entry.chat.clone()).await {
+                    Ok(Opened::Chat { chat, .. }) => Some(chat),
+                    Ok(Opened::Missing) => None,
+                    // Left for a later load: opening the chat says what is wrong with it.
+                    Ok(Opened::Unreadable { .. }) | Err(_) => continue,
+                }
+            } else {
+                None
+            };
+            let Some(chat) = journal::restore(stored, &entry) else {
+                storage::journal::remove(&entry.chat);
+                continue;
+            };
+            match save::write(backend.clone(), Write::Whole(chat), now_ms()).await {
+                Ok(_) => {
+                    storage::journal::remove(&entry.chat);
+                    tabs::announce(&TabNews::Saved { id: entry.chat.clone() });
+                    newest = Some(entry.chat);
+                }
+                Err(e) => self.problem.set(Some(format!(
+                    "A question asked before the page was last closed is not saved yet: {e} It stays in this browser and is tried again on the next load."
+                ))),
+            }
+        }
+        if newest.is_some() {
+            self.refresh_list().await;
+        }
+        newest
     }
 
     async fn connect(self) {
@@ -128,9 +205,12 @@ impl Chats {
                 "The chats of the earlier version could not be moved into the database yet; they stay where they were and moving is tried again on the next load. {e}"
             )));
         }
-        self.backend.set_value(Some(backend));
+        self.backend.set_value(Some(backend.clone()));
         self.refresh_list().await;
-        let last = self.list.with_untracked(|l| l.to_open(storage::current_chat_id().as_deref()));
+        // A question the page went away before storing comes back first, as the chat the
+        // person was on (a newer release's database is left as it is).
+        let restored = if backend.read_only() { None } else { self.restore_journal(backend).await };
+        let last = restored.or_else(|| self.list.with_untracked(|l| l.to_open(storage::current_chat_id().as_deref())));
         // A question asked while the database was opening wins over the chat of last time,
         // and is saved now that there is somewhere to save it.
         if !self.chat.with_untracked(Conversation::is_empty) {
@@ -161,21 +241,13 @@ impl Chats {
     /// Another tab saved or deleted a chat.
     async fn hear(self, news: TabNews) {
         self.refresh_list().await;
-        let (TabNews::Saved { id } | TabNews::Deleted { id }) = &news;
-        if *id != self.chat.with_untracked(|c| c.id.clone()) || self.running() {
-            return;
-        }
-        match news {
-            TabNews::Saved { id } if self.live_elsewhere.get_value() || !self.unsaved() => self.load(id).await,
+        let running = self.running();
+        match self.saves.with_value(|s| s.hear(&news, running)) {
+            Heard::Reload => self.load(self.open_id()).await,
             // Deleted on purpose over there; kept here only if this tab has unsaved changes.
-            TabNews::Deleted { .. } if !self.unsaved() || self.live_elsewhere.get_value() => self.clear(),
-            _ => {}
+            Heard::Clear => self.clear(),
+            Heard::Nothing => {}
         }
-    }
-
-    /// Whether the open chat has something a save has not written yet.
-    fn unsaved(self) -> bool {
-        self.save_pending.with_value(|pending| pending.as_deref() == Some(self.open_id().as_str())) || self.problem.with_untracked(Option::is_some)
     }
 
     /// Shows a stored chat. A chat saved while running is either live in another tab (left to
@@ -186,7 +258,7 @@ impl Chats {
             Ok(Opened::Chat { mut chat, note, current }) => {
                 let live = chat.running().is_some() && tabs::run_is_live(&id).await;
                 let interrupted = !live && chat.mark_interrupted();
-                self.live_elsewhere.set_value(live);
+                self.saves.update_value(|s| s.opened(&id, live));
                 self.note.set(if live {
                     Some("This chat's run is going on in another tab; it shows here as that tab saves it.".into())
                 } else {
@@ -216,31 +288,14 @@ impl Chats {
     }
 
     fn clear(self) {
-        self.live_elsewhere.set_value(false);
+        let id = new_id();
+        self.saves.update_value(|s| s.opened(&id, false));
         self.note.set(None);
-        self.chat.set(Conversation::new(new_id()));
+        self.chat.set(Conversation::new(id));
     }
 
     fn open_id(self) -> String {
         self.chat.with_untracked(|c| c.id.clone())
-    }
-
-    fn persist_soon(self) {
-        // A save queued for another chat (one just left) does not save this one.
-        let id = self.open_id();
-        if self.save_pending.with_value(|pending| pending.as_deref() == Some(id.as_str())) {
-            return;
-        }
-        self.save_pending.set_value(Some(id.clone()));
-        set_timeout(
-            move || {
-                if self.save_pending.with_value(|pending| pending.as_deref() == Some(id.as_str())) {
-                    self.save_pending.set_value(None);
-                }
-                self.persist_chat(id);
-            },
-            std::time::Duration::from_millis(250),
-        );
     }
 
     /// Saves the open conversation and moves it to the top of the list. A failure is shown
@@ -262,16 +317,22 @@ impl Chats {
     /// Saves the open conversation now if it is chat `id`; whether it is safely stored (or
     /// there is nothing to store).
     async fn save_open(self, id: String) -> bool {
-        if self.chat.with_untracked(|c| c.is_empty() || c.id != id) || self.live_elsewhere.get_value() {
+        if self.chat.with_untracked(|c| c.is_empty() || c.id != id) || !self.saves.with_value(|s| s.may_write(&id)) {
             return true;
         }
         let Some(backend) = self.backend() else { return false };
         let writer = self.writer.get_value();
         let title = self.chat.with_untracked(Conversation::title);
+        // What the save holds at least: it reads the chat when it runs, and runs only grow.
+        let holds = self.chat.with_untracked(Mark::of);
         match save::write(backend, Write::Open { chat: self.chat, id: id.clone(), writer }, now_ms()).await {
             // The chat was left while its save waited for the saving part of the page.
             Ok(None) => true,
             Ok(Some(summary)) => {
+                self.saves.update_value(|s| s.saved(&id, true));
+                if let Some(done) = holds.and_then(|m| self.journal.try_update_value(|j| j.stored(&m)).flatten()) {
+                    storage::journal::remove(&done);
+                }
                 self.list.update(|list| list.put_first(summary));
                 self.problem.set(None);
                 storage::set_current_chat_id(&id);
@@ -279,6 +340,7 @@ impl Chats {
                 true
             }
             Err(e) => {
+                self.saves.update_value(|s| s.saved(&id, false));
                 self.problem.set(Some(format!("“{title}” is not saved: {e} It stays on this page; the next change tries to save it again.")));
                 false
             }
@@ -335,8 +397,9 @@ impl Chats {
             self.list.update(|l| l.put_first(summary));
             self.chat.set(imported);
             // Saved in a task of its own, not in the one that just read the file: a long run
-            // costs tens of milliseconds to read and as many to write.
-            self.persist_soon();
+            // costs tens of milliseconds to read and as many to write. Not journaled: the
+            // file it came from is the person's copy.
+            self.schedule(Save::Soon);
         });
     }
 
@@ -382,6 +445,8 @@ impl Chats {
                 return;
             }
             tabs::announce(&TabNews::Deleted { id: id.clone() });
+            self.journal.update_value(|j| j.forget(&id));
+            storage::journal::remove(&id);
             self.list.update(|l| l.remove(&id));
             if self.chat.with_untracked(|c| c.id == id) {
                 self.clear();

@@ -1,0 +1,13 @@
+//! The app: plain Rust state between the core (the agent, the conversation record, storage's
+//! shapes) and the views. It decides what must happen (what to write, when, what to restore)
+//! and returns it; the views carry it out with the browser and mirror the state in signals.
+//! No Leptos and no browser types here (`lints.rs`), so every rule is tested natively, faults
+//! replayed as sequences of operations with a clock the test moves.
+//!
+//! - `journal.rs`: what a person typed, kept synchronously until the chat is stored, and
+//!   turned back into the chat on the next load.
+//! - `saves.rs`: when the open chat is saved: the queued save and the chat it belongs to, a
+//!   save in flight, a failed save keeping the chat in memory, a chat running in another tab.
+
+pub mod journal;
+pub mod saves;
