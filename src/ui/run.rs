@@ -20,7 +20,7 @@
 use leptos::prelude::*;
 
 use crate::agent::trace::question;
-use crate::agent::{run_agent, AnsweredQuestion, ApprovalChoice, CancelToken, ChatModel, Clock, Event, EventKind, RunInput, RunObserver, Tool, Turn};
+use crate::agent::{run_agent, AnsweredQuestion, ApprovalChoice, CancelToken, ChatModel, Clock, Event, EventKind, RunInput, RunObserver, StopReason, Tool, Turn};
 use crate::conversation::Outcome;
 use crate::conversation::{outcome, Conversation, Save};
 use crate::conversation::mask_event;
@@ -86,6 +86,30 @@ pub(super) struct Job {
     token: CancelToken,
     /// Resources the person attached to the question, read before the run starts.
     attachments: Vec<super::mcp_compose::Attachment>,
+}
+
+/// A run that ends before the agent recorded anything (its engine could not be fetched, the
+/// model in the page could not be loaded, Stop while either was on its way) still shows in
+/// its trace that it started and why it ended, as a red step, not only under the messages.
+pub(super) struct Unstarted {
+    /// How many events the run held before this job (a continued run's earlier ones).
+    from: usize,
+    started: EventKind,
+}
+
+impl Job {
+    pub(super) fn unstarted(&self, now_unix_ms: f64) -> Unstarted {
+        let started = EventKind::RunStarted {
+            question: mask(&self.question, &self.secrets),
+            tools: Vec::new(),
+            history_turns: self.history.len(),
+            started_unix_ms: now_unix_ms.round(),
+            strategy: self.settings.agent.strategy,
+            continues: self.answer.is_some(),
+            model: crate::agent::ModelName { provider: self.settings.provider.preset.id().to_string(), model: mask(&self.settings.provider.model, &self.secrets) },
+        };
+        Unstarted { from: self.earlier.len(), started }
+    }
 }
 
 /// The agent's settings as a run uses them: structured output only where the provider takes a
@@ -213,8 +237,19 @@ impl RunControl {
         self.chat.with_untracked(|c| c.runs.get(run).map(|r| outcome(&r.events))).unwrap_or_else(|| outcome(&[]))
     }
 
-    /// The run is over: its outcome goes into the conversation, which is saved at once.
-    fn end(self, run: usize, outcome: Outcome) {
+    /// The run is over: its outcome goes into the conversation, which is saved at once. A run
+    /// that ended before the agent recorded a step gets its start and its end as steps.
+    fn end(self, run: usize, outcome: Outcome, unstarted: Unstarted) {
+        let nothing_recorded = self.chat.with_untracked(|c| c.runs.get(run).is_some_and(|r| r.events.len() == unstarted.from));
+        if let (true, Outcome::Ended(why)) = (nothing_recorded, &outcome) {
+            let reason = if *why == StopReason::Cancelled.describe() { StopReason::Cancelled } else { StopReason::ModelFailed };
+            let ended = EventKind::RunStopped { reason, message: why.clone() };
+            self.chat.update(|c| {
+                for kind in [unstarted.started, ended] {
+                    c.record(run, Event { index: 0, step: 0, started_ms: 0.0, ended_ms: 0.0, kind });
+                }
+            });
+        }
         let save = self.chat.try_update(|c| c.end(run, outcome)).unwrap_or(Save::No);
         self.running.set(false);
         self.cancel.set_value(None);
@@ -327,13 +362,14 @@ mod page {
         leptos::task::spawn_local(async move {
             let token = job.token.clone();
             let run = job.run;
+            let unstarted = job.unstarted(js_sys::Date::now());
             let (collector, secrets) = (job.settings.collector.clone(), job.secrets.clone());
             let outcome = match race(engine(control, job), token.cancelled()).await {
                 Either::Left(Ok(run)) => run.await,
                 Either::Left(Err(missing)) => Outcome::Ended(missing.message("The agent")),
                 Either::Right(()) => Outcome::Ended(StopReason::Cancelled.describe()),
             };
-            control.end(run, outcome);
+            control.end(run, outcome, unstarted);
             control.send_finished(run, collector, secrets);
         });
     }
@@ -421,7 +457,8 @@ mod page {
     use super::{Job, Outcome, RunControl};
 
     pub fn launch(control: RunControl, job: Job) {
-        control.end(job.run, Outcome::Ended("Running the agent needs a browser.".into()));
+        let unstarted = job.unstarted(0.0);
+        control.end(job.run, Outcome::Ended("Running the agent needs a browser.".into()), unstarted);
     }
 }
 

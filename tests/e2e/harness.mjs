@@ -68,7 +68,8 @@ let scopes = 0;
 /**
  * A fresh page on the app, with its own server scope and a record of console errors.
  * `seed(scope, base)` may return stored settings to start with (as if saved earlier);
- * `beforeLoad(context)` runs before the page is opened (to set up routes).
+ * `beforeLoad(context, page)` runs before the page is opened (to set up routes, or to slow the
+ * network with a CDP session on `page`).
  */
 export async function openApp(browser, origin, { viewport = { width: 1280, height: 800 }, seed, beforeLoad } = {}) {
   const context = await browser.newContext({ viewport });
@@ -93,7 +94,7 @@ export async function openApp(browser, origin, { viewport = { width: 1280, heigh
     if (msg.type() === 'error') errors.push(msg.location()?.url ? `${msg.text()} [${msg.location().url}]` : msg.text());
   });
   page.on('pageerror', (err) => errors.push(String(err)));
-  if (beforeLoad) await beforeLoad(context);
+  if (beforeLoad) await beforeLoad(context, page);
   await page.goto(`${origin}/thoughtline/`);
   await page.getByTestId('composer').waitFor();
   return { page, context, errors, scope, base };

@@ -63,10 +63,11 @@ fn control() -> (RunControl, std::sync::Arc<std::sync::Mutex<Vec<Save>>>) {
 fn run(control: RunControl, start: Start, model: &Script) -> Outcome {
     let job = control.begin(start);
     let at = job.run;
+    let unstarted = job.unstarted(0.0);
     assert!(control.running.get_untracked());
     let clock = SystemClock::default();
     let outcome = pollster::block_on(control.drive(job, Env { model, tools: &[], clock: &clock }));
-    control.end(at, outcome);
+    control.end(at, outcome, unstarted);
     assert!(!control.running.get_untracked());
     control.chat.with_untracked(|c| c.runs[at].outcome.clone()).expect("the run has ended")
 }
@@ -154,13 +155,14 @@ fn stop_ends_the_run_as_cancelled() {
     let (control, _) = control();
     let job = control.begin(question("q"));
     let at = job.run;
+    let unstarted = job.unstarted(0.0);
     control.stop();
     let model = Script::new(vec![]);
     let clock = SystemClock::default();
     let outcome = pollster::block_on(control.drive(job, Env { model: &model, tools: &[], clock: &clock }));
     assert_eq!(outcome, Outcome::Ended(StopReason::Cancelled.describe()));
     assert!(model.requests.borrow().is_empty(), "nothing is sent after Stop");
-    control.end(at, outcome);
+    control.end(at, outcome, unstarted);
     // The token is gone with the run: Stop after the end changes nothing.
     control.stop();
     assert!(!control.running.get_untracked());
@@ -193,10 +195,45 @@ Action: {"action": "ask_person", "action_input": "Which city?"}"#;
     let job = control.begin(Start { settings: settings(), ask: Ask::Answer("Oslo".into()) });
     assert!(job.attachments.is_empty());
     assert_eq!(control.attached.get_untracked(), [note.clone()]);
-    control.end(job.run, Outcome::Ended("set aside".into()));
+    let unstarted = job.unstarted(0.0);
+    control.end(job.run, Outcome::Ended("set aside".into()), unstarted);
     // The next question takes them, and the composer's list is empty again.
     let job = control.begin(question("What is on today?"));
     assert_eq!(job.attachments, [note]);
     assert!(control.attached.get_untracked().is_empty());
-    control.end(job.run, Outcome::Ended("set aside".into()));
+    let unstarted = job.unstarted(0.0);
+    control.end(job.run, Outcome::Ended("set aside".into()), unstarted);
+}
+
+#[test]
+fn a_run_that_ends_before_the_agent_starts_shows_its_start_and_its_failure_as_steps() {
+    let (control, _) = control();
+    // Natively there is no engine to fetch: the run ends before the agent records anything,
+    // as it does in the page when the engine or the model in the page cannot be loaded.
+    control.start(question(&format!("Use {KEY} please")));
+    let events = latest(control);
+    assert_eq!(events.len(), 2);
+    let EventKind::RunStarted { question, model, .. } = &events[0].kind else { panic!("{:?}", events[0].kind) };
+    assert!(!question.contains(KEY) && question.starts_with("Use "), "masked: {question}");
+    assert_eq!(model.provider, settings().provider.preset.id());
+    assert!(matches!(&events[1].kind, EventKind::RunStopped { reason: StopReason::ModelFailed, message } if message.contains("needs a browser")));
+    assert_eq!(events[1].kind.tone(), crate::agent::Tone::Error);
+    assert_eq!(indexes(control), [0, 1]);
+    assert!(!control.running.get_untracked());
+}
+
+#[test]
+fn stop_before_the_engine_arrived_is_a_cancelled_step_and_a_reply_keeps_the_events_before_it() {
+    let (control, _) = control();
+    let asks = r#"Thought: I need the city.
+Action: {"action": "ask_person", "action_input": "Which city?"}"#;
+    run(control, question("Weather?"), &Script::new(vec![Ok(asks)]));
+    let before = latest(control).len();
+    let job = control.begin(Start { settings: settings(), ask: Ask::Answer("Oslo".into()) });
+    let unstarted = job.unstarted(0.0);
+    control.end(job.run, Outcome::Ended(StopReason::Cancelled.describe()), unstarted);
+    let events = latest(control);
+    assert_eq!(events.len(), before + 2, "the earlier events stay, the start and the stop follow");
+    assert!(matches!(&events[before].kind, EventKind::RunStarted { continues: true, .. }));
+    assert!(matches!(&events[before + 1].kind, EventKind::RunStopped { reason: StopReason::Cancelled, .. }));
 }
