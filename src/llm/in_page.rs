@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::agent::model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, ModelName, Progress, Role, Usage};
 use crate::agent::LocalBoxFuture;
 use crate::llm::presets::Preset;
+pub use crate::llm::in_page_models::{Recommended, RECOMMENDED};
 
 /// What the engine is asked for: a chat, formatted by the model's own template.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,41 +152,3 @@ impl<E: Engine> ChatModel for InPage<E> {
 #[cfg(test)]
 #[path = "in_page_tests.rs"]
 mod tests;
-
-/// A model suggested in Settings: small instruct models whose Hugging Face downloads a browser
-/// may fetch. Sizes are what the files weighed when chosen; the page asks the server for the
-/// exact size before it downloads anything.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Recommended {
-    pub name: &'static str,
-    pub url: &'static str,
-    pub size_mb: u32,
-    pub licence: &'static str,
-}
-
-pub const RECOMMENDED: [Recommended; 4] = [
-    Recommended {
-        name: "Qwen2.5 0.5B Instruct (Q4_K_M)",
-        url: "https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf",
-        size_mb: 491,
-        licence: "Apache-2.0",
-    },
-    Recommended {
-        name: "SmolLM2 360M Instruct (Q8_0)",
-        url: "https://huggingface.co/HuggingFaceTB/SmolLM2-360M-Instruct-GGUF/resolve/main/smollm2-360m-instruct-q8_0.gguf",
-        size_mb: 386,
-        licence: "Apache-2.0",
-    },
-    Recommended {
-        name: "Llama 3.2 1B Instruct (Q4_K_M)",
-        url: "https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/Llama-3.2-1B-Instruct-Q4_K_M.gguf",
-        size_mb: 808,
-        licence: "Llama 3.2 Community License",
-    },
-    Recommended {
-        name: "Qwen2.5 1.5B Instruct (Q4_K_M)",
-        url: "https://huggingface.co/bartowski/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/Qwen2.5-1.5B-Instruct-Q4_K_M.gguf",
-        size_mb: 986,
-        licence: "Apache-2.0",
-    },
-];

@@ -6,6 +6,7 @@
 pub mod anthropic;
 pub mod client;
 pub mod in_page;
+pub mod in_page_models;
 pub mod openai;
 pub mod presets;
 pub mod retry;

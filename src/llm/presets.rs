@@ -119,7 +119,7 @@ impl Preset {
             Preset::DeepSeek => "deepseek-chat",
             Preset::DashScope => "qwen-plus",
             Preset::Anthropic => "claude-sonnet-4-5",
-            Preset::InPage => crate::llm::in_page::RECOMMENDED[0].url,
+            Preset::InPage => crate::llm::in_page_models::RECOMMENDED[0].url,
         }
     }
 

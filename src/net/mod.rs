@@ -7,7 +7,7 @@
 use crate::agent::LocalBoxFuture;
 
 mod url;
-pub use url::{encode_component, percent_encode};
+pub use url::{encode_component, origin, percent_encode};
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;

@@ -1,5 +1,5 @@
 //! Percent-encoding of URL parts (RFC 3986), for the tools' query strings and for masking a
-//! secret as it appears inside a URL.
+//! secret as it appears inside a URL; and a URL's origin, which a secret is bound to.
 
 /// Percent-encode a query-string value (RFC 3986): unreserved characters stay,
 /// every other byte of the UTF-8 form becomes `%XX`. `keep` lists extra ASCII
@@ -33,3 +33,24 @@ fn hex_digit(nibble: u8) -> char {
 pub fn encode_component(s: &str) -> String {
     percent_encode(s, "")
 }
+
+/// `scheme://host[:port]` of an http(s) URL, lower-cased, without a default port; `None` for
+/// anything else (an empty or relative base URL binds no key to any server).
+pub fn origin(url: &str) -> Option<String> {
+    let url = url.trim();
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    // user:password@ is not part of the origin.
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h).to_ascii_lowercase();
+    if host_port.is_empty() {
+        return None;
+    }
+    let default_port = if scheme == "https" { ":443" } else { ":80" };
+    let host_port = host_port.strip_suffix(default_port).unwrap_or(&host_port);
+    Some(format!("{scheme}://{host_port}"))
+}
+

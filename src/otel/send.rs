@@ -10,7 +10,7 @@ use crate::agent::time::{race, Either};
 use crate::agent::Clock;
 use crate::net::{Fetch, HttpRequest, Redirects};
 use crate::secrets::{mask, Secrets};
-use crate::storage::keys::origin;
+use crate::net::origin;
 
 /// Where finished runs go. An empty endpoint sends nothing.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -109,25 +109,7 @@ impl ProviderKeys {
     }
 }
 
-/// `scheme://host[:port]` of an http(s) URL, lower-cased, without a default port; `None` for
-/// anything else (an empty or relative base URL binds no key to any server).
-pub fn origin(url: &str) -> Option<String> {
-    let url = url.trim();
-    let (scheme, rest) = url.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    if scheme != "http" && scheme != "https" {
-        return None;
-    }
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    // user:password@ is not part of the origin.
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h).to_ascii_lowercase();
-    if host_port.is_empty() {
-        return None;
-    }
-    let default_port = if scheme == "https" { ":443" } else { ":80" };
-    let host_port = host_port.strip_suffix(default_port).unwrap_or(&host_port);
-    Some(format!("{scheme}://{host_port}"))
-}
+pub use crate::net::origin;
 
 /// What a key is bound to: the preset and the base URL's origin.
 pub fn binding(preset: Preset, base_url: &str) -> String {

@@ -27,6 +27,7 @@ mod settings_panel;
 mod tool_settings;
 mod trace_find;
 mod trace_row;
+mod trace_steps;
 mod trace_tools;
 mod trace_view;
 

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use crate::agent::trace::timeline::{timeline, BarKind, Timeline};
 
-use super::trace_view::Steps;
+use super::trace_steps::Steps;
 
 /// A row's height in pixels (the CSS's `.tl-row` height).
 const ROW: f64 = 24.0;

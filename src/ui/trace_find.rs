@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use crate::agent::trace::find::{step_match, Filter, SearchIndex};
 
-use super::trace_view::Steps;
+use super::trace_steps::Steps;
 
 /// What the pane shows of its steps, shared by the toolbar and the rows.
 /// Events indexed per task ahead of a search: about 10 ms of work.
@@ -106,7 +106,7 @@ impl Look {
         }
         let found = trace.with_untracked(|events| {
             // Only the steps that have rows (the pane draws the last `MAX_ROWS`).
-            let events = &events[events.len().saturating_sub(super::trace_view::MAX_ROWS)..];
+            let events = &events[events.len().saturating_sub(super::trace_steps::MAX_ROWS)..];
             self.index.update_value(|index| index.extend(events));
             self.index.with_value(|index| index.find(&query, self.filter.get_untracked()))
         });
@@ -127,7 +127,7 @@ impl Look {
     /// not pay for all of them at once.
     fn prepare(self, trace: Steps) {
         let done = trace.with_untracked(|events| {
-            let events = &events[events.len().saturating_sub(super::trace_view::MAX_ROWS)..];
+            let events = &events[events.len().saturating_sub(super::trace_steps::MAX_ROWS)..];
             let mut done = false;
             self.index.update_value(|index| done = index.extend_some(events, INDEX_SLICE));
             done

@@ -10,7 +10,7 @@ use crate::agent::{Event, EventKind, Tone};
 
 use super::markdown_view::Markdown;
 use super::trace_find::Look;
-use super::trace_view::Steps;
+use super::trace_steps::Steps;
 
 fn icon(tone: Tone) -> &'static str {
     match tone {

@@ -12,28 +12,10 @@ use crate::conversation::Conversation;
 
 use super::trace_find::{find_bar, Look};
 use super::trace_row::{EventRow, LiveRow};
+use super::trace_steps::{Steps, MAX_ROWS};
 
 #[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
 pub use rows::preload as preload_rows;
-
-/// The events the pane shows: those of the conversation's shown run, read in place (a run's
-/// events are never copied to be drawn).
-#[derive(Clone, Copy)]
-pub struct Steps(pub RwSignal<Conversation>);
-
-impl Steps {
-    pub fn with<R>(self, f: impl FnOnce(&[Event]) -> R) -> R {
-        self.0.with(|c| f(c.shown_events()))
-    }
-
-    pub fn with_untracked<R>(self, f: impl FnOnce(&[Event]) -> R) -> R {
-        self.0.with_untracked(|c| f(c.shown_events()))
-    }
-
-    pub fn track(self) {
-        self.0.track();
-    }
-}
 
 #[component]
 pub fn TracePane(
@@ -293,9 +275,6 @@ type RowKey = (u32, u64, u64);
 /// 10 ms of work.
 const ROWS_PER_FRAME: usize = 60;
 
-/// The most rows the pane holds: a 600-step run. An imported file may hold a hundred thousand
-/// events, which as rows would slow every frame of the page; the newest are the ones shown.
-pub const MAX_ROWS: usize = 3000;
 
 fn row_key(e: &Event) -> RowKey {
     (e.index, e.started_ms.to_bits(), e.ended_ms.to_bits())
