@@ -6,8 +6,11 @@
 //!
 //! - `journal.rs`: what a person typed, kept synchronously until the chat is stored, and
 //!   turned back into the chat on the next load.
+//! - `run.rs`: the run this page drives: the one answer to "is a run going on", what goes
+//!   with the next question, what an event ends, and what reached the collector.
 //! - `saves.rs`: when the open chat is saved: the queued save and the chat it belongs to, a
 //!   save in flight, a failed save keeping the chat in memory, a chat running in another tab.
 
 pub mod journal;
+pub mod run;
 pub mod saves;

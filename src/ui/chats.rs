@@ -53,6 +53,9 @@ pub struct Chats {
     /// What the person typed that is not stored yet, kept synchronously (`storage::journal`).
     journal: StoredValue<Journal>,
     run_lock: StoredValue<Option<RunLock>, LocalStorage>,
+    /// Whether this page runs a run in the open chat: the run controller's answer
+    /// (`app::run`), not the stored record's (whose latest run may be another tab's).
+    run_going: StoredValue<Option<ReadSignal<bool>>>,
 }
 
 fn new_id() -> String {
@@ -78,13 +81,19 @@ impl Chats {
             backend: StoredValue::new_local(None),
             writer: StoredValue::new_local(Rc::default()),
             run_lock: StoredValue::new_local(None),
+            run_going: StoredValue::new(None),
         };
         leptos::task::spawn_local(chats.connect());
         chats
     }
 
+    /// The open chat's runs are driven by the run controller whose `running` this is.
+    pub fn driven_by(self, running: ReadSignal<bool>) {
+        self.run_going.set_value(Some(running));
+    }
+
     fn running(self) -> bool {
-        self.chat.with_untracked(|c| c.running().is_some())
+        self.run_going.get_value().is_some_and(|r| r.get_untracked())
     }
 
     /// A run is about to start in the open chat. Two tabs must not write one chat: if another
@@ -435,7 +444,9 @@ impl Chats {
     /// Deletes a chat. Deleting the open one opens the next (or a new chat), so a reload
     /// never lands on a chat that is gone.
     pub fn delete(self, id: String) {
-        if self.running() && self.chat.with_untracked(|c| c.id == id) {
+        // Not the open chat while a run goes on in it, here or in another tab (whose next save
+        // would bring it back).
+        if (self.running() || self.saves.with_value(Saves::live_elsewhere)) && self.chat.with_untracked(|c| c.id == id) {
             return;
         }
         let Some(backend) = self.backend() else { return };

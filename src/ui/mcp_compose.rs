@@ -7,21 +7,14 @@ use leptos::prelude::*;
 use super::mcp_settings::Mcp;
 use crate::tools::mcp::McpItem;
 
-/// A resource attached to the next question: read when the question is sent (`run`), its
-/// text given to the model as context, marked as such.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Attachment {
-    /// The server's address as configured.
-    pub server: String,
-    pub uri: String,
-    pub name: String,
-}
+pub use crate::app::run::Attachment;
 
 /// What the composer's MCP controls work with.
 #[derive(Clone, Copy)]
 pub struct Compose {
     pub mcp: Mcp,
-    pub attached: RwSignal<Vec<Attachment>>,
+    /// The chat's run controller, which keeps what is attached (`app::run`).
+    pub run: super::run::RunControl,
 }
 
 impl Compose {
@@ -34,18 +27,18 @@ impl Compose {
 /// The attached resources, each with a way to take it off.
 #[component]
 fn AttachedList(compose: Compose) -> impl IntoView {
-    let attached = compose.attached;
+    let (attached, run) = (compose.run.attached, compose.run);
     move || {
         let list = attached.get();
         (!list.is_empty()).then(|| view! {
             <ul class="attached" data-testid="attached" aria-label="Resources attached to the next question">
                 {list.into_iter().map(|a| {
-                    let uri = a.uri.clone();
+                    let off = a.clone();
                     view! {
                         <li>
                             <span title=a.uri.clone()>{format!("📎 {}", a.name)}</span>
                             <button type="button" class="icon-button" aria-label=format!("Take off {}", a.name)
-                                on:click=move |_| attached.update(|l| l.retain(|x| x.uri != uri))>"✕"</button>
+                                on:click=move |_| run.attach(off.clone(), false)>"✕"</button>
                         </li>
                     }
                 }).collect_view()}
@@ -178,7 +171,7 @@ fn ResourcePicker(compose: Compose) -> impl IntoView {
             server.offers().resources.into_iter().map(move |r| Attachment { server: server.url.trim().to_string(), uri: r.uri, name: r.name })
         }).collect()
     });
-    let attached = compose.attached;
+    let (attached, run) = (compose.run.attached, compose.run);
     view! {
         <div class="mcp-picker" data-testid="resource-picker">
             <p class="hint">"Attached resources are read when you send, and given to the model as context with your question."</p>
@@ -191,13 +184,7 @@ fn ResourcePicker(compose: Compose) -> impl IntoView {
                     let flip = {
                         let r = r.clone();
                         move |ev| {
-                            let checked = event_target_checked(&ev);
-                            attached.update(|l| {
-                                l.retain(|a| a.uri != r.uri);
-                                if checked {
-                                    l.push(r.clone());
-                                }
-                            })
+                            run.attach(r.clone(), event_target_checked(&ev));
                         }
                     };
                     view! {

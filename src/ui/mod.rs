@@ -65,6 +65,7 @@ pub fn App() -> impl IntoView {
     let chat = chats.chat;
     let chat_run = run::RunControl::new(chat, Some(Callback::new(move |save| chats.changed(save))), mcp);
     let (streaming, running) = (chat_run.streaming, chat_run.running);
+    chats.driven_by(running.read_only());
     let show_settings = RwSignal::new(false);
     let show_compare = RwSignal::new(false);
     // Bumped by the trace's "Compare runs": Compare opens at the runs of this conversation.
@@ -179,7 +180,7 @@ pub fn App() -> impl IntoView {
             // Hidden rather than removed, so a run in either view keeps streaming into it.
             <main class="layout" hidden=move || show_compare.get()>
                 <chats::ChatList chats running=running.read_only()/>
-                <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page } approval=chat_run.approval compose=mcp_compose::Compose { mcp, attached: chat_run.attached }/>
+                <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page } approval=chat_run.approval compose=mcp_compose::Compose { mcp, run: chat_run }/>
                 <trace_view::TracePane chat streaming=streaming.read_only() running=running.read_only() progress=chat_run.progress.read_only() sent=chat_run.sent.read_only()>
                     <trace_tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs/>
                 </trace_view::TracePane>

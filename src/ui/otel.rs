@@ -5,13 +5,7 @@
 use crate::otel::Collector;
 use crate::secrets::Secrets;
 
-/// Whether a finished run reached the collector: the run's place, and what happened.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Sent {
-    pub chat: String,
-    pub run: usize,
-    pub result: Result<(), String>,
-}
+pub use crate::app::run::Sent;
 
 #[cfg(target_arch = "wasm32")]
 pub(super) async fn post(collector: &Collector, json: &str, secrets: &Secrets) -> Result<(), String> {

@@ -20,7 +20,8 @@
 use leptos::prelude::*;
 
 use crate::agent::trace::question;
-use crate::agent::{run_agent, AnsweredQuestion, ApprovalChoice, CancelToken, ChatModel, Clock, Event, EventKind, RunInput, RunObserver, StopReason, Tool, Turn};
+use crate::app::run::{Attachment, RunSession, Sent};
+use crate::agent::{run_agent, AnsweredQuestion, ApprovalChoice, CancelToken, ChatModel, Clock, Event, EventKind, RunInput, RunObserver, Tool, Turn};
 use crate::conversation::Outcome;
 use crate::conversation::{outcome, Conversation, Save};
 use crate::conversation::mask_event;
@@ -34,7 +35,10 @@ pub struct RunControl {
     pub chat: RwSignal<Conversation>,
     /// The text of the model call in progress, as it streams in (masked).
     pub streaming: RwSignal<String>,
+    /// Whether this page runs a run now: mirrors `session` (`app::run`), the one answer.
     pub running: RwSignal<bool>,
+    /// The run this page drives, what goes with the next question, what reached the collector.
+    session: StoredValue<RunSession>,
     cancel: StoredValue<Option<CancelToken>, LocalStorage>,
     /// Told of every change a run makes to `chat` and what it asks of storage (the chat's
     /// saving; Compare stores nothing).
@@ -48,9 +52,10 @@ pub struct RunControl {
     /// What the tool call in progress last said of how far it is (masked), until it ends.
     pub progress: RwSignal<String>,
     /// MCP resources attached to the next question (`mcp_compose`): taken by the run it starts.
-    pub attached: RwSignal<Vec<super::mcp_compose::Attachment>>,
-    /// Finished runs sent to the OpenTelemetry collector, and how that went.
-    pub sent: RwSignal<Vec<super::otel::Sent>>,
+    /// Mirrors `session`; changed through `attach`.
+    pub attached: RwSignal<Vec<Attachment>>,
+    /// Finished runs sent to the OpenTelemetry collector, and how that went (mirrors `session`).
+    pub sent: RwSignal<Vec<Sent>>,
 }
 
 /// What to run.
@@ -85,31 +90,7 @@ pub(super) struct Job {
     secrets: Secrets,
     token: CancelToken,
     /// Resources the person attached to the question, read before the run starts.
-    attachments: Vec<super::mcp_compose::Attachment>,
-}
-
-/// A run that ends before the agent recorded anything (its engine could not be fetched, the
-/// model in the page could not be loaded, Stop while either was on its way) still shows in
-/// its trace that it started and why it ended, as a red step, not only under the messages.
-pub(super) struct Unstarted {
-    /// How many events the run held before this job (a continued run's earlier ones).
-    from: usize,
-    started: EventKind,
-}
-
-impl Job {
-    pub(super) fn unstarted(&self, now_unix_ms: f64) -> Unstarted {
-        let started = EventKind::RunStarted {
-            question: mask(&self.question, &self.secrets),
-            tools: Vec::new(),
-            history_turns: self.history.len(),
-            started_unix_ms: now_unix_ms.round(),
-            strategy: self.settings.agent.strategy,
-            continues: self.answer.is_some(),
-            model: crate::agent::ModelName { provider: self.settings.provider.preset.id().to_string(), model: mask(&self.settings.provider.model, &self.secrets) },
-        };
-        Unstarted { from: self.earlier.len(), started }
-    }
+    attachments: Vec<Attachment>,
 }
 
 /// The agent's settings as a run uses them: structured output only where the provider takes a
@@ -135,6 +116,7 @@ impl RunControl {
             chat,
             streaming: RwSignal::new(String::new()),
             running: RwSignal::new(false),
+            session: StoredValue::new(RunSession::default()),
             cancel: StoredValue::new_local(None),
             on_change,
             mcp,
@@ -152,15 +134,20 @@ impl RunControl {
         if !collector.is_on() {
             return;
         }
-        let Some((chat, events)) = self.chat.with_untracked(|c| c.runs.get(run).filter(|r| !r.waiting()).map(|r| (c.id.clone(), r.events.clone()))) else { return };
+        let finished = |r: &crate::conversation::Run| r.outcome.as_ref().is_some_and(RunSession::finished_for_sending);
+        let Some((chat, events)) = self.chat.with_untracked(|c| c.runs.get(run).filter(|r| finished(r)).map(|r| (c.id.clone(), r.events.clone()))) else { return };
         leptos::task::spawn_local(async move {
             let job = super::trace_tools::Export::Send { conversation_id: chat.clone(), events, secrets, collector };
             let result = super::trace_tools::exported(job, "Sending to the collector").await.map(|_| ());
-            self.sent.update(|sent| {
-                sent.retain(|s| !(s.chat == chat && s.run == run));
-                sent.push(super::otel::Sent { chat, run, result });
-            });
+            self.session.update_value(|s| s.sent(Sent { chat, run, result }));
+            self.sent.set(self.session.with_value(|s| s.sent_list().to_vec()));
         });
+    }
+
+    /// Attaches a resource to the next question, or takes it off.
+    pub fn attach(self, attachment: Attachment, on: bool) {
+        self.session.update_value(|s| s.attach(attachment, on));
+        self.attached.set(self.session.with_value(|s| s.attached().to_vec()));
     }
 
     fn changed(self, save: Save) {
@@ -172,6 +159,9 @@ impl RunControl {
     /// Starts a run: a new run of the conversation for a question, or the waiting run going on
     /// for an answer.
     pub fn start(self, start: Start) {
+        if self.session.with_value(RunSession::running) {
+            return;
+        }
         let job = self.begin(start);
         page::launch(self, job);
     }
@@ -215,14 +205,25 @@ impl RunControl {
                 (text, None, run, Vec::new())
             }
         };
+        // Its start as a step, for a run that ends before the agent records one.
+        let started = EventKind::RunStarted {
+            question: mask(&question, &secrets),
+            tools: Vec::new(),
+            history_turns: history.len(),
+            started_unix_ms: page::unix_ms().round(),
+            strategy: settings.agent.strategy,
+            continues: answer.is_some(),
+            model: crate::agent::ModelName { provider: settings.provider.preset.id().to_string(), model: mask(&settings.provider.model, &secrets) },
+        };
+        // Attachments go with a new question; a reply to the agent's question leaves them for
+        // the next one (the run it continues keeps its question as it was).
+        let attachments = self.session.try_update_value(|s| s.begin(run, earlier.len(), started).unwrap_or_default()).unwrap_or_default();
+        self.attached.set(self.session.with_value(|s| s.attached().to_vec()));
         self.streaming.set(String::new());
         self.running.set(true);
         self.changed(Save::Now);
         let token = CancelToken::new();
         self.cancel.set_value(Some(token.clone()));
-        // Attachments go with a new question; a reply to the agent's question leaves them for
-        // the next one (the run it continues keeps its question as it was).
-        let attachments = if answer.is_none() { self.attached.try_update(std::mem::take).unwrap_or_default() } else { Vec::new() };
         Job { settings, question, answer, run, earlier, history, secrets, token, attachments }
     }
 
@@ -239,13 +240,12 @@ impl RunControl {
 
     /// The run is over: its outcome goes into the conversation, which is saved at once. A run
     /// that ended before the agent recorded a step gets its start and its end as steps.
-    fn end(self, run: usize, outcome: Outcome, unstarted: Unstarted) {
-        let nothing_recorded = self.chat.with_untracked(|c| c.runs.get(run).is_some_and(|r| r.events.len() == unstarted.from));
-        if let (true, Outcome::Ended(why)) = (nothing_recorded, &outcome) {
-            let reason = if *why == StopReason::Cancelled.describe() { StopReason::Cancelled } else { StopReason::ModelFailed };
-            let ended = EventKind::RunStopped { reason, message: why.clone() };
+    fn end(self, run: usize, outcome: Outcome) {
+        let events = self.chat.with_untracked(|c| c.runs.get(run).map_or(0, |r| r.events.len()));
+        let steps = self.session.try_update_value(|s| s.end(events, &outcome)).flatten().map(|(_, steps)| steps).unwrap_or_default();
+        if !steps.is_empty() {
             self.chat.update(|c| {
-                for kind in [unstarted.started, ended] {
+                for kind in steps {
                     c.record(run, Event { index: 0, step: 0, started_ms: 0.0, ended_ms: 0.0, kind });
                 }
             });
@@ -270,12 +270,11 @@ struct Observer<'a> {
 
 impl RunObserver for Observer<'_> {
     fn on_event(&self, event: &Event) {
-        // The live row belongs to the request in progress: its reply (or failure) replaces it.
-        if matches!(event.kind, EventKind::LlmRequest { .. } | EventKind::LlmResponse { .. } | EventKind::LlmFailed { .. }) {
+        let clears = RunSession::clears(&event.kind);
+        if clears.streaming {
             self.control.streaming.set(String::new());
         }
-        // A tool's progress belongs to its call: gone with its result, or a new call.
-        if matches!(event.kind, EventKind::ToolCall { .. } | EventKind::ToolResult { .. } | EventKind::ToolFailed { .. } | EventKind::RunStopped { .. }) {
+        if clears.progress {
             self.control.progress.set(String::new());
         }
         let mut event = event.clone();
@@ -348,6 +347,10 @@ mod page {
     use crate::secrets::Secrets;
     use crate::storage::Settings;
 
+    pub fn unix_ms() -> f64 {
+        js_sys::Date::now()
+    }
+
     /// The model client for these settings, masking every secret they hold out of its errors.
     /// The one place the page makes a `Provider` (runs and Test connection).
     pub fn provider(settings: &Settings, secrets: &Secrets) -> Provider {
@@ -362,14 +365,13 @@ mod page {
         leptos::task::spawn_local(async move {
             let token = job.token.clone();
             let run = job.run;
-            let unstarted = job.unstarted(js_sys::Date::now());
             let (collector, secrets) = (job.settings.collector.clone(), job.secrets.clone());
             let outcome = match race(engine(control, job), token.cancelled()).await {
                 Either::Left(Ok(run)) => run.await,
                 Either::Left(Err(missing)) => Outcome::Ended(missing.message("The agent")),
                 Either::Right(()) => Outcome::Ended(StopReason::Cancelled.describe()),
             };
-            control.end(run, outcome, unstarted);
+            control.end(run, outcome);
             control.send_finished(run, collector, secrets);
         });
     }
@@ -377,7 +379,7 @@ mod page {
     /// The question with the resources the person attached, each read now (bounded by its
     /// server's time limit) and given as context, marked as such; one that cannot be read is
     /// said in its place.
-    async fn attach(question: &str, attachments: &[crate::ui::mcp_compose::Attachment], mcp: crate::ui::mcp_settings::Mcp) -> String {
+    async fn attach(question: &str, attachments: &[crate::app::run::Attachment], mcp: crate::ui::mcp_settings::Mcp) -> String {
         use leptos::prelude::WithUntracked;
         let mut text = question.to_string();
         for a in attachments {
@@ -456,9 +458,12 @@ crate::ui::parts::part!(in_page_warm, preload = preload_in_page_warm, pub(in cra
 mod page {
     use super::{Job, Outcome, RunControl};
 
+    pub fn unix_ms() -> f64 {
+        0.0
+    }
+
     pub fn launch(control: RunControl, job: Job) {
-        let unstarted = job.unstarted(0.0);
-        control.end(job.run, Outcome::Ended("Running the agent needs a browser.".into()), unstarted);
+        control.end(job.run, Outcome::Ended("Running the agent needs a browser.".into()));
     }
 }
 

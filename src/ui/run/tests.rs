@@ -63,11 +63,10 @@ fn control() -> (RunControl, std::sync::Arc<std::sync::Mutex<Vec<Save>>>) {
 fn run(control: RunControl, start: Start, model: &Script) -> Outcome {
     let job = control.begin(start);
     let at = job.run;
-    let unstarted = job.unstarted(0.0);
     assert!(control.running.get_untracked());
     let clock = SystemClock::default();
     let outcome = pollster::block_on(control.drive(job, Env { model, tools: &[], clock: &clock }));
-    control.end(at, outcome, unstarted);
+    control.end(at, outcome);
     assert!(!control.running.get_untracked());
     control.chat.with_untracked(|c| c.runs[at].outcome.clone()).expect("the run has ended")
 }
@@ -155,14 +154,13 @@ fn stop_ends_the_run_as_cancelled() {
     let (control, _) = control();
     let job = control.begin(question("q"));
     let at = job.run;
-    let unstarted = job.unstarted(0.0);
     control.stop();
     let model = Script::new(vec![]);
     let clock = SystemClock::default();
     let outcome = pollster::block_on(control.drive(job, Env { model: &model, tools: &[], clock: &clock }));
     assert_eq!(outcome, Outcome::Ended(StopReason::Cancelled.describe()));
     assert!(model.requests.borrow().is_empty(), "nothing is sent after Stop");
-    control.end(at, outcome, unstarted);
+    control.end(at, outcome);
     // The token is gone with the run: Stop after the end changes nothing.
     control.stop();
     assert!(!control.running.get_untracked());
@@ -186,23 +184,21 @@ fn structured_output_is_asked_for_only_where_the_api_has_it() {
 #[test]
 fn attached_resources_go_with_a_new_question_and_wait_through_a_reply() {
     let (control, _) = control();
-    let note = crate::ui::mcp_compose::Attachment { server: "http://127.0.0.1:1/mcp".into(), uri: "note://today".into(), name: "Today".into() };
+    let note = crate::app::run::Attachment { server: "http://127.0.0.1:1/mcp".into(), uri: "note://today".into(), name: "Today".into() };
     let asks = r#"Thought: I need the city.
 Action: {"action": "ask_person", "action_input": "Which city?"}"#;
     run(control, question("Weather?"), &Script::new(vec![Ok(asks)]));
     // Attached while the agent waits for a reply: the reply does not take them.
-    control.attached.set(vec![note.clone()]);
+    control.attach(note.clone(), true);
     let job = control.begin(Start { settings: settings(), ask: Ask::Answer("Oslo".into()) });
     assert!(job.attachments.is_empty());
     assert_eq!(control.attached.get_untracked(), [note.clone()]);
-    let unstarted = job.unstarted(0.0);
-    control.end(job.run, Outcome::Ended("set aside".into()), unstarted);
+    control.end(job.run, Outcome::Ended("set aside".into()));
     // The next question takes them, and the composer's list is empty again.
     let job = control.begin(question("What is on today?"));
     assert_eq!(job.attachments, [note]);
     assert!(control.attached.get_untracked().is_empty());
-    let unstarted = job.unstarted(0.0);
-    control.end(job.run, Outcome::Ended("set aside".into()), unstarted);
+    control.end(job.run, Outcome::Ended("set aside".into()));
 }
 
 #[test]
@@ -230,8 +226,7 @@ Action: {"action": "ask_person", "action_input": "Which city?"}"#;
     run(control, question("Weather?"), &Script::new(vec![Ok(asks)]));
     let before = latest(control).len();
     let job = control.begin(Start { settings: settings(), ask: Ask::Answer("Oslo".into()) });
-    let unstarted = job.unstarted(0.0);
-    control.end(job.run, Outcome::Ended(StopReason::Cancelled.describe()), unstarted);
+    control.end(job.run, Outcome::Ended(StopReason::Cancelled.describe()));
     let events = latest(control);
     assert_eq!(events.len(), before + 2, "the earlier events stay, the start and the stop follow");
     assert!(matches!(&events[before].kind, EventKind::RunStarted { continues: true, .. }));
