@@ -6,11 +6,14 @@
 //!
 //! - `journal.rs`: what a person typed, kept synchronously until the chat is stored, and
 //!   turned back into the chat on the next load.
+//! - `mcp.rs`: the page's MCP hub from first use to the page going away, each server's status
+//!   line, and "Always allow".
 //! - `run.rs`: the run this page drives: the one answer to "is a run going on", what goes
 //!   with the next question, what an event ends, and what reached the collector.
 //! - `saves.rs`: when the open chat is saved: the queued save and the chat it belongs to, a
 //!   save in flight, a failed save keeping the chat in memory, a chat running in another tab.
 
 pub mod journal;
+pub mod mcp;
 pub mod run;
 pub mod saves;

@@ -8,12 +8,11 @@
 //! listener use one session per server. No thread-local holds it: whatever needs the hub is
 //! given the `Mcp`.
 
-use std::rc::Rc;
-
 use leptos::prelude::*;
 
+use crate::app::mcp::{HubLife, StatusLines};
 use crate::storage::Settings;
-use crate::tools::mcp::{McpHub, McpServer};
+use crate::tools::mcp::McpServer;
 
 /// What the panel says under a server: `Some((ok, text))` once something happened.
 type Status = Option<(bool, String)>;
@@ -24,11 +23,11 @@ type Status = Option<(bool, String)>;
 #[derive(Clone, Copy)]
 pub struct Mcp {
     settings: RwSignal<Settings>,
-    /// By server address.
-    status: RwSignal<Vec<(String, (bool, String))>>,
+    /// By server address (`app::mcp`).
+    status: RwSignal<StatusLines>,
     /// Native builds (tests) never make one: they have no fetch.
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    hub: StoredValue<Option<Rc<McpHub>>, LocalStorage>,
+    hub: StoredValue<HubLife, LocalStorage>,
 }
 
 type Page = Mcp;
@@ -40,14 +39,12 @@ impl Mcp {
     }
 
     fn status_of(self, url: &str) -> Status {
-        self.status.with(|all| all.iter().find(|(u, _)| u == url).map(|(_, s)| s.clone()))
+        self.status.with(|lines| lines.of(url))
     }
 
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     fn set_status(self, url: &str, ok: bool, text: String) {
-        self.status.update(|all| {
-            all.retain(|(u, _)| u != url);
-            all.push((url.to_string(), (ok, text)));
-        });
+        self.status.update(|lines| lines.set(url, ok, text));
     }
 
     fn server(self, index: usize) -> Option<McpServer> {
@@ -57,19 +54,8 @@ impl Mcp {
     /// "Always allow" chosen while a run waited: the tool that run knew as `model_name` (its
     /// tools were built from `run`) stops asking, in the settings as they are now.
     pub fn allow_always(self, run: &crate::tools::mcp::McpSettings, model_name: &str) {
-        if let Some((at, _)) = crate::tools::mcp::read_actions(run).into_iter().find(|(_, name)| name == model_name) {
-            let url = run.servers[at].url.trim().to_string();
-            self.settings.update(|settings| settings.tools.mcp.servers.iter_mut().filter(|s| s.url.trim() == url).for_each(|s| s.resources_ask = false));
-            return;
-        }
-        let Some((s, t)) = crate::tools::mcp::tool_named(run, model_name) else { return };
-        let (url, name) = (run.servers[s].url.trim().to_string(), run.servers[s].tools[t].name.clone());
         self.settings.update(|settings| {
-            for server in settings.tools.mcp.servers.iter_mut().filter(|server| server.url.trim() == url) {
-                for tool in server.tools.iter_mut().filter(|tool| tool.name == name) {
-                    tool.ask = false;
-                }
-            }
+            crate::app::mcp::allow_always(&mut settings.tools.mcp, run, model_name);
         });
     }
 
@@ -85,27 +71,16 @@ impl Mcp {
 /// Sets up MCP for the page. Called once by `App`, so the status lines belong to the app and
 /// outlive the Settings panel (a listener may report while it is closed).
 pub fn install(settings: RwSignal<Settings>) -> Mcp {
-    let mcp = Mcp { settings, status: RwSignal::new(Vec::new()), hub: StoredValue::new_local(None) };
+    let mcp = Mcp { settings, status: RwSignal::new(StatusLines::default()), hub: StoredValue::new_local(HubLife::default()) };
     // A server removed, or given another address or secret, loses its client and listener.
     #[cfg(target_arch = "wasm32")]
-    Effect::new(move |_| settings.with(|s| mcp.made_hub().map(|hub| hub.keep_only(&s.tools.mcp.servers))));
+    Effect::new(move |_| settings.with(|s| mcp.hub.get_value().servers_now(&s.tools.mcp.servers)));
     // The page going away (closed, reloaded, navigated from) ends every session it had.
     #[cfg(target_arch = "wasm32")]
-    let _ = window_event_listener(leptos::ev::pagehide, move |_| {
-        if let Some(hub) = mcp.made_hub() {
-            hub.end_sessions();
-        }
-    });
+    let _ = window_event_listener(leptos::ev::pagehide, move |_| mcp.hub.get_value().page_gone());
     mcp
 }
 
-#[cfg(target_arch = "wasm32")]
-impl Mcp {
-    /// The hub if anything has made it yet (nothing to let go of otherwise).
-    fn made_hub(self) -> Option<Rc<McpHub>> {
-        self.hub.get_value()
-    }
-}
 
 #[component]
 pub fn McpServersPanel(settings: RwSignal<Settings>) -> impl IntoView {
@@ -345,41 +320,25 @@ mod io {
     /// The page's MCP clients, made on first use: by Settings or a run, both parts fetched on
     /// use (`parts`), so the client's code is not in the first load.
     pub fn hub(page: Page) -> Rc<McpHub> {
-        if let Some(hub) = page.made_hub() {
-            return hub;
-        }
-        let hub = Rc::new(McpHub::new(
-            Rc::new(BrowserFetch),
-            Rc::new(move |url: &str| refresh(page, url.to_string())),
-            Rc::new(move |url: &str, state: McpState| show_state(page, url, state)),
-        ));
-        page.hub.set_value(Some(Rc::clone(&hub)));
-        hub
+        let make = move || {
+            McpHub::new(
+                Rc::new(BrowserFetch),
+                Rc::new(move |url: &str| refresh(page, url.to_string())),
+                Rc::new(move |url: &str, state: McpState| show_state(page, url, state)),
+            )
+        };
+        page.hub.try_update_value(|life| life.hub(make)).unwrap_or_else(|| Rc::new(make()))
     }
 
     /// What the server's row says when its connection changes, whoever used it (Connect, a
     /// run, the listener): Settings never says "Connected" about a session the server forgot.
     fn show_state(page: Page, url: &str, state: McpState) {
-        match state {
-            // Connect says it all once the tools are listed too.
-            McpState::Connected(_) if page.status_of(url).is_some_and(|(_, text)| text == CONNECTING) => {}
-            McpState::Connected(info) => {
-                let name = if info.name.is_empty() { "the server".to_string() } else { info.name.clone() };
-                let again = page.status_of(url).is_some_and(|(_, text)| text == RECONNECTING);
-                let text = if again {
-                    format!("Reconnected to {name} (MCP {}) in a new session.", info.protocol)
-                } else {
-                    format!("Connected to {name} (MCP {}).", info.protocol)
-                };
-                page.set_status(url, true, text);
-            }
-            McpState::Reconnecting => page.set_status(url, true, RECONNECTING.into()),
-            McpState::Failed(message) => page.set_status(url, false, message),
-        }
+        page.status.update(|lines| {
+            lines.connection(url, state);
+        });
     }
 
-    const CONNECTING: &str = "Connecting…";
-    const RECONNECTING: &str = "Reconnecting: the server no longer knows this page's session (it may have restarted)…";
+    use crate::app::mcp::CONNECTING;
 
     fn plural(n: usize, what: &str) -> String {
         format!("{n} {what}{}", if n == 1 { "" } else { "s" })
