@@ -67,15 +67,9 @@ pub type Pending = RwSignal<Option<Asked>, LocalStorage>;
 /// asks before calls), so a page that never asks does not load it.
 #[component]
 pub fn ApprovalPanel(pending: Pending) -> impl IntoView {
-    let retry = RwSignal::new(0u32);
     view! {
         <Show when=move || pending.with(Option::is_some)>
-            {move || {
-                retry.track();
-                Suspend::new(async move {
-                    panel(pending).await.unwrap_or_else(|missing| super::part_missing(missing, "The approval panel", retry))
-                })
-            }}
+            {super::parts::part_view("approval", move || panel(pending), None, super::parts::Around::Nothing)}
         </Show>
     }
 }

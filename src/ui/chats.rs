@@ -29,10 +29,8 @@ mod read;
 mod save;
 
 use save::Write;
-#[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
-pub use read::preload as preload_read;
-#[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
-pub use save::preload as preload_save;
+pub(super) use read::{preload as preload_read, preload_moving};
+pub(super) use save::preload as preload_save;
 
 /// The conversation list, the open conversation and keeping it stored. `Copy`, so handlers
 /// capture it freely.

@@ -74,8 +74,6 @@ pub fn App() -> impl IntoView {
         show_compare.set(true);
         compare_runs_asked.update(|n| *n += 1);
     });
-    // Bumped by "Try again" when a part of the page could not be fetched (`parts`).
-    let (settings_retry, compare_retry) = (RwSignal::new(0u32), RwSignal::new(0u32));
     // The parts a person is waiting for (a slow connection), in the order asked for.
     let loading = RwSignal::new(Vec::<&'static str>::new());
     let compare_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_compare.get());
@@ -93,34 +91,11 @@ pub fn App() -> impl IntoView {
     });
     let session = session::Session::new(settings.read_only(), chats, chat_run);
 
-    // The agent's engine is fetched once the first screen is up and the page is idle, so a
-    // first question does not wait for it and the first screen does not wait for the engine
-    // (`parts`); Settings and Compare when the pointer or focus reaches their buttons. Saving
-    // (a few KB) is fetched before the engine, not after it: a question is saved as it is
-    // sent, and one whose save waited for the engine's download would be lost to a reload.
+    // Parts of the page are fetched ahead as the manifest says (`parts::MANIFEST`): at once
+    // what a person coming back to a chat needs, the rest once the first screen is up and the
+    // browser is idle; Settings and Compare when the pointer or focus reaches their buttons.
     #[cfg(target_arch = "wasm32")]
-    request_idle_callback(move || {
-        leptos::task::spawn_local(async move {
-            let _ = chats::preload_save().await;
-            let _ = run::preload_engine().await;
-            // The approval panel too, where a server asks before its calls.
-            if settings.with_untracked(|s| s.tools.mcp.servers.iter().any(|s| s.common.enabled && !s.url.trim().is_empty())) {
-                let _ = approval::preload().await;
-            }
-        })
-    });
-    // The trace's rows likewise; at once for a person coming back to a chat, whose steps are
-    // then fetched while the chat is read from the database.
-    #[cfg(target_arch = "wasm32")]
-    {
-        let rows = || leptos::task::spawn_local(async { let _ = trace_view::preload_rows().await; });
-        if crate::storage::current_chat_id().is_some() {
-            leptos::task::spawn_local(async { let _ = chats::preload_read().await; });
-            rows();
-        } else {
-            request_idle_callback(rows);
-        }
-    }
+    parts::fetch_ahead(&settings.get_untracked(), crate::storage::current_chat_id().is_some());
     // Someone who uses the model in the page has it loaded from this browser and reading the
     // agent's system prompt while they type (never a download they did not ask for).
     #[cfg(target_arch = "wasm32")]
@@ -133,8 +108,8 @@ pub fn App() -> impl IntoView {
             })
         });
     }
-    let fetch_settings = move || leptos::task::spawn_local(async { let _ = preload_settings().await; });
-    let fetch_compare = move || leptos::task::spawn_local(async { let _ = preload_compare().await; });
+    let fetch_settings = || parts::fetch("settings");
+    let fetch_compare = || parts::fetch("compare");
 
     let on_send = Callback::new(move |question: String| session.ask(question));
     let on_stop = Callback::new(move |_: ()| chat_run.stop());
@@ -189,13 +164,7 @@ pub fn App() -> impl IntoView {
             // not on load, then hidden rather than removed like the chat.
             <div class="compare-view" hidden=move || !show_compare.get()>
                 <Show when=move || compare_opened.get()>
-                    {move || {
-                        compare_retry.track();
-                        Suspend::new(async move {
-                            let part = waiting_for(loading, "Compare", compare_part(settings.read_only(), chat, compare_runs_asked.read_only())).await;
-                            part.unwrap_or_else(|missing| part_missing(missing, "Compare", compare_retry))
-                        })
-                    }}
+                    {parts::part_view("compare", move || compare_part(settings.read_only(), chat, compare_runs_asked.read_only()), Some(loading), parts::Around::Nothing)}
                 </Show>
             </div>
             {move || loading.with(|parts| parts.first().map(|what| view! {
@@ -203,16 +172,10 @@ pub fn App() -> impl IntoView {
             }))}
             // Loaded the first time it is opened (`parts`): most visits never open it.
             <Show when=move || show_settings.get()>
-                {move || {
-                    settings_retry.track();
-                    Suspend::new(async move {
-                        let on_close = Callback::new(move |_: ()| show_settings.set(false));
-                        let part = waiting_for(loading, "Settings", settings_part(settings, on_close)).await;
-                        part.unwrap_or_else(|missing| {
-                            view! { <div class="part-overlay">{part_missing(missing, "Settings", settings_retry)}</div> }.into_any()
-                        })
-                    })
-                }}
+                {
+                    let on_close = Callback::new(move |_: ()| show_settings.set(false));
+                    parts::part_view("settings", move || settings_part(settings, on_close), Some(loading), parts::Around::Overlay)
+                }
             </Show>
         </div>
     }
@@ -226,40 +189,9 @@ parts::part!(compare, preload = preload_compare, fn compare_part(settings: ReadS
     view! { <compare::ComparePane settings chat asked/> }.into_any()
 });
 
-/// Awaits a part, saying "Loading …" meanwhile. A part already fetched is ready at the first
-/// poll, so the note is set and cleared in one go and never drawn; one closed while on its way
-/// (its future dropped) clears the note too.
-async fn waiting_for<T>(loading: RwSignal<Vec<&'static str>>, what: &'static str, part: impl std::future::Future<Output = T>) -> T {
-    struct Clear(RwSignal<Vec<&'static str>>, &'static str);
-    impl Drop for Clear {
-        fn drop(&mut self) {
-            let what = self.1;
-            self.0.update(|parts| {
-                if let Some(at) = parts.iter().position(|p| *p == what) {
-                    parts.remove(at);
-                }
-            });
-        }
-    }
-    loading.update(|parts| parts.push(what));
-    let _clear = Clear(loading, what);
-    part.await
-}
-
 /// "Settings", "Settings and Compare".
 fn parts_list(first: &str, rest: &[&str]) -> String {
     rest.iter().fold(first.to_string(), |list, what| format!("{list} and {what}"))
-}
-
-/// Shown where a part that could not be fetched would be, with a button that tries again.
-fn part_missing(missing: parts::PartMissing, what: &str, retry: RwSignal<u32>) -> AnyView {
-    view! {
-        <div class="notice error part-missing" role="alert" data-testid="part-missing">
-            <span>{missing.message(what)}</span>
-            <button class="ghost" data-testid="part-retry" on:click=move |_| retry.update(|n| *n += 1)>"Try again"</button>
-        </div>
-    }
-    .into_any()
 }
 
 /// Auto (follow the OS) → light → dark → auto.

@@ -1,7 +1,12 @@
 //! Parts of the page that load on first use. The shipped page is split (`scripts/split-link`,
 //! docs/performance.md, "Bundle size"): the code only a part reaches goes into a file of its own, fetched the
 //! first time the part is called, so the page a person waits for holds only what the first
-//! screen needs. A part is declared with `part!`, which makes it an `async fn` returning
+//! screen needs.
+//!
+//! **Adding a part** is a line in `MANIFEST` (its chunk, what a person calls it, when it is
+//! fetched) and the feature's own `part!` (a test fails until both are there); a part that
+//! draws something is shown with `part_view`, the one way a part is waited for, said missing
+//! and tried again. A part is declared with `part!`, which makes it an `async fn` returning
 //! `Result<_, PartMissing>`:
 //!
 //! - in the shipped page (built with `--cfg thoughtline_split`) its body is a split point of
@@ -12,6 +17,187 @@
 //!
 //! Each part also gets a `preload` function that fetches it without calling it (its error is
 //! ignored: the call that needs the part reports it).
+
+use leptos::prelude::*;
+
+/// When a part is fetched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fetched {
+    /// As the page starts, for a person coming back to a chat (it is then being opened).
+    Returning,
+    /// Once the first screen is up and the browser is idle.
+    Idle,
+    /// At idle too, where the settings say it will be needed.
+    IdleIf(Needs),
+    /// When the pointer or the focus reaches the control that opens it.
+    Hover,
+    /// When it is first needed.
+    OnUse,
+}
+
+/// What in the settings makes a part worth fetching ahead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// An MCP server is in use (its calls may wait for approval).
+    McpServer,
+    /// The provider is the model in this page.
+    ModelInPage,
+}
+
+impl Needs {
+    fn holds(self, settings: &crate::storage::Settings) -> bool {
+        match self {
+            Needs::McpServer => settings.tools.mcp.servers.iter().any(|s| s.common.enabled && !s.url.trim().is_empty()),
+            Needs::ModelInPage => settings.provider.preset.in_page(),
+        }
+    }
+}
+
+/// Fetches a part without calling it.
+pub type Preload = fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), PartMissing>>>>;
+
+/// One part of the page.
+#[derive(Clone, Copy)]
+pub struct Part {
+    /// The chunk it becomes (`part!`'s first word).
+    pub chunk: &'static str,
+    /// What a person calls it, in "… could not be loaded".
+    pub what: &'static str,
+    pub fetched: &'static [Fetched],
+    pub preload: Preload,
+}
+
+use Fetched::{Hover, Idle, IdleIf, OnUse, Returning};
+
+/// Every part of the page, one line each, in the order parts fetched at idle are fetched
+/// (saving before the engine: a question is saved as it is sent, and a save that waited for
+/// the engine's download would be lost to a reload).
+pub const MANIFEST: &[Part] = &[
+    Part { chunk: "save_chat", what: "Saving", fetched: &[Idle], preload: || Box::pin(super::chats::preload_save()) },
+    Part { chunk: "run", what: "The agent", fetched: &[Idle], preload: || Box::pin(super::run::preload_engine()) },
+    Part { chunk: "trace_rows", what: "The trace's steps", fetched: &[Returning, Idle], preload: || Box::pin(super::trace_view::preload_rows()) },
+    Part { chunk: "find_bar", what: "Finding steps", fetched: &[Idle], preload: || Box::pin(super::trace_find::preload_find_bar()) },
+    Part { chunk: "approval", what: "The approval panel", fetched: &[IdleIf(Needs::McpServer), OnUse], preload: || Box::pin(super::approval::preload()) },
+    Part { chunk: "in_page_warm", what: "Readying the model in this page", fetched: &[IdleIf(Needs::ModelInPage)], preload: || Box::pin(super::run::preload_warm()) },
+    Part { chunk: "read_chat", what: "Reading chats", fetched: &[Returning, OnUse], preload: || Box::pin(super::chats::preload_read()) },
+    Part { chunk: "move_legacy", what: "Moving the earlier version's chats", fetched: &[OnUse], preload: || Box::pin(super::chats::preload_moving()) },
+    Part { chunk: "settings", what: "Settings", fetched: &[Hover], preload: || Box::pin(super::preload_settings()) },
+    Part { chunk: "compare", what: "Compare", fetched: &[Hover], preload: || Box::pin(super::preload_compare()) },
+    Part { chunk: "export_file", what: "Export", fetched: &[Hover], preload: || Box::pin(super::trace_tools::preload_export()) },
+    Part { chunk: "import_file", what: "Import", fetched: &[Hover], preload: || Box::pin(super::trace_tools::preload_import()) },
+    Part { chunk: "mcp_compose", what: "MCP prompts and resources", fetched: &[OnUse], preload: || Box::pin(super::mcp_compose::preload()) },
+    Part { chunk: "first_look", what: "The model in this page's offer", fetched: &[OnUse], preload: || Box::pin(super::chat::preload_first_look()) },
+    Part { chunk: "in_page_status", what: "The model in this page's status", fetched: &[OnUse], preload: || Box::pin(super::chat::preload_in_page_status()) },
+];
+
+/// What to fetch ahead, in the manifest's order: at once (for a person coming back to a chat,
+/// `returning`) and once the browser is idle (the parts fetched at idle whose `Needs` the
+/// settings meet).
+pub fn ahead(settings: &crate::storage::Settings, returning: bool) -> (Vec<&'static Part>, Vec<&'static Part>) {
+    let now = MANIFEST.iter().filter(|p| returning && p.fetched.contains(&Returning)).collect();
+    let idle = MANIFEST.iter().filter(|p| p.fetched.iter().any(|f| *f == Idle || matches!(f, IdleIf(needs) if needs.holds(settings)))).collect();
+    (now, idle)
+}
+
+/// Fetches ahead what `ahead` says: those at once side by side, those at idle one after the other.
+#[cfg(target_arch = "wasm32")]
+pub fn fetch_ahead(settings: &crate::storage::Settings, returning: bool) {
+    let (now, idle) = ahead(settings, returning);
+    for part in now {
+        fetch(part.chunk);
+    }
+    let idle: Vec<Preload> = idle.into_iter().map(|p| p.preload).collect();
+    request_idle_callback(move || {
+        let idle = idle.clone();
+        leptos::task::spawn_local(async move {
+            for preload in idle {
+                let _ = preload().await;
+            }
+        })
+    });
+}
+
+/// Fetches part `chunk` now (the pointer or the focus reached what opens it).
+pub fn fetch(chunk: &'static str) {
+    if let Some(part) = MANIFEST.iter().find(|p| p.chunk == chunk) {
+        let preload = part.preload;
+        leptos::task::spawn_local(async move {
+            let _ = preload().await;
+        });
+    }
+}
+
+/// What a person calls the part that becomes `chunk`.
+pub fn what(chunk: &str) -> &'static str {
+    MANIFEST.iter().find(|p| p.chunk == chunk).map_or("Part of this page", |p| p.what)
+}
+
+/// What stands around a part's "could not be loaded" notice, where the part would be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Around {
+    Nothing,
+    /// Over the page, as Settings is.
+    Overlay,
+    /// A row of a list, as the trace's steps are.
+    ListItem,
+}
+
+/// The one way a view shows a part: `load` calls it (fetching it the first time); while it is on
+/// its way the page's "Loading …" line names it when `announce` is given; when it cannot be
+/// fetched, the notice says what is missing and what to do, with Try again.
+pub fn part_view<F, Fut>(chunk: &'static str, load: F, announce: Option<RwSignal<Vec<&'static str>>>, around: Around) -> impl IntoView
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<AnyView, PartMissing>> + Send + 'static,
+{
+    let retry = RwSignal::new(0u32);
+    move || {
+        retry.track();
+        let part = load();
+        Suspend::new(async move {
+            let got = match announce {
+                Some(loading) => waiting_for(loading, what(chunk), part).await,
+                None => part.await,
+            };
+            got.unwrap_or_else(|missing| missing_view(missing, chunk, retry, around))
+        })
+    }
+}
+
+/// Awaits a part, saying "Loading …" meanwhile. A part already fetched is ready at the first
+/// poll, so the note is set and cleared in one go and never drawn; one closed while on its way
+/// (its future dropped) clears the note too.
+async fn waiting_for<T>(loading: RwSignal<Vec<&'static str>>, what: &'static str, part: impl std::future::Future<Output = T>) -> T {
+    struct Clear(RwSignal<Vec<&'static str>>, &'static str);
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            let what = self.1;
+            self.0.update(|parts| {
+                if let Some(at) = parts.iter().position(|p| *p == what) {
+                    parts.remove(at);
+                }
+            });
+        }
+    }
+    loading.update(|parts| parts.push(what));
+    let _clear = Clear(loading, what);
+    part.await
+}
+
+/// Shown where a part that could not be fetched would be, with a button that tries again.
+fn missing_view(missing: PartMissing, chunk: &'static str, retry: RwSignal<u32>, around: Around) -> AnyView {
+    let notice = view! {
+        <div class="notice error part-missing" role="alert" data-testid="part-missing">
+            <span>{missing.message(what(chunk))}</span>
+            <button class="ghost" data-testid="part-retry" on:click=move |_| retry.update(|n| *n += 1)>"Try again"</button>
+        </div>
+    };
+    match around {
+        Around::Nothing => notice.into_any(),
+        Around::Overlay => view! { <div class="part-overlay">{notice}</div> }.into_any(),
+        Around::ListItem => view! { <li class="rows-missing">{notice}</li> }.into_any(),
+    }
+}
 
 /// A part of the page could not be fetched: the network is down, or the site was updated and
 /// this page's files are gone.

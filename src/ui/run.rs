@@ -462,13 +462,27 @@ mod page {
         0.0
     }
 
+    /// Without the split there is no engine part to fetch.
+    pub async fn preload_engine() -> Result<(), crate::ui::parts::PartMissing> {
+        Ok(())
+    }
+
     pub fn launch(control: RunControl, job: Job) {
         control.end(job.run, Outcome::Ended("Running the agent needs a browser.".into()));
     }
 }
 
 #[cfg(target_arch = "wasm32")]
-pub(super) use page::{preload_engine, provider};
+pub(super) use page::provider;
+pub(super) use page::preload_engine;
+
+/// Fetches the part that readies the model in the page (`warm_in_page`) without calling it.
+pub(super) async fn preload_warm() -> Result<(), super::parts::PartMissing> {
+    #[cfg(target_arch = "wasm32")]
+    return preload_in_page_warm().await;
+    #[cfg(not(target_arch = "wasm32"))]
+    Ok(())
+}
 
 #[cfg(test)]
 mod tests;

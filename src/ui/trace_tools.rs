@@ -35,11 +35,9 @@ pub fn TraceTools(
             });
         });
     };
-    let fetch_parts = move || {
-        leptos::task::spawn_local(async {
-            let _ = preload_export().await;
-            let _ = preload_import().await;
-        })
+    let fetch_parts = || {
+        super::parts::fetch("export_file");
+        super::parts::fetch("import_file");
     };
     // The run shown as an OpenTelemetry trace (OTLP JSON), masked again on the way out.
     let export_otel = move |_| {

@@ -78,7 +78,6 @@ pub fn TracePane(
     // per frame, so a thousand rows never freeze the page in one task. Only the last
     // `MAX_ROWS` events get rows at all (a note says how many are left out).
     let drawn = RwSignal::new(0usize);
-    let rows_retry = RwSignal::new(0u32);
     let catching_up = StoredValue::new(false);
     // The trace whose rows are drawn, by its first event: another one (a new run, another chat,
     // an import) is drawn from its start, not all at once up to the count of the last one.
@@ -142,8 +141,6 @@ pub fn TracePane(
     // The timeline, shown above the step list (which stays: hiding thousands of rows and
     // showing them again would lay them all out anew); a bar clicked there opens its step.
     let as_timeline = RwSignal::new(false);
-    let timeline_retry = RwSignal::new(0u32);
-    let foot_retry = RwSignal::new(0u32);
     view! {
         <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll on:keydown=move |ev| look.on_key(ev)>
             <div class="trace-head">
@@ -153,15 +150,10 @@ pub fn TracePane(
                 {children()}
             </div>
             <Show when=move || as_timeline.get()>
-                {move || {
-                    timeline_retry.track();
-                    Suspend::new(async move {
-                        rows::rows(rows::Shown::Timeline { trace, pane }).await.unwrap_or_else(|missing| super::part_missing(missing, "The timeline", timeline_retry))
-                    })
-                }}
+                {super::parts::part_view("trace_rows", move || rows::rows(rows::Shown::Timeline { trace, pane }), None, super::parts::Around::Nothing)}
             </Show>
             <Show when=move || idle.get()>
-                {Suspend::new(async move { find_bar(trace, look, pane).await.unwrap_or_else(|_| ().into_any()) })}
+                {super::parts::part_view("find_bar", move || find_bar(trace, look, pane), None, super::parts::Around::Nothing)}
             </Show>
             <ShownRun chat/>
             <Show when=move || trace.with(<[Event]>::is_empty) && !running.get() && chat.with(|c| c.shown_run().is_none_or(|r| r.steps_kept))>
@@ -182,14 +174,7 @@ pub fn TracePane(
                 // The rows are a part of the page (`parts`): a trace with no events needs none
                 // of their code, so a first visit does not wait for it.
                 <Show when=move || !trace.with(<[Event]>::is_empty)>
-                    {move || {
-                        rows_retry.track();
-                        Suspend::new(async move {
-                            rows::rows(rows::Shown::Steps { trace, drawn: drawn.read_only(), open, look }).await.unwrap_or_else(|missing| {
-                                view! { <li class="rows-missing">{super::part_missing(missing, "The trace's steps", rows_retry)}</li> }.into_any()
-                            })
-                        })
-                    }}
+                    {super::parts::part_view("trace_rows", move || rows::rows(rows::Shown::Steps { trace, drawn: drawn.read_only(), open, look }), None, super::parts::Around::ListItem)}
                 </Show>
             </ol>
             <Show when=move || writing.get()>
@@ -206,12 +191,7 @@ pub fn TracePane(
                 </div>
             </Show>
             <Show when=move || !trace.with(<[Event]>::is_empty)>
-                {move || {
-                    foot_retry.track();
-                    Suspend::new(async move {
-                        rows::rows(rows::Shown::Foot { chat, sent }).await.unwrap_or_else(|missing| super::part_missing(missing, "The run's totals", foot_retry))
-                    })
-                }}
+                {super::parts::part_view("trace_rows", move || rows::rows(rows::Shown::Foot { chat, sent }), None, super::parts::Around::Nothing)}
             </Show>
         </section>
     }

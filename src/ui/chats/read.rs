@@ -15,7 +15,7 @@ crate::ui::parts::part!(read_chat, preload = preload, pub fn opening(backend: Rc
     Box::pin(async move { store::open(backend.as_ref(), &id).await.map_err(|e| e.to_string()) })
 });
 
-crate::ui::parts::part!(move_legacy, preload = preload_moving, fn moving(backend: Rc<dyn Backend>, now_ms: f64) -> Reading<usize> {
+crate::ui::parts::part!(move_legacy, preload = preload_moving, pub(in crate::ui) fn moving(backend: Rc<dyn Backend>, now_ms: f64) -> Reading<usize> {
     Box::pin(async move { store::migrate_legacy(backend.as_ref(), now_ms).await.map_err(|e| e.to_string()) })
 });
 

@@ -16,3 +16,66 @@ fn a_missing_part_names_itself_and_what_to_do() {
     assert!(text.starts_with("Settings could not be loaded"), "{text}");
     assert!(text.contains("Check the connection") && text.contains("reload"), "{text}");
 }
+
+/// Every `part!` in the sources is in the manifest, and every line of the manifest is a part:
+/// adding a part without its line (or leaving a line behind) fails here.
+#[test]
+fn the_manifest_names_every_part_once() {
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    files(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut paths);
+    let mut declared = Vec::new();
+    for path in paths.iter().filter(|p| !p.ends_with("parts.rs") && !p.ends_with("parts/tests.rs")) {
+        let text = std::fs::read_to_string(path).unwrap();
+        for (_, rest) in text.match_indices("parts::part!(").map(|(i, _)| ((), &text[i + "parts::part!(".len()..])) {
+            declared.push(rest.split(',').next().unwrap().trim().to_string());
+        }
+    }
+    declared.sort();
+    let mut listed: Vec<String> = super::MANIFEST.iter().map(|p| p.chunk.to_string()).collect();
+    listed.sort();
+    assert_eq!(declared, listed);
+    assert!(declared.len() > 10, "the sources were read: {declared:?}");
+}
+
+#[test]
+fn a_part_is_named_by_its_manifest_line() {
+    assert_eq!(super::what("settings"), "Settings");
+    assert_eq!(super::what("no_such_part"), "Part of this page");
+}
+
+#[test]
+fn what_is_fetched_ahead_follows_the_manifest_and_the_settings() {
+    let chunks = |parts: Vec<&super::Part>| parts.into_iter().map(|p| p.chunk).collect::<Vec<_>>();
+    let mut settings = crate::storage::Settings::default();
+    let (now, idle) = super::ahead(&settings, false);
+    assert!(now.is_empty(), "a first visit fetches nothing before the first screen is up");
+    let idle = chunks(idle);
+    assert_eq!(&idle[..2], ["save_chat", "run"], "saving before the engine");
+    assert!(idle.contains(&"trace_rows") && !idle.contains(&"approval") && !idle.contains(&"in_page_warm") && !idle.contains(&"settings"));
+    let (now, _) = super::ahead(&settings, true);
+    assert_eq!(chunks(now), ["trace_rows", "read_chat"], "coming back: the chat's reading and its steps at once");
+    settings.tools.mcp.servers.push(crate::tools::mcp::McpServer { url: "http://127.0.0.1:9/mcp".into(), ..Default::default() });
+    settings.tools.mcp.servers[0].common.enabled = true;
+    settings.provider.preset = crate::llm::Preset::InPage;
+    let idle = chunks(super::ahead(&settings, false).1);
+    assert!(idle.contains(&"approval") && idle.contains(&"in_page_warm"));
+}
+
+/// Every preload in the manifest can be called (natively each is done at once).
+#[test]
+fn every_line_of_the_manifest_fetches_its_part() {
+    for part in super::MANIFEST {
+        assert_eq!(pollster::block_on((part.preload)()), Ok(()), "{}", part.chunk);
+        assert!(!part.fetched.is_empty() && !part.what.is_empty(), "{}", part.chunk);
+    }
+}
