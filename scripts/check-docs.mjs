@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DEFAULT_FILES = ['README.md', 'CHANGELOG.md', 'docs/performance.md', 'docs/parser.md', 'tests/fixtures/README.md'];
+const DEFAULT_FILES = ['README.md', 'ARCHITECTURE.md', 'CHANGELOG.md', 'docs/performance.md', 'docs/parser.md', 'tests/fixtures/README.md'];
 // Build output and installed packages: mentioned in the docs, never part of the repository.
 const NOT_IN_REPO = new Set(['.git', 'dist', 'target', 'node_modules']);
 const topLevel = new Set(fs.readdirSync(root).filter((name) => !NOT_IN_REPO.has(name)));

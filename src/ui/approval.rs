@@ -69,7 +69,7 @@ pub type Pending = RwSignal<Option<Asked>, LocalStorage>;
 pub fn ApprovalPanel(pending: Pending) -> impl IntoView {
     view! {
         <Show when=move || pending.with(Option::is_some)>
-            {super::parts::part_view("approval", move || panel(pending), None, super::parts::Around::Nothing)}
+            {super::parts::part_view("approval", move || Box::pin(panel(pending)), None, super::parts::Around::Nothing)}
         </Show>
     }
 }

@@ -32,7 +32,7 @@ fn Offer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<String>) -
     let needed = move || settings.with(|s| !s.provider.preset.in_page() && super::session::missing_setting(s).is_some());
     view! {
         <Show when=needed>
-            {super::parts::part_view("first_look", move || first_look_offer(offer, draft, on_send), None, super::parts::Around::Nothing)}
+            {super::parts::part_view("first_look", move || Box::pin(first_look_offer(offer, draft, on_send)), None, super::parts::Around::Nothing)}
         </Show>
     }
 }
@@ -121,12 +121,12 @@ pub fn ChatPane(
             // While the model in the page loads, and when it failed: how it goes, with Cancel.
             {first_look.map(|FirstLook { settings, in_page }| view! {
                 <Show when=move || settings.with(|s| s.provider.preset.in_page()) && in_page.status.with(|s| s.busy() || matches!(s, crate::in_page::Status::Failed(_)))>
-                    {super::parts::part_view("in_page_status", move || in_page_status(in_page), None, super::parts::Around::Nothing)}
+                    {super::parts::part_view("in_page_status", move || Box::pin(in_page_status(in_page)), None, super::parts::Around::Nothing)}
                 </Show>
             })}
             <super::approval::ApprovalPanel pending=approval/>
             <Show when=move || compose.has_offers()>
-                {super::parts::part_view("mcp_compose", move || super::mcp_compose::pickers(compose, draft), None, super::parts::Around::Nothing)}
+                {super::parts::part_view("mcp_compose", move || Box::pin(super::mcp_compose::pickers(compose, draft)), None, super::parts::Around::Nothing)}
             </Show>
             <form class="composer" on:submit=move |ev| { ev.prevent_default(); send(); }>
                 <label for="question" class="visually-hidden">"Your question"</label>

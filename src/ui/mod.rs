@@ -164,7 +164,7 @@ pub fn App() -> impl IntoView {
             // not on load, then hidden rather than removed like the chat.
             <div class="compare-view" hidden=move || !show_compare.get()>
                 <Show when=move || compare_opened.get()>
-                    {parts::part_view("compare", move || compare_part(settings.read_only(), chat, compare_runs_asked.read_only()), Some(loading), parts::Around::Nothing)}
+                    {parts::part_view("compare", move || Box::pin(compare_part(settings.read_only(), chat, compare_runs_asked.read_only())), Some(loading), parts::Around::Nothing)}
                 </Show>
             </div>
             {move || loading.with(|parts| parts.first().map(|what| view! {
@@ -174,7 +174,7 @@ pub fn App() -> impl IntoView {
             <Show when=move || show_settings.get()>
                 {
                     let on_close = Callback::new(move |_: ()| show_settings.set(false));
-                    parts::part_view("settings", move || settings_part(settings, on_close), Some(loading), parts::Around::Overlay)
+                    parts::part_view("settings", move || Box::pin(settings_part(settings, on_close)), Some(loading), parts::Around::Overlay)
                 }
             </Show>
         </div>

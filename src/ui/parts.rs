@@ -142,16 +142,20 @@ pub enum Around {
     ListItem,
 }
 
+/// A part's view on its way: what `part_view`'s `load` returns (boxed, so that the waiting,
+/// the notice and Try again are compiled once for every part, not once per part).
+pub type PartFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Result<AnyView, PartMissing>> + Send>>;
+
 /// The one way a view shows a part: `load` calls it (fetching it the first time); while it is on
 /// its way the page's "Loading …" line names it when `announce` is given; when it cannot be
 /// fetched, the notice says what is missing and what to do, with Try again.
-pub fn part_view<F, Fut>(chunk: &'static str, load: F, announce: Option<RwSignal<Vec<&'static str>>>, around: Around) -> impl IntoView
-where
-    F: Fn() -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = Result<AnyView, PartMissing>> + Send + 'static,
-{
+pub fn part_view(chunk: &'static str, load: impl Fn() -> PartFuture + Send + Sync + 'static, announce: Option<RwSignal<Vec<&'static str>>>, around: Around) -> AnyView {
+    shown(chunk, std::sync::Arc::new(load), announce, around)
+}
+
+fn shown(chunk: &'static str, load: std::sync::Arc<dyn Fn() -> PartFuture + Send + Sync>, announce: Option<RwSignal<Vec<&'static str>>>, around: Around) -> AnyView {
     let retry = RwSignal::new(0u32);
-    move || {
+    (move || {
         retry.track();
         let part = load();
         Suspend::new(async move {
@@ -161,13 +165,14 @@ where
             };
             got.unwrap_or_else(|missing| missing_view(missing, chunk, retry, around))
         })
-    }
+    })
+    .into_any()
 }
 
 /// Awaits a part, saying "Loading …" meanwhile. A part already fetched is ready at the first
 /// poll, so the note is set and cleared in one go and never drawn; one closed while on its way
 /// (its future dropped) clears the note too.
-async fn waiting_for<T>(loading: RwSignal<Vec<&'static str>>, what: &'static str, part: impl std::future::Future<Output = T>) -> T {
+async fn waiting_for(loading: RwSignal<Vec<&'static str>>, what: &'static str, part: PartFuture) -> Result<AnyView, PartMissing> {
     struct Clear(RwSignal<Vec<&'static str>>, &'static str);
     impl Drop for Clear {
         fn drop(&mut self) {

@@ -150,10 +150,10 @@ pub fn TracePane(
                 {children()}
             </div>
             <Show when=move || as_timeline.get()>
-                {super::parts::part_view("trace_rows", move || rows::rows(rows::Shown::Timeline { trace, pane }), None, super::parts::Around::Nothing)}
+                {super::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Timeline { trace, pane })), None, super::parts::Around::Nothing)}
             </Show>
             <Show when=move || idle.get()>
-                {super::parts::part_view("find_bar", move || find_bar(trace, look, pane), None, super::parts::Around::Nothing)}
+                {super::parts::part_view("find_bar", move || Box::pin(find_bar(trace, look, pane)), None, super::parts::Around::Nothing)}
             </Show>
             <ShownRun chat/>
             <Show when=move || trace.with(<[Event]>::is_empty) && !running.get() && chat.with(|c| c.shown_run().is_none_or(|r| r.steps_kept))>
@@ -174,7 +174,7 @@ pub fn TracePane(
                 // The rows are a part of the page (`parts`): a trace with no events needs none
                 // of their code, so a first visit does not wait for it.
                 <Show when=move || !trace.with(<[Event]>::is_empty)>
-                    {super::parts::part_view("trace_rows", move || rows::rows(rows::Shown::Steps { trace, drawn: drawn.read_only(), open, look }), None, super::parts::Around::ListItem)}
+                    {super::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Steps { trace, drawn: drawn.read_only(), open, look })), None, super::parts::Around::ListItem)}
                 </Show>
             </ol>
             <Show when=move || writing.get()>
@@ -191,7 +191,7 @@ pub fn TracePane(
                 </div>
             </Show>
             <Show when=move || !trace.with(<[Event]>::is_empty)>
-                {super::parts::part_view("trace_rows", move || rows::rows(rows::Shown::Foot { chat, sent }), None, super::parts::Around::Nothing)}
+                {super::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Foot { chat, sent })), None, super::parts::Around::Nothing)}
             </Show>
         </section>
     }
