@@ -29,7 +29,7 @@ mod read;
 mod save;
 
 use save::Write;
-pub(super) use read::{preload as preload_read, preload_moving};
+pub(super) use read::preload as preload_read;
 pub(super) use save::preload as preload_save;
 
 /// The conversation list, the open conversation and keeping it stored. `Copy`, so handlers

@@ -64,7 +64,8 @@ pub struct Part {
     /// What a person calls it, in "… could not be loaded".
     pub what: &'static str,
     pub fetched: &'static [Fetched],
-    pub preload: Preload,
+    /// How to fetch it ahead; `None` for a part only ever fetched by its use.
+    pub preload: Option<Preload>,
 }
 
 use Fetched::{Hover, Idle, IdleIf, OnUse, Returning};
@@ -73,21 +74,21 @@ use Fetched::{Hover, Idle, IdleIf, OnUse, Returning};
 /// (saving before the engine: a question is saved as it is sent, and a save that waited for
 /// the engine's download would be lost to a reload).
 pub const MANIFEST: &[Part] = &[
-    Part { chunk: "save_chat", what: "Saving", fetched: &[Idle], preload: || Box::pin(super::chats::preload_save()) },
-    Part { chunk: "run", what: "The agent", fetched: &[Idle], preload: || Box::pin(super::run::preload_engine()) },
-    Part { chunk: "trace_rows", what: "The trace's steps", fetched: &[Returning, Idle], preload: || Box::pin(super::trace_view::preload_rows()) },
-    Part { chunk: "find_bar", what: "Finding steps", fetched: &[Idle], preload: || Box::pin(super::trace_find::preload_find_bar()) },
-    Part { chunk: "approval", what: "The approval panel", fetched: &[IdleIf(Needs::McpServer), OnUse], preload: || Box::pin(super::approval::preload()) },
-    Part { chunk: "in_page_warm", what: "Readying the model in this page", fetched: &[IdleIf(Needs::ModelInPage)], preload: || Box::pin(super::run::preload_warm()) },
-    Part { chunk: "read_chat", what: "Reading chats", fetched: &[Returning, OnUse], preload: || Box::pin(super::chats::preload_read()) },
-    Part { chunk: "move_legacy", what: "Moving the earlier version's chats", fetched: &[OnUse], preload: || Box::pin(super::chats::preload_moving()) },
-    Part { chunk: "settings", what: "Settings", fetched: &[Hover], preload: || Box::pin(super::preload_settings()) },
-    Part { chunk: "compare", what: "Compare", fetched: &[Hover], preload: || Box::pin(super::preload_compare()) },
-    Part { chunk: "export_file", what: "Export", fetched: &[Hover], preload: || Box::pin(super::trace_tools::preload_export()) },
-    Part { chunk: "import_file", what: "Import", fetched: &[Hover], preload: || Box::pin(super::trace_tools::preload_import()) },
-    Part { chunk: "mcp_compose", what: "MCP prompts and resources", fetched: &[OnUse], preload: || Box::pin(super::mcp_compose::preload()) },
-    Part { chunk: "first_look", what: "The model in this page's offer", fetched: &[OnUse], preload: || Box::pin(super::chat::preload_first_look()) },
-    Part { chunk: "in_page_status", what: "The model in this page's status", fetched: &[OnUse], preload: || Box::pin(super::chat::preload_in_page_status()) },
+    Part { chunk: "save_chat", what: "Saving", fetched: &[Idle], preload: Some(|| Box::pin(super::chats::preload_save())) },
+    Part { chunk: "run", what: "The agent", fetched: &[Idle], preload: Some(|| Box::pin(super::run::preload_engine())) },
+    Part { chunk: "trace_rows", what: "The trace's steps", fetched: &[Returning, Idle], preload: Some(|| Box::pin(super::trace_view::preload_rows())) },
+    Part { chunk: "find_bar", what: "Finding steps", fetched: &[Idle], preload: Some(|| Box::pin(super::trace_find::preload_find_bar())) },
+    Part { chunk: "approval", what: "The approval panel", fetched: &[IdleIf(Needs::McpServer), OnUse], preload: Some(|| Box::pin(super::approval::preload())) },
+    Part { chunk: "in_page_warm", what: "Readying the model in this page", fetched: &[IdleIf(Needs::ModelInPage)], preload: Some(|| Box::pin(super::run::preload_warm())) },
+    Part { chunk: "read_chat", what: "Reading chats", fetched: &[Returning, OnUse], preload: Some(|| Box::pin(super::chats::preload_read())) },
+    Part { chunk: "move_legacy", what: "Moving the earlier version's chats", fetched: &[OnUse], preload: None },
+    Part { chunk: "settings", what: "Settings", fetched: &[Hover], preload: Some(|| Box::pin(super::preload_settings())) },
+    Part { chunk: "compare", what: "Compare", fetched: &[Hover], preload: Some(|| Box::pin(super::preload_compare())) },
+    Part { chunk: "export_file", what: "Export", fetched: &[Hover], preload: Some(|| Box::pin(super::trace_tools::preload_export())) },
+    Part { chunk: "import_file", what: "Import", fetched: &[Hover], preload: Some(|| Box::pin(super::trace_tools::preload_import())) },
+    Part { chunk: "mcp_compose", what: "MCP prompts and resources", fetched: &[OnUse], preload: None },
+    Part { chunk: "first_look", what: "The model in this page's offer", fetched: &[OnUse], preload: None },
+    Part { chunk: "in_page_status", what: "The model in this page's status", fetched: &[OnUse], preload: None },
 ];
 
 /// What to fetch ahead, in the manifest's order: at once (for a person coming back to a chat,
@@ -106,7 +107,7 @@ pub fn fetch_ahead(settings: &crate::storage::Settings, returning: bool) {
     for part in now {
         fetch(part.chunk);
     }
-    let idle: Vec<Preload> = idle.into_iter().map(|p| p.preload).collect();
+    let idle: Vec<Preload> = idle.into_iter().filter_map(|p| p.preload).collect();
     request_idle_callback(move || {
         let idle = idle.clone();
         leptos::task::spawn_local(async move {
@@ -119,8 +120,7 @@ pub fn fetch_ahead(settings: &crate::storage::Settings, returning: bool) {
 
 /// Fetches part `chunk` now (the pointer or the focus reached what opens it).
 pub fn fetch(chunk: &'static str) {
-    if let Some(part) = MANIFEST.iter().find(|p| p.chunk == chunk) {
-        let preload = part.preload;
+    if let Some(preload) = MANIFEST.iter().find(|p| p.chunk == chunk).and_then(|p| p.preload) {
         leptos::task::spawn_local(async move {
             let _ = preload().await;
         });
