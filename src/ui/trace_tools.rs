@@ -74,11 +74,14 @@ pub fn TraceTools(
 
     view! {
         <div class="trace-tools" role="toolbar" aria-label="Trace actions" on:pointerenter=move |_| fetch_parts() on:focusin=move |_| fetch_parts()>
-            <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"⬇ Export JSON"</button>
-            <button class="ghost small" data-testid="export-otel" disabled=empty on:click=export_otel title="The run shown, as OTLP JSON: opens in Jaeger, goes to any OpenTelemetry collector">"⬇ OpenTelemetry"</button>
-            <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy title="The run shown">"Copy as Markdown"</button>
-            <button class="ghost small" data-testid="compare-runs" disabled=move || chat.with(|c| c.runs.is_empty()) on:click=move |_| on_compare_runs.run(())
-                title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
+            // What applies now: a chat with no run yet has nothing to export, copy or compare.
+            <Show when=move || chat.with(|c| !c.runs.is_empty())>
+                <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"⬇ Export JSON"</button>
+                <button class="ghost small" data-testid="export-otel" disabled=empty on:click=export_otel title="The run shown, as OTLP JSON: opens in Jaeger, goes to any OpenTelemetry collector">"⬇ OpenTelemetry"</button>
+                <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy title="The run shown">"Copy as Markdown"</button>
+                <button class="ghost small" data-testid="compare-runs" on:click=move |_| on_compare_runs.run(())
+                    title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
+            </Show>
             <label class="ghost small file-button">
                 "⬆ Import…"
                 <input type="file" accept="application/json,.json" data-testid="import" class="visually-hidden" on:change=import/>

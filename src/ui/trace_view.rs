@@ -145,11 +145,14 @@ pub fn TracePane(
         <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll on:keydown=move |ev| look.on_key(ev)>
             <div class="trace-head">
                 <h2>"Trace"</h2>
-                <button class="ghost small view-toggle" data-testid="view-timeline" aria-pressed=move || as_timeline.get().to_string()
-                    title="The run on one time axis, above its steps" on:click=move |_| as_timeline.update(|on| *on = !*on)>"Timeline"</button>
+                // Only where there are steps to put on it.
+                <Show when=move || !trace.with(<[Event]>::is_empty)>
+                    <button class="ghost small view-toggle" data-testid="view-timeline" aria-pressed=move || as_timeline.get().to_string()
+                        title="The run on one time axis, above its steps" on:click=move |_| as_timeline.update(|on| *on = !*on)>"Timeline"</button>
+                </Show>
                 {children()}
             </div>
-            <Show when=move || as_timeline.get()>
+            <Show when=move || as_timeline.get() && !trace.with(<[Event]>::is_empty)>
                 {super::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Timeline { trace, pane })), None, super::parts::Around::Nothing)}
             </Show>
             <Show when=move || idle.get()>

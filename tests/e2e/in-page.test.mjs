@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { suite, openApp, ask, shot } from './harness.mjs';
+import { suite, openApp, ask, shot, traceTones } from './harness.mjs';
 import { llamaModel } from './llama.mjs';
 
 const env = suite();
@@ -68,8 +68,10 @@ test('a file that is not a GGUF and a download cut midway each end with their me
   await ask(page, 'Hello?');
   await page.locator('.bubble').nth(1).waitFor({ timeout: 60_000 });
   const said = await page.locator('.bubble').nth(1).textContent();
-  assert.match(said, /not a GGUF/i, said);
+  assert.match(said, /page\.gguf is not a GGUF/i, 'named as it was given, not by its cache key: ' + said);
   assert.match(await page.getByTestId('in-page-status').textContent(), /not a GGUF/i);
+  // The run that never reached the model shows its start and its failure in the trace, in red.
+  assert.deepEqual(await traceTones(page), ['run_started:neutral', 'run_stopped:error']);
 
   // A download that stops after 5 MB of 98.
   await page.getByTestId('settings-toggle').click();

@@ -366,7 +366,9 @@ export async function load(source, { nCtx = 4096, nThreads, timeoutMs = 120_000,
       facts.sizeBytes = blobs.reduce((n, b) => n + b.size, 0);
     }
     for (const b of blobs) {
-      if (!(await looksLikeGguf(b))) throw fail('not_gguf', `${b.name || fileName(url || 'model')} is not a GGUF model: choose a .gguf file.`);
+      // Named as the person gave it: a downloaded file's blob is named by its cache key.
+      const named = url ? fileName(url) : (b.name || 'This file');
+      if (!(await looksLikeGguf(b))) throw fail('not_gguf', `${named} is not a GGUF model: choose a .gguf file.`);
     }
     arm();
     await wllama.loadModel(blobs, {
