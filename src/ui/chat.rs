@@ -3,6 +3,10 @@
 
 use leptos::prelude::*;
 
+pub(crate) mod approval;
+pub(crate) mod compose;
+pub(crate) mod session;
+
 pub use crate::conversation::{ChatMessage, Who};
 use crate::conversation::Conversation;
 
@@ -29,7 +33,7 @@ pub struct FirstLook {
 #[component]
 fn Offer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<String>) -> impl IntoView {
     let settings = offer.settings;
-    let needed = move || settings.with(|s| !s.provider.preset.in_page() && super::session::missing_setting(s).is_some());
+    let needed = move || settings.with(|s| !s.provider.preset.in_page() && crate::ui::chat::session::missing_setting(s).is_some());
     view! {
         <Show when=needed>
             {super::parts::part_view("first_look", move || Box::pin(first_look_offer(offer, draft, on_send)), None, super::parts::Around::Nothing)}
@@ -80,9 +84,9 @@ pub fn ChatPane(
     #[prop(optional)]
     first_look: Option<FirstLook>,
     /// A tool call of the chat's run waiting for the person's approval.
-    approval: super::approval::Pending,
+    approval: crate::ui::chat::approval::Pending,
     /// The MCP servers' prompts and resources, offered beside the composer.
-    compose: super::mcp_compose::Compose,
+    compose: crate::ui::chat::compose::Compose,
 ) -> impl IntoView {
     // The bubbles are derived from the conversation's runs.
     let messages = Memo::new(move |_| chat.with(Conversation::messages));
@@ -124,9 +128,9 @@ pub fn ChatPane(
                     {super::parts::part_view("in_page_status", move || Box::pin(in_page_status(in_page)), None, super::parts::Around::Nothing)}
                 </Show>
             })}
-            <super::approval::ApprovalPanel pending=approval/>
+            <crate::ui::chat::approval::ApprovalPanel pending=approval/>
             <Show when=move || compose.has_offers()>
-                {super::parts::part_view("mcp_compose", move || Box::pin(super::mcp_compose::pickers(compose, draft)), None, super::parts::Around::Nothing)}
+                {super::parts::part_view("mcp_compose", move || Box::pin(crate::ui::chat::compose::pickers(compose, draft)), None, super::parts::Around::Nothing)}
             </Show>
             <form class="composer" on:submit=move |ev| { ev.prevent_default(); send(); }>
                 <label for="question" class="visually-hidden">"Your question"</label>
@@ -200,7 +204,7 @@ fn Bubble(message: ChatMessage, chat: RwSignal<Conversation>, running: ReadSigna
             // Never raw HTML: answers come from a model and may quote tool output. The
             // person's own text and problems are plain text; answers are sanitised Markdown.
             {match message.who {
-                Who::Assistant => view! { <div class="text md"><super::markdown_view::Markdown text=message.text/></div> }.into_any(),
+                Who::Assistant => view! { <div class="text md"><crate::ui::markdown::Markdown text=message.text/></div> }.into_any(),
                 _ => view! { <div class="text">{message.text}</div> }.into_any(),
             }}
             {steps}

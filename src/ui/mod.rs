@@ -4,32 +4,17 @@
 //! Signals are owned by `App` and handed down narrowly (a read signal, a write signal or a
 //! callback), so a component re-renders only for what it shows.
 
-mod agent_settings;
-mod approval;
 mod chat;
 mod chats;
 mod compare;
-mod compare_runs;
-mod fields;
 mod in_page;
-mod in_page_settings;
-mod markdown_view;
-mod mcp_compose;
+mod markdown;
 mod notices;
-mod otel;
 mod page;
-mod mcp_settings;
 pub(crate) mod parts;
 mod run;
-mod session;
-mod timeline;
-mod settings_panel;
-mod tool_settings;
-mod trace_find;
-mod trace_row;
-mod trace_steps;
-mod trace_tools;
-mod trace_view;
+mod settings;
+mod trace;
 
 use leptos::prelude::*;
 
@@ -43,7 +28,7 @@ pub fn App() -> impl IntoView {
     let settings_notice = RwSignal::new(loaded.notice());
     let settings = RwSignal::new(loaded.settings);
     // The page's MCP servers: given to the runs, and to Settings as context.
-    let mcp = mcp_settings::install(settings);
+    let mcp = settings::mcp::install(settings);
     provide_context(mcp);
     let in_page = in_page::InPage::install();
     // Saving is the one effect that reaches the outside world from settings. Nothing is
@@ -89,7 +74,7 @@ pub fn App() -> impl IntoView {
             }
         })
     });
-    let session = session::Session::new(settings.read_only(), chats, chat_run);
+    let session = chat::session::Session::new(settings.read_only(), chats, chat_run);
 
     // Parts of the page are fetched ahead as the manifest says (`parts::MANIFEST`): at once
     // what a person coming back to a chat needs, the rest once the first screen is up and the
@@ -155,10 +140,10 @@ pub fn App() -> impl IntoView {
             // Hidden rather than removed, so a run in either view keeps streaming into it.
             <main class="layout" hidden=move || show_compare.get()>
                 <chats::ChatList chats running=running.read_only()/>
-                <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page } approval=chat_run.approval compose=mcp_compose::Compose { mcp, run: chat_run }/>
-                <trace_view::TracePane chat streaming=streaming.read_only() running=running.read_only() progress=chat_run.progress.read_only() sent=chat_run.sent.read_only()>
-                    <trace_tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs/>
-                </trace_view::TracePane>
+                <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page } approval=chat_run.approval compose=chat::compose::Compose { mcp, run: chat_run }/>
+                <trace::TracePane chat streaming=streaming.read_only() running=running.read_only() progress=chat_run.progress.read_only() sent=chat_run.sent.read_only()>
+                    <trace::tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs/>
+                </trace::TracePane>
             </main>
             // Built (and, in the shipped page, fetched: `parts`) the first time it is opened,
             // not on load, then hidden rather than removed like the chat.
@@ -182,7 +167,7 @@ pub fn App() -> impl IntoView {
 }
 
 parts::part!(settings, preload = preload_settings, fn settings_part(settings: RwSignal<crate::storage::Settings>, on_close: Callback<()>) -> AnyView {
-    view! { <settings_panel::SettingsPanel settings on_close/> }.into_any()
+    view! { <settings::SettingsPanel settings on_close/> }.into_any()
 });
 
 parts::part!(compare, preload = preload_compare, fn compare_part(settings: ReadSignal<crate::storage::Settings>, chat: RwSignal<crate::conversation::Conversation>, asked: ReadSignal<u32>) -> AnyView {

@@ -44,14 +44,14 @@ pub struct RunControl {
     /// saving; Compare stores nothing).
     on_change: Option<Callback<Save>>,
     /// The page's MCP servers, whose tools a run may use.
-    mcp: super::mcp_settings::Mcp,
+    mcp: crate::ui::settings::mcp::Mcp,
     /// The model in the page, loaded by a run that uses it.
     in_page: super::in_page::InPage,
     /// A tool call of the run waiting for the person's approval (`approval::ApprovalPanel`).
-    pub approval: super::approval::Pending,
+    pub approval: crate::ui::chat::approval::Pending,
     /// What the tool call in progress last said of how far it is (masked), until it ends.
     pub progress: RwSignal<String>,
-    /// MCP resources attached to the next question (`mcp_compose`): taken by the run it starts.
+    /// MCP resources attached to the next question (`chat::compose`): taken by the run it starts.
     /// Mirrors `session`; changed through `attach`.
     pub attached: RwSignal<Vec<Attachment>>,
     /// Finished runs sent to the OpenTelemetry collector, and how that went (mirrors `session`).
@@ -110,7 +110,7 @@ pub(super) struct Env<'a> {
 }
 
 impl RunControl {
-    pub fn new(chat: RwSignal<Conversation>, on_change: Option<Callback<Save>>, mcp: super::mcp_settings::Mcp) -> Self {
+    pub fn new(chat: RwSignal<Conversation>, on_change: Option<Callback<Save>>, mcp: crate::ui::settings::mcp::Mcp) -> Self {
         let in_page = super::in_page::InPage::from_context();
         RunControl {
             chat,
@@ -137,8 +137,8 @@ impl RunControl {
         let finished = |r: &crate::conversation::Run| r.outcome.as_ref().is_some_and(RunSession::finished_for_sending);
         let Some((chat, events)) = self.chat.with_untracked(|c| c.runs.get(run).filter(|r| finished(r)).map(|r| (c.id.clone(), r.events.clone()))) else { return };
         leptos::task::spawn_local(async move {
-            let job = super::trace_tools::Export::Send { conversation_id: chat.clone(), events, secrets, collector };
-            let result = super::trace_tools::exported(job, "Sending to the collector").await.map(|_| ());
+            let job = crate::ui::trace::tools::Export::Send { conversation_id: chat.clone(), events, secrets, collector };
+            let result = crate::ui::trace::tools::exported(job, "Sending to the collector").await.map(|_| ());
             self.session.update_value(|s| s.sent(Sent { chat, run, result }));
             self.sent.set(self.session.with_value(|s| s.sent_list().to_vec()));
         });
@@ -291,10 +291,10 @@ impl RunObserver for Observer<'_> {
     /// allow" also stops the tool asking in the settings. Stop drops this future, which closes
     /// the panel.
     fn approve<'a>(&'a self, tool: &'a dyn Tool, input: &'a serde_json::Value) -> crate::agent::LocalBoxFuture<'a, ApprovalChoice> {
-        let reply = super::approval::Reply::default();
+        let reply = crate::ui::chat::approval::Reply::default();
         // `{:#}`: serde_json's own indented form of a `Value`.
         let shown = format!("{input:#}");
-        let asked = super::approval::Asked {
+        let asked = crate::ui::chat::approval::Asked {
             tool: tool.name().to_string(),
             via: tool.origin().map(str::to_string),
             input: mask(&shown, self.secrets),
@@ -303,7 +303,7 @@ impl RunObserver for Observer<'_> {
         let pending = self.control.approval;
         pending.set(Some(asked));
         Box::pin(async move {
-            struct Close(super::approval::Pending);
+            struct Close(crate::ui::chat::approval::Pending);
             impl Drop for Close {
                 fn drop(&mut self) {
                     self.0.try_set(None);
@@ -379,22 +379,22 @@ mod page {
     /// The question with the resources the person attached, each read now (bounded by its
     /// server's time limit) and given as context, marked as such; one that cannot be read is
     /// said in its place.
-    async fn attach(question: &str, attachments: &[crate::app::run::Attachment], mcp: crate::ui::mcp_settings::Mcp) -> String {
+    async fn attach(question: &str, attachments: &[crate::app::run::Attachment], mcp: crate::ui::settings::mcp::Mcp) -> String {
         use leptos::prelude::WithUntracked;
         let mut text = question.to_string();
         for a in attachments {
             let server = mcp.settings().with_untracked(|s| s.tools.mcp.servers.iter().find(|s| s.url.trim() == a.server).cloned());
             let Some(server) = server else { continue };
-            let read = crate::ui::mcp_settings::within(&server, crate::ui::mcp_settings::hub(mcp).client(&server).read_resource(&a.uri)).await;
+            let read = crate::ui::settings::mcp::within(&server, crate::ui::settings::mcp::hub(mcp).client(&server).read_resource(&a.uri)).await;
             text.push_str(&crate::tools::mcp::attached_context(&a.name, &a.uri, &server.display_url(), read));
         }
         text
     }
 
     /// The tools the settings enable, the page's MCP servers' included.
-    pub fn tools(settings: &Settings, mcp: crate::ui::mcp_settings::Mcp) -> Vec<Box<dyn Tool>> {
+    pub fn tools(settings: &Settings, mcp: crate::ui::settings::mcp::Mcp) -> Vec<Box<dyn Tool>> {
         let mut owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
-        owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::mcp_settings::hub(mcp)));
+        owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::settings::mcp::hub(mcp)));
         owned
     }
 
@@ -432,7 +432,7 @@ mod page {
 // read the agent's system prompt, so a question starts from that prefix. A part of its own,
 // fetched only by someone who uses the model in the page.
 #[cfg(target_arch = "wasm32")]
-crate::ui::parts::part!(in_page_warm, preload = preload_in_page_warm, pub(in crate::ui) fn warm_in_page(handle: super::in_page::InPage, settings: Settings, mcp: super::mcp_settings::Mcp, only_if_kept: bool) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+crate::ui::parts::part!(in_page_warm, preload = preload_in_page_warm, pub(in crate::ui) fn warm_in_page(handle: super::in_page::InPage, settings: Settings, mcp: crate::ui::settings::mcp::Mcp, only_if_kept: bool) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
     Box::pin(async move {
         use crate::in_page::browser;
         let url = settings.provider.model.trim().to_string();

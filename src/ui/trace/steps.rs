@@ -1,6 +1,6 @@
 //! What the trace pane's files share: the steps shown, read in place, and how many of them get
-//! rows. A leaf below the pane (`trace_view`), its rows (`trace_row`), the find bar
-//! (`trace_find`) and the timeline (`timeline`), so none of them reaches back into another.
+//! rows. A leaf below the pane (`trace`), its rows (`trace::row`), the find bar
+//! (`trace::find`) and the timeline (`timeline`), so none of them reaches back into another.
 
 use leptos::prelude::*;
 

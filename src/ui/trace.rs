@@ -1,18 +1,25 @@
 //! The trace column: every event of the run shown (the latest, or an earlier one the person
 //! picked with "Show steps"), as it happens. Blue while in progress,
 //! green for success, red for errors, each with an icon and a label so colour is never the
-//! only signal. Each row shows what its event says (`trace_row`): long texts open whole with
+//! only signal. Each row shows what its event says (`trace::row`): long texts open whole with
 //! Show all, and a request opens to the messages it sent. The bar above finds steps in a long
-//! trace (`trace_find`).
+//! trace (`trace::find`).
 
 use leptos::prelude::*;
+
+pub(crate) mod find;
+pub(crate) mod otel;
+pub(crate) mod row;
+pub(crate) mod steps;
+pub(crate) mod timeline;
+pub(crate) mod tools;
 
 use crate::agent::{Event, EventKind, Tone};
 use crate::conversation::Conversation;
 
-use super::trace_find::{find_bar, Look};
-use super::trace_row::{EventRow, LiveRow};
-use super::trace_steps::{Steps, MAX_ROWS};
+use self::find::{find_bar, Look};
+use self::row::{EventRow, LiveRow};
+use self::steps::{Steps, MAX_ROWS};
 
 #[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
 pub use rows::preload as preload_rows;
@@ -25,7 +32,7 @@ pub fn TracePane(
     /// What the tool call in progress last said of how far it is.
     progress: ReadSignal<String>,
     /// Finished runs sent to the OpenTelemetry collector, and how that went.
-    sent: ReadSignal<Vec<super::otel::Sent>>,
+    sent: ReadSignal<Vec<crate::ui::trace::otel::Sent>>,
     children: Children,
 ) -> impl IntoView {
     let trace = Steps(chat);
@@ -153,10 +160,10 @@ pub fn TracePane(
                 {children()}
             </div>
             <Show when=move || as_timeline.get() && !trace.with(<[Event]>::is_empty)>
-                {super::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Timeline { trace, pane })), None, super::parts::Around::Nothing)}
+                {crate::ui::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Timeline { trace, pane })), None, crate::ui::parts::Around::Nothing)}
             </Show>
             <Show when=move || idle.get()>
-                {super::parts::part_view("find_bar", move || Box::pin(find_bar(trace, look, pane)), None, super::parts::Around::Nothing)}
+                {crate::ui::parts::part_view("find_bar", move || Box::pin(find_bar(trace, look, pane)), None, crate::ui::parts::Around::Nothing)}
             </Show>
             <ShownRun chat/>
             <Show when=move || trace.with(<[Event]>::is_empty) && !running.get() && chat.with(|c| c.shown_run().is_none_or(|r| r.steps_kept))>
@@ -177,7 +184,7 @@ pub fn TracePane(
                 // The rows are a part of the page (`parts`): a trace with no events needs none
                 // of their code, so a first visit does not wait for it.
                 <Show when=move || !trace.with(<[Event]>::is_empty)>
-                    {super::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Steps { trace, drawn: drawn.read_only(), open, look })), None, super::parts::Around::ListItem)}
+                    {crate::ui::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Steps { trace, drawn: drawn.read_only(), open, look })), None, crate::ui::parts::Around::ListItem)}
                 </Show>
             </ol>
             <Show when=move || writing.get()>
@@ -194,7 +201,7 @@ pub fn TracePane(
                 </div>
             </Show>
             <Show when=move || !trace.with(<[Event]>::is_empty)>
-                {super::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Foot { chat, sent })), None, super::parts::Around::Nothing)}
+                {crate::ui::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Foot { chat, sent })), None, crate::ui::parts::Around::Nothing)}
             </Show>
         </section>
     }
@@ -278,7 +285,7 @@ mod rows {
         Timeline { trace: Steps, pane: NodeRef<leptos::html::Section> },
         /// The line under the trace: the run's totals, the conversation's tokens, whether the
         /// run reached the collector.
-        Foot { chat: RwSignal<Conversation>, sent: ReadSignal<Vec<crate::ui::otel::Sent>> },
+        Foot { chat: RwSignal<Conversation>, sent: ReadSignal<Vec<crate::ui::trace::otel::Sent>> },
     }
 
     crate::ui::parts::part!(trace_rows, preload = preload, pub fn rows(what: Shown) -> AnyView {
@@ -296,7 +303,7 @@ mod rows {
             .into_any(),
             Shown::Timeline { trace, pane } => {
                 let on_open = Callback::new(move |index: u32| super::open_row(pane, index));
-                view! { <crate::ui::timeline::TimelineView trace on_open/> }.into_any()
+                view! { <crate::ui::trace::timeline::TimelineView trace on_open/> }.into_any()
             }
             Shown::Foot { chat, sent } => super::foot(chat, sent),
         }
@@ -304,7 +311,7 @@ mod rows {
 }
 
 /// The line under the trace (drawn by the trace part).
-fn foot(chat: RwSignal<Conversation>, sent: ReadSignal<Vec<super::otel::Sent>>) -> AnyView {
+fn foot(chat: RwSignal<Conversation>, sent: ReadSignal<Vec<crate::ui::trace::otel::Sent>>) -> AnyView {
     let trace = Steps(chat);
     let totals = move || {
         let t = trace.with(|events| crate::agent::trace::Totals::of(events));

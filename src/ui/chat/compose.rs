@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::mcp_settings::Mcp;
+use crate::ui::settings::mcp::Mcp;
 use crate::tools::mcp::McpItem;
 
 pub use crate::app::run::Attachment;
@@ -14,7 +14,7 @@ pub use crate::app::run::Attachment;
 pub struct Compose {
     pub mcp: Mcp,
     /// The chat's run controller, which keeps what is attached (`app::run`).
-    pub run: super::run::RunControl,
+    pub run: crate::ui::run::RunControl,
 }
 
 impl Compose {
@@ -47,7 +47,7 @@ fn AttachedList(compose: Compose) -> impl IntoView {
     }
 }
 
-super::parts::part!(mcp_compose, preload = preload, pub fn pickers(compose: Compose, draft: RwSignal<String>) -> AnyView {
+crate::ui::parts::part!(mcp_compose, preload = preload, pub fn pickers(compose: Compose, draft: RwSignal<String>) -> AnyView {
     view! { <Pickers compose draft/> }.into_any()
 });
 
@@ -212,8 +212,8 @@ mod io {
         let Some(server) = mcp.settings().with_untracked(|s| s.tools.mcp.servers.iter().find(|s| s.url.trim() == url).cloned()) else {
             return Err("That server is no longer in Settings.".into());
         };
-        let client = super::super::mcp_settings::hub(mcp).client(&server);
-        super::super::mcp_settings::within(&server, client.get_prompt(name, arguments)).await
+        let client = crate::ui::settings::mcp::hub(mcp).client(&server);
+        crate::ui::settings::mcp::within(&server, client.get_prompt(name, arguments)).await
     }
 }
 

@@ -2,13 +2,13 @@
 //! row per bar on one time axis, drawn only where the list is scrolled to, so a 600-step run
 //! costs the same few dozen rows as a short one. Each bar is a button: hovering or focusing it
 //! shows its figures, arrow keys move between bars, and a click opens its step in the list.
-//! Drawn by the trace part (`trace_view::rows`), fetched once a trace has events.
+//! Drawn by the trace part (`trace::rows`), fetched once a trace has events.
 
 use leptos::prelude::*;
 
 use crate::agent::trace::timeline::{timeline, BarKind, Timeline};
 
-use super::trace_steps::Steps;
+use super::steps::Steps;
 
 /// A row's height in pixels (the CSS's `.tl-row` height).
 const ROW: f64 = 24.0;

@@ -8,8 +8,8 @@ use crate::conversation::Save;
 use crate::secrets::mask;
 use crate::storage::Settings;
 
-use super::chats::Chats;
-use super::run::{Ask, RunControl, Start};
+use crate::ui::chats::Chats;
+use crate::ui::run::{Ask, RunControl, Start};
 
 #[derive(Clone, Copy)]
 pub struct Session {

@@ -4,12 +4,18 @@
 
 use leptos::prelude::*;
 
+pub(crate) mod agent;
+pub(crate) mod fields;
+pub(crate) mod in_page;
+pub(crate) mod mcp;
+pub(crate) mod tools;
+
 use crate::llm::Preset;
 use crate::secrets::is_secret_header;
 use crate::storage::keys::{allow_plain_http, plain_http_allowed, plain_http_host, switch_provider};
 use crate::storage::Settings;
 
-use super::fields::{check_field, number_field};
+use self::fields::{check_field, number_field};
 
 #[component]
 pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> impl IntoView {
@@ -43,7 +49,7 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
                 </select>
             </label>
             <Show when=move || settings.with(|s| s.provider.preset.in_page())>
-                <super::in_page_settings::InPageSettings settings/>
+                <crate::ui::settings::in_page::InPageSettings settings/>
             </Show>
             <div class="http-provider" hidden=move || settings.with(|s| s.provider.preset.in_page())>
             <label>
@@ -104,8 +110,8 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
             {number_field(settings, "Tries per model call (rate limits, server errors)", "attempts".into(), (1.0, 10.0, 1.0), |s| s.connection.max_attempts as f64, |s, v| s.connection.max_attempts = v as u32)}
             {number_field(settings, "Largest model reply (KB received; a longer one is cut off)", "max-reply-kb".into(), (64.0, 262144.0, 64.0), |s| s.connection.max_reply_kb as f64, |s, v| s.connection.max_reply_kb = v as u32)}
             <HeaderField settings/>
-            <super::agent_settings::AgentSettingsPanel settings/>
-            <super::tool_settings::ToolSettingsPanel settings/>
+            <crate::ui::settings::agent::AgentSettingsPanel settings/>
+            <crate::ui::settings::tools::ToolSettingsPanel settings/>
             <CollectorFields settings/>
             <p class="hint version" data-testid="app-version">{concat!("Thoughtline ", env!("CARGO_PKG_VERSION"))}</p>
         </aside>
@@ -144,8 +150,8 @@ fn CollectorFields(settings: RwSignal<Settings>) -> impl IntoView {
                     prop:value=move || settings.with(|s| s.collector.endpoint.clone())
                     on:change=move |ev| settings.update(|s| s.collector.set_endpoint(&event_target_value(&ev)))/>
             </label>
-            {super::fields::text_field(settings, "Header name", "collector-header-name".into(), "Authorization", |s| s.collector.header_name.clone(), |s, v| s.collector.header_name = v.trim().to_string())}
-            {super::fields::secret_field(settings, "Header value (a secret, kept like the key; for Langfuse: \"Basic \" and base64 of public:secret key)", "collector-header".into(), "", |s| s.collector.header_value.clone(), |s, v| s.collector.header_value = v)}
+            {crate::ui::settings::fields::text_field(settings, "Header name", "collector-header-name".into(), "Authorization", |s| s.collector.header_name.clone(), |s, v| s.collector.header_name = v.trim().to_string())}
+            {crate::ui::settings::fields::secret_field(settings, "Header value (a secret, kept like the key; for Langfuse: \"Basic \" and base64 of public:secret key)", "collector-header".into(), "", |s| s.collector.header_value.clone(), |s, v| s.collector.header_value = v)}
         </fieldset>
     }
 }
@@ -173,7 +179,7 @@ fn ConnectionTest(settings: ReadSignal<Settings>) -> impl IntoView {
     let status = RwSignal::new(None::<(bool, String)>);
     let testing = RwSignal::new(false);
     let test = move |_| {
-        if let Some(problem) = super::session::missing_setting(&settings.get_untracked()) {
+        if let Some(problem) = crate::ui::chat::session::missing_setting(&settings.get_untracked()) {
             status.set(Some((false, problem)));
             return;
         }
@@ -199,7 +205,7 @@ fn run_connection_test(settings: Settings, status: RwSignal<Option<(bool, String
     use crate::agent::{ChatModel, ChatRequest, Message};
     leptos::task::spawn_local(async move {
         let secrets = crate::storage::keys::collect(&settings);
-        let provider = super::run::provider(&settings, &secrets);
+        let provider = crate::ui::run::provider(&settings, &secrets);
         let request = ChatRequest::new(vec![Message::user("Reply with the single word OK.")], 0.0, Some(16));
         let started = js_sys::Date::now();
         let outcome = provider.complete(&request, &|_| {}).await;

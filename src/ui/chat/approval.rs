@@ -69,12 +69,12 @@ pub type Pending = RwSignal<Option<Asked>, LocalStorage>;
 pub fn ApprovalPanel(pending: Pending) -> impl IntoView {
     view! {
         <Show when=move || pending.with(Option::is_some)>
-            {super::parts::part_view("approval", move || Box::pin(panel(pending)), None, super::parts::Around::Nothing)}
+            {crate::ui::parts::part_view("approval", move || Box::pin(panel(pending)), None, crate::ui::parts::Around::Nothing)}
         </Show>
     }
 }
 
-super::parts::part!(approval, preload = preload, pub fn panel(pending: Pending) -> AnyView {
+crate::ui::parts::part!(approval, preload = preload, pub fn panel(pending: Pending) -> AnyView {
     view! { <Panel pending/> }.into_any()
 });
 

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use crate::agent::trace::find::{step_match, Filter, SearchIndex};
 
-use super::trace_steps::Steps;
+use super::steps::Steps;
 
 /// What the pane shows of its steps, shared by the toolbar and the rows.
 /// Events indexed per task ahead of a search: about 10 ms of work.
@@ -106,7 +106,7 @@ impl Look {
         }
         let found = trace.with_untracked(|events| {
             // Only the steps that have rows (the pane draws the last `MAX_ROWS`).
-            let events = &events[events.len().saturating_sub(super::trace_steps::MAX_ROWS)..];
+            let events = &events[events.len().saturating_sub(crate::ui::trace::steps::MAX_ROWS)..];
             self.index.update_value(|index| index.extend(events));
             self.index.with_value(|index| index.find(&query, self.filter.get_untracked()))
         });
@@ -127,7 +127,7 @@ impl Look {
     /// not pay for all of them at once.
     fn prepare(self, trace: Steps) {
         let done = trace.with_untracked(|events| {
-            let events = &events[events.len().saturating_sub(super::trace_steps::MAX_ROWS)..];
+            let events = &events[events.len().saturating_sub(crate::ui::trace::steps::MAX_ROWS)..];
             let mut done = false;
             self.index.update_value(|index| done = index.extend_some(events, INDEX_SLICE));
             done
@@ -150,7 +150,7 @@ impl Look {
     }
 }
 
-super::parts::part!(find_bar, preload = preload_find_bar, pub fn find_bar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> AnyView {
+crate::ui::parts::part!(find_bar, preload = preload_find_bar, pub fn find_bar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> AnyView {
     look.keys.set_value(Some(Callback::new(move |ev: leptos::ev::KeyboardEvent| on_pane_key(&ev, pane, look))));
     view! { <FindBar trace look pane/> }.into_any()
 });

@@ -78,7 +78,7 @@ pub fn ToolSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 </label>
                 {text_field(settings, "SearXNG URL", "searx-url".into(), "https://searx.example.org", |s| s.tools.web_search.searx_url.clone(), |s, v| s.tools.web_search.searx_url = v)}
             </details>
-            <super::mcp_settings::McpServersPanel settings/>
+            <crate::ui::settings::mcp::McpServersPanel settings/>
             {text_field(settings, "CORS proxy for arXiv and DuckDuckGo ({url} = encoded address)", "cors-proxy".into(), "https://proxy.example/?url={url}", |s| s.tools.cors_proxy.clone(), |s, v| s.tools.cors_proxy = v)}
             <p class="hint">"arXiv and DuckDuckGo do not allow requests from web pages. Without a proxy, arXiv searches fall back to OpenAlex (which indexes arXiv); under "<code>"scripts/serve"</code>" a built-in development proxy is used."</p>
         </fieldset>

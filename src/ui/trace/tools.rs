@@ -25,19 +25,19 @@ pub fn TraceTools(
         let (whole, settings) = (chat.get_untracked(), settings.get_untracked());
         let runs = whole.runs.len();
         leptos::task::spawn_local(async move {
-            let json = match exported(Export::Json { chat: whole, settings, now_ms: super::page::now_ms() }, "Export").await {
+            let json = match exported(Export::Json { chat: whole, settings, now_ms: crate::ui::page::now_ms() }, "Export").await {
                 Ok(json) => json,
                 Err(why) => return status.set(why),
             };
-            status.set(match super::page::download("thoughtline-chat.json", "application/json", &json) {
+            status.set(match crate::ui::page::download("thoughtline-chat.json", "application/json", &json) {
                 Ok(()) => format!("Exported {runs} run{}.", if runs == 1 { "" } else { "s" }),
                 Err(e) => e,
             });
         });
     };
     let fetch_parts = || {
-        super::parts::fetch("export_file");
-        super::parts::fetch("import_file");
+        crate::ui::parts::fetch("export_file");
+        crate::ui::parts::fetch("import_file");
     };
     // The run shown as an OpenTelemetry trace (OTLP JSON), masked again on the way out.
     let export_otel = move |_| {
@@ -45,7 +45,7 @@ pub fn TraceTools(
         let secrets = settings.with_untracked(crate::storage::keys::collect);
         leptos::task::spawn_local(async move {
             let json = exported(Export::Otel { conversation_id, events, secrets }, "The OpenTelemetry export").await;
-            status.set(match json.and_then(|json| super::page::download("thoughtline-run.otlp.json", "application/json", &json)) {
+            status.set(match json.and_then(|json| crate::ui::page::download("thoughtline-run.otlp.json", "application/json", &json)) {
                 Ok(()) => "Exported the run shown as an OpenTelemetry trace.".into(),
                 Err(e) => e,
             });
@@ -93,7 +93,7 @@ pub fn TraceTools(
 
 /// What the export part writes: files, the Markdown transcript, and the OpenTelemetry trace of
 /// a run, saved or sent to the collector (`otel`). One part, since they share their writers.
-pub(super) enum Export {
+pub(in crate::ui) enum Export {
     /// The whole conversation as an export file.
     Json { chat: Conversation, settings: Settings, now_ms: f64 },
     /// A run's steps as a ReAct transcript.
@@ -104,7 +104,7 @@ pub(super) enum Export {
     Send { conversation_id: String, events: Vec<crate::agent::Event>, secrets: crate::secrets::Secrets, collector: crate::otel::Collector },
 }
 
-super::parts::part!(export_file, preload = preload_export, pub(super) fn export_text(what: Export) -> LocalBoxFuture<'static, Result<String, String>> {
+crate::ui::parts::part!(export_file, preload = preload_export, pub(in crate::ui) fn export_text(what: Export) -> LocalBoxFuture<'static, Result<String, String>> {
     let otlp = |conversation_id: &str, events: &[crate::agent::Event], secrets: &crate::secrets::Secrets| {
         let run = crate::otel::run_trace(&crate::otel::RunSource { conversation_id, events }, secrets);
         crate::otel::otlp_json_of(run.as_ref())
@@ -115,7 +115,7 @@ super::parts::part!(export_file, preload = preload_export, pub(super) fn export_
         Export::Otel { conversation_id, events, secrets } => ready(otlp(&conversation_id, &events, &secrets)),
         Export::Send { conversation_id, events, secrets, collector } => {
             let json = otlp(&conversation_id, &events, &secrets);
-            let sending: LocalBoxFuture<'static, Result<String, String>> = Box::pin(async move { super::otel::post(&collector, &json, &secrets).await.map(|()| String::new()) });
+            let sending: LocalBoxFuture<'static, Result<String, String>> = Box::pin(async move { crate::ui::trace::otel::post(&collector, &json, &secrets).await.map(|()| String::new()) });
             sending
         }
     };
@@ -127,14 +127,14 @@ fn ready(text: String) -> LocalBoxFuture<'static, Result<String, String>> {
 }
 
 /// The export part's text, or why there is none.
-pub(super) async fn exported(what: Export, part: &str) -> Result<String, String> {
+pub(in crate::ui) async fn exported(what: Export, part: &str) -> Result<String, String> {
     match export_text(what).await {
         Ok(writing) => writing.await,
         Err(missing) => Err(missing.message(part)),
     }
 }
 
-super::parts::part!(import_file, preload = preload_import, pub fn import_text(text: String) -> Result<Conversation, String> {
+crate::ui::parts::part!(import_file, preload = preload_import, pub fn import_text(text: String) -> Result<Conversation, String> {
     crate::storage::import_chat(&text)
 });
 

@@ -8,9 +8,9 @@ use leptos::prelude::*;
 use crate::agent::trace::row::{characters, preview, Part, PREVIEW_CHARS};
 use crate::agent::{Event, EventKind, Tone};
 
-use super::markdown_view::Markdown;
-use super::trace_find::Look;
-use super::trace_steps::Steps;
+use crate::ui::markdown::Markdown;
+use super::find::Look;
+use super::steps::Steps;
 
 fn icon(tone: Tone) -> &'static str {
     match tone {
