@@ -4,6 +4,7 @@
 //! Signals are owned by `App` and handed down narrowly (a read signal, a write signal or a
 //! callback), so a component re-renders only for what it shows.
 
+mod ahead;
 mod chat;
 mod chats;
 mod compare;
@@ -80,7 +81,7 @@ pub fn App() -> impl IntoView {
     // what a person coming back to a chat needs, the rest once the first screen is up and the
     // browser is idle; Settings and Compare when the pointer or focus reaches their buttons.
     #[cfg(target_arch = "wasm32")]
-    parts::fetch_ahead(&settings.get_untracked(), crate::storage::current_chat_id().is_some());
+    ahead::fetch_ahead(&settings.get_untracked(), crate::storage::current_chat_id().is_some());
     // Someone who uses the model in the page has it loaded from this browser and reading the
     // agent's system prompt while they type (never a download they did not ask for).
     #[cfg(target_arch = "wasm32")]
@@ -93,8 +94,8 @@ pub fn App() -> impl IntoView {
             })
         });
     }
-    let fetch_settings = || parts::fetch("settings");
-    let fetch_compare = || parts::fetch("compare");
+    let fetch_settings = || ahead::fetch("settings");
+    let fetch_compare = || ahead::fetch("compare");
 
     let on_send = Callback::new(move |question: String| session.ask(question));
     let on_stop = Callback::new(move |_: ()| chat_run.stop());

@@ -4,7 +4,8 @@
 //! screen needs.
 //!
 //! **Adding a part** is a line in `MANIFEST` (its chunk, what a person calls it, when it is
-//! fetched) and the feature's own `part!` (a test fails until both are there); a part that
+//! fetched), the feature's own `part!`, and, for a part fetched ahead, its preload in
+//! `ui/ahead.rs` (tests fail until all are there); a part that
 //! draws something is shown with `part_view`, the one way a part is waited for, said missing
 //! and tried again. A part is declared with `part!`, which makes it an `async fn` returning
 //! `Result<_, PartMissing>`:
@@ -53,42 +54,37 @@ impl Needs {
     }
 }
 
-/// Fetches a part without calling it.
-pub type Preload = fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), PartMissing>>>>;
-
 /// One part of the page.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 pub struct Part {
     /// The chunk it becomes (`part!`'s first word).
     pub chunk: &'static str,
     /// What a person calls it, in "… could not be loaded".
     pub what: &'static str,
     pub fetched: &'static [Fetched],
-    /// How to fetch it ahead; `None` for a part only ever fetched by its use.
-    pub preload: Option<Preload>,
 }
 
 use Fetched::{Hover, Idle, IdleIf, OnUse, Returning};
 
 /// Every part of the page, one line each, in the order parts fetched at idle are fetched
 /// (saving before the engine: a question is saved as it is sent, and a save that waited for
-/// the engine's download would be lost to a reload).
+/// the engine's download would be lost to a reload). `ahead.rs` fetches them as it says.
 pub const MANIFEST: &[Part] = &[
-    Part { chunk: "save_chat", what: "Saving", fetched: &[Idle], preload: Some(|| Box::pin(super::chats::preload_save())) },
-    Part { chunk: "run", what: "The agent", fetched: &[Idle], preload: Some(|| Box::pin(super::run::preload_engine())) },
-    Part { chunk: "trace_rows", what: "The trace's steps", fetched: &[Returning, Idle], preload: Some(|| Box::pin(crate::ui::trace::preload_rows())) },
-    Part { chunk: "find_bar", what: "Finding steps", fetched: &[Idle], preload: Some(|| Box::pin(crate::ui::trace::find::preload_find_bar())) },
-    Part { chunk: "approval", what: "The approval panel", fetched: &[IdleIf(Needs::McpServer), OnUse], preload: Some(|| Box::pin(crate::ui::chat::approval::preload())) },
-    Part { chunk: "in_page_warm", what: "Readying the model in this page", fetched: &[IdleIf(Needs::ModelInPage)], preload: Some(|| Box::pin(super::run::preload_warm())) },
-    Part { chunk: "read_chat", what: "Reading chats", fetched: &[Returning, OnUse], preload: Some(|| Box::pin(super::chats::preload_read())) },
-    Part { chunk: "move_legacy", what: "Moving the earlier version's chats", fetched: &[OnUse], preload: None },
-    Part { chunk: "settings", what: "Settings", fetched: &[Hover], preload: Some(|| Box::pin(super::preload_settings())) },
-    Part { chunk: "compare", what: "Compare", fetched: &[Hover], preload: Some(|| Box::pin(super::preload_compare())) },
-    Part { chunk: "export_file", what: "Export", fetched: &[Hover], preload: Some(|| Box::pin(crate::ui::trace::tools::preload_export())) },
-    Part { chunk: "import_file", what: "Import", fetched: &[Hover], preload: Some(|| Box::pin(crate::ui::trace::tools::preload_import())) },
-    Part { chunk: "mcp_compose", what: "MCP prompts and resources", fetched: &[OnUse], preload: None },
-    Part { chunk: "first_look", what: "The model in this page's offer", fetched: &[OnUse], preload: None },
-    Part { chunk: "in_page_status", what: "The model in this page's status", fetched: &[OnUse], preload: None },
+    Part { chunk: "save_chat", what: "Saving", fetched: &[Idle] },
+    Part { chunk: "run", what: "The agent", fetched: &[Idle] },
+    Part { chunk: "trace_rows", what: "The trace's steps", fetched: &[Returning, Idle] },
+    Part { chunk: "find_bar", what: "Finding steps", fetched: &[Idle] },
+    Part { chunk: "approval", what: "The approval panel", fetched: &[IdleIf(Needs::McpServer), OnUse] },
+    Part { chunk: "in_page_warm", what: "Readying the model in this page", fetched: &[IdleIf(Needs::ModelInPage)] },
+    Part { chunk: "read_chat", what: "Reading chats", fetched: &[Returning, OnUse] },
+    Part { chunk: "move_legacy", what: "Moving the earlier version's chats", fetched: &[OnUse] },
+    Part { chunk: "settings", what: "Settings", fetched: &[Hover] },
+    Part { chunk: "compare", what: "Compare", fetched: &[Hover] },
+    Part { chunk: "export_file", what: "Export", fetched: &[Hover] },
+    Part { chunk: "import_file", what: "Import", fetched: &[Hover] },
+    Part { chunk: "mcp_compose", what: "MCP prompts and resources", fetched: &[OnUse] },
+    Part { chunk: "first_look", what: "The model in this page's offer", fetched: &[OnUse] },
+    Part { chunk: "in_page_status", what: "The model in this page's status", fetched: &[OnUse] },
 ];
 
 /// What to fetch ahead, in the manifest's order: at once (for a person coming back to a chat,
@@ -98,33 +94,6 @@ pub fn ahead(settings: &crate::storage::Settings, returning: bool) -> (Vec<&'sta
     let now = MANIFEST.iter().filter(|p| returning && p.fetched.contains(&Returning)).collect();
     let idle = MANIFEST.iter().filter(|p| p.fetched.iter().any(|f| *f == Idle || matches!(f, IdleIf(needs) if needs.holds(settings)))).collect();
     (now, idle)
-}
-
-/// Fetches ahead what `ahead` says: those at once side by side, those at idle one after the other.
-#[cfg(target_arch = "wasm32")]
-pub fn fetch_ahead(settings: &crate::storage::Settings, returning: bool) {
-    let (now, idle) = ahead(settings, returning);
-    for part in now {
-        fetch(part.chunk);
-    }
-    let idle: Vec<Preload> = idle.into_iter().filter_map(|p| p.preload).collect();
-    request_idle_callback(move || {
-        let idle = idle.clone();
-        leptos::task::spawn_local(async move {
-            for preload in idle {
-                let _ = preload().await;
-            }
-        })
-    });
-}
-
-/// Fetches part `chunk` now (the pointer or the focus reached what opens it).
-pub fn fetch(chunk: &'static str) {
-    if let Some(preload) = MANIFEST.iter().find(|p| p.chunk == chunk).and_then(|p| p.preload) {
-        leptos::task::spawn_local(async move {
-            let _ = preload().await;
-        });
-    }
 }
 
 /// What a person calls the part that becomes `chunk`.

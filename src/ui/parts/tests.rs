@@ -52,35 +52,3 @@ fn a_part_is_named_by_its_manifest_line() {
     assert_eq!(super::what("settings"), "Settings");
     assert_eq!(super::what("no_such_part"), "Part of this page");
 }
-
-#[test]
-fn what_is_fetched_ahead_follows_the_manifest_and_the_settings() {
-    let chunks = |parts: Vec<&super::Part>| parts.into_iter().map(|p| p.chunk).collect::<Vec<_>>();
-    let mut settings = crate::storage::Settings::default();
-    let (now, idle) = super::ahead(&settings, false);
-    assert!(now.is_empty(), "a first visit fetches nothing before the first screen is up");
-    let idle = chunks(idle);
-    assert_eq!(&idle[..2], ["save_chat", "run"], "saving before the engine");
-    assert!(idle.contains(&"trace_rows") && !idle.contains(&"approval") && !idle.contains(&"in_page_warm") && !idle.contains(&"settings"));
-    let (now, _) = super::ahead(&settings, true);
-    assert_eq!(chunks(now), ["trace_rows", "read_chat"], "coming back: the chat's reading and its steps at once");
-    settings.tools.mcp.servers.push(crate::tools::mcp::McpServer { url: "http://127.0.0.1:9/mcp".into(), ..Default::default() });
-    settings.tools.mcp.servers[0].common.enabled = true;
-    settings.provider.preset = crate::llm::Preset::InPage;
-    let idle = chunks(super::ahead(&settings, false).1);
-    assert!(idle.contains(&"approval") && idle.contains(&"in_page_warm"));
-}
-
-/// A part fetched ahead has a way to be fetched ahead, and every preload can be called
-/// (natively each is done at once).
-#[test]
-fn every_part_fetched_ahead_can_be_fetched_ahead() {
-    for part in super::MANIFEST {
-        assert!(!part.fetched.is_empty() && !part.what.is_empty(), "{}", part.chunk);
-        let ahead = part.fetched.iter().any(|f| *f != super::Fetched::OnUse);
-        assert_eq!(part.preload.is_some(), ahead, "{}", part.chunk);
-        if let Some(preload) = part.preload {
-            assert_eq!(pollster::block_on(preload()), Ok(()), "{}", part.chunk);
-        }
-    }
-}

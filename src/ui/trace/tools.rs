@@ -35,9 +35,12 @@ pub fn TraceTools(
             });
         });
     };
+    // Fetched when the pointer or the focus reaches the toolbar (the manifest's "hover").
     let fetch_parts = || {
-        crate::ui::parts::fetch("export_file");
-        crate::ui::parts::fetch("import_file");
+        leptos::task::spawn_local(async {
+            let _ = preload_export().await;
+            let _ = preload_import().await;
+        })
     };
     // The run shown as an OpenTelemetry trace (OTLP JSON), masked again on the way out.
     let export_otel = move |_| {

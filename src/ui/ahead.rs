@@ -1,0 +1,96 @@
+//! Fetching parts of the page ahead of their use, as the manifest says (`parts::MANIFEST`):
+//! at once what a person coming back to a chat needs, the rest once the first screen is up and
+//! the browser is idle, one after the other; Settings and Compare when the pointer or the focus
+//! reaches their buttons. Above the features (it names their preloads); only `App` and this
+//! file's tests use it, so no feature reaches back through it.
+
+use super::parts::{ahead, PartMissing};
+
+/// Fetches a part without calling it.
+pub type Preload = fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), PartMissing>>>>;
+
+/// How to fetch part `chunk` ahead; `None` for a part only its use fetches.
+pub fn preload(chunk: &str) -> Option<Preload> {
+    Some(match chunk {
+        "save_chat" => || Box::pin(super::chats::preload_save()),
+        "run" => || Box::pin(super::run::preload_engine()),
+        "trace_rows" => || Box::pin(super::trace::preload_rows()),
+        "find_bar" => || Box::pin(super::trace::find::preload_find_bar()),
+        "approval" => || Box::pin(super::chat::approval::preload()),
+        "in_page_warm" => || Box::pin(super::run::preload_warm()),
+        "read_chat" => || Box::pin(super::chats::preload_read()),
+        "settings" => || Box::pin(super::preload_settings()),
+        "compare" => || Box::pin(super::preload_compare()),
+        "export_file" => || Box::pin(super::trace::tools::preload_export()),
+        "import_file" => || Box::pin(super::trace::tools::preload_import()),
+        _ => return None,
+    })
+}
+
+/// Fetches ahead what `parts::ahead` says: those at once side by side, those at idle one after
+/// the other.
+#[cfg(target_arch = "wasm32")]
+pub fn fetch_ahead(settings: &crate::storage::Settings, returning: bool) {
+    use leptos::prelude::request_idle_callback;
+    let (now, idle) = ahead(settings, returning);
+    for part in now {
+        fetch(part.chunk);
+    }
+    let idle: Vec<Preload> = idle.into_iter().filter_map(|p| preload(p.chunk)).collect();
+    request_idle_callback(move || {
+        let idle = idle.clone();
+        leptos::task::spawn_local(async move {
+            for preload in idle {
+                let _ = preload().await;
+            }
+        })
+    });
+}
+
+/// Fetches part `chunk` now (the pointer or the focus reached what opens it).
+pub fn fetch(chunk: &str) {
+    if let Some(preload) = preload(chunk) {
+        leptos::task::spawn_local(async move {
+            let _ = preload().await;
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parts::MANIFEST;
+    use super::*;
+
+    /// A part fetched ahead has a way to be fetched ahead, a part only its use fetches has none,
+    /// and every preload can be called (natively each is done at once).
+    #[test]
+    fn every_part_fetched_ahead_can_be_fetched_ahead() {
+        for part in MANIFEST {
+            assert!(!part.fetched.is_empty() && !part.what.is_empty(), "{}", part.chunk);
+            let ahead = part.fetched.iter().any(|f| *f != crate::ui::parts::Fetched::OnUse);
+            assert_eq!(preload(part.chunk).is_some(), ahead, "{}", part.chunk);
+            if let Some(preload) = preload(part.chunk) {
+                assert_eq!(pollster::block_on(preload()), Ok(()), "{}", part.chunk);
+            }
+        }
+        assert!(preload("no_such_part").is_none());
+    }
+
+    #[test]
+    fn what_is_fetched_ahead_follows_the_manifest_and_the_settings() {
+        let chunks = |parts: Vec<&crate::ui::parts::Part>| parts.into_iter().map(|p| p.chunk).collect::<Vec<_>>();
+        let mut settings = crate::storage::Settings::default();
+        let (now, idle) = ahead(&settings, false);
+        assert!(now.is_empty(), "a first visit fetches nothing before the first screen is up");
+        let idle = chunks(idle);
+        assert_eq!(&idle[..2], ["save_chat", "run"], "saving before the engine");
+        assert!(idle.contains(&"trace_rows") && !idle.contains(&"approval") && !idle.contains(&"in_page_warm") && !idle.contains(&"settings"));
+        let (now, _) = ahead(&settings, true);
+        assert_eq!(chunks(now), ["trace_rows", "read_chat"], "coming back: the chat's reading and its steps at once");
+        settings.tools.mcp.servers.push(crate::tools::mcp::McpServer { url: "http://127.0.0.1:9/mcp".into(), ..Default::default() });
+        settings.tools.mcp.servers[0].common.enabled = true;
+        settings.provider.preset = crate::llm::Preset::InPage;
+        let idle = chunks(ahead(&settings, false).1);
+        assert!(idle.contains(&"approval") && idle.contains(&"in_page_warm"));
+    }
+}
