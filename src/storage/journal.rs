@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::chats::StoredClarification;
 use super::error::StorageError;
 use super::local;
+use super::read::stored_clarification;
 use crate::json_read::{float, list, string, uint32, Fields, Read};
 
 /// Every journal record's key starts with this, followed by the chat's id.
@@ -37,11 +38,6 @@ pub struct JournalEntry {
     pub at_ms: f64,
 }
 
-fn clarification(value: &Value) -> Read<StoredClarification> {
-    let f = Fields::of(value)?;
-    Ok(StoredClarification { asked: f.get("asked", string)?, reply: f.get("reply", string)? })
-}
-
 /// No defaults but `clarified` and `at_ms`: a record without its chat, run or question is of no use.
 fn entry(value: &Value) -> Read<JournalEntry> {
     let f = Fields::of(value)?;
@@ -50,7 +46,7 @@ fn entry(value: &Value) -> Read<JournalEntry> {
         chat: f.get("chat", string)?,
         run: f.get("run", uint32)?,
         question: f.get("question", string)?,
-        clarified: f.or("clarified", |v| list(v, clarification), Vec::new())?,
+        clarified: f.or("clarified", |v| list(v, stored_clarification), Vec::new())?,
         at_ms: f.or("at_ms", float, 0.0)?,
     })
 }
