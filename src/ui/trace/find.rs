@@ -208,7 +208,8 @@ fn FindBar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> im
         marked.set_value(ticket);
         set_timeout(
             move || {
-                if marked.get_value() == ticket {
+                // The find bar may be gone by then (another chat opened): nothing to mark.
+                if marked.try_get_value() == Some(ticket) {
                     highlight(pane, &query);
                 }
             },
