@@ -55,8 +55,10 @@ test('the model in the page loads with visible progress, answers with its steps,
   // A reload loads the model from this browser's storage: no request for the file.
   await page.reload();
   await page.getByTestId('composer').waitFor();
+  // The reopened chat shows its first run's end already: wait for this run's own Stop to come and go.
   await ask(page, 'Say hello.');
-  await page.locator('[data-kind="run_stopped"]').waitFor({ timeout: 300_000 });
+  await page.getByTestId('stop').waitFor({ timeout: 30_000 });
+  await page.getByTestId('stop').waitFor({ state: 'detached', timeout: 300_000 });
   assert.equal((await downloads())[`/models/${name}`], 1, 'no second download');
   assert.match(await page.getByTestId('in-page-status').textContent().catch(() => ''), /^$|from this browser's storage/);
   assert.deepEqual(errors, []);
