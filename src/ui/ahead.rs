@@ -14,6 +14,7 @@ pub fn preload(chunk: &str) -> Option<Preload> {
     Some(match chunk {
         "save_chat" => || Box::pin(super::chats::preload_save()),
         "run" => || Box::pin(super::run::preload_engine()),
+        "markdown" => || Box::pin(super::markdown::preload_answer()),
         "trace_rows" => || Box::pin(super::trace::preload_rows()),
         "find_bar" => || Box::pin(super::trace::find::preload_find_bar()),
         "approval" => || Box::pin(super::chat::approval::preload()),
@@ -86,7 +87,7 @@ mod tests {
         assert_eq!(&idle[..2], ["save_chat", "run"], "saving before the engine");
         assert!(idle.contains(&"trace_rows") && !idle.contains(&"approval") && !idle.contains(&"in_page_warm") && !idle.contains(&"settings"));
         let (now, _) = ahead(&settings, true);
-        assert_eq!(chunks(now), ["trace_rows", "read_chat"], "coming back: the chat's reading and its steps at once");
+        assert_eq!(chunks(now), ["markdown", "trace_rows", "read_chat"], "coming back: the chat's reading, its answers and its steps at once");
         settings.tools.mcp.servers.push(crate::tools::mcp::McpServer { url: "http://127.0.0.1:9/mcp".into(), ..Default::default() });
         settings.tools.mcp.servers[0].common.enabled = true;
         settings.provider.preset = crate::llm::Preset::InPage;

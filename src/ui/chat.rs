@@ -204,7 +204,12 @@ fn Bubble(message: ChatMessage, chat: RwSignal<Conversation>, running: ReadSigna
             // Never raw HTML: answers come from a model and may quote tool output. The
             // person's own text and problems are plain text; answers are sanitised Markdown.
             {match message.who {
-                Who::Assistant => view! { <div class="text md"><crate::ui::markdown::Markdown text=message.text/></div> }.into_any(),
+                // Drawn by a part (`markdown::answer`): a first visit has no answer to draw yet.
+                Who::Assistant => {
+                    let text = message.text;
+                    let answer = crate::ui::parts::part_view("markdown", move || Box::pin(crate::ui::markdown::answer(text.clone())), None, crate::ui::parts::Around::Nothing);
+                    view! { <div class="text md">{answer}</div> }.into_any()
+                }
                 _ => view! { <div class="text">{message.text}</div> }.into_any(),
             }}
             {steps}

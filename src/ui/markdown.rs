@@ -1,10 +1,18 @@
 //! Renders the Markdown tree of an answer (`crate::markdown`) as DOM nodes. Only elements
 //! built here reach the page: text is always a text node, never parsed as HTML, and links
 //! (already limited to http, https and mailto) open in a new tab without access to this one.
+//!
+//! The chat's answers are drawn through a part of the page (`answer`), fetched when the page is
+//! idle or at once for a person coming back to a chat: a first visit's first screen has no
+//! answer to draw. The trace's rows (a part themselves) draw `Markdown` directly.
 
 use leptos::prelude::*;
 
 use crate::markdown::{parse, Block, Inline};
+
+crate::ui::parts::part!(markdown, preload = preload_answer, pub(in crate::ui) fn answer(text: String) -> AnyView {
+    view! { <Markdown text/> }.into_any()
+});
 
 #[component]
 pub fn Markdown(text: String) -> impl IntoView {

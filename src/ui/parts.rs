@@ -72,6 +72,7 @@ use Fetched::{Hover, Idle, IdleIf, OnUse, Returning};
 pub const MANIFEST: &[Part] = &[
     Part { chunk: "save_chat", what: "Saving", fetched: &[Idle] },
     Part { chunk: "run", what: "The agent", fetched: &[Idle] },
+    Part { chunk: "markdown", what: "The answer", fetched: &[Returning, Idle] },
     Part { chunk: "trace_rows", what: "The trace's steps", fetched: &[Returning, Idle] },
     Part { chunk: "find_bar", what: "Finding steps", fetched: &[Idle] },
     Part { chunk: "approval", what: "The approval panel", fetched: &[IdleIf(Needs::McpServer), OnUse] },
@@ -107,8 +108,6 @@ pub enum Around {
     Nothing,
     /// Over the page, as Settings is.
     Overlay,
-    /// A row of a list, as the trace's steps are.
-    ListItem,
 }
 
 /// A part's view on its way: what `part_view`'s `load` returns (boxed, so that the waiting,
@@ -169,7 +168,6 @@ fn missing_view(missing: PartMissing, chunk: &'static str, retry: RwSignal<u32>,
     match around {
         Around::Nothing => notice.into_any(),
         Around::Overlay => view! { <div class="part-overlay">{notice}</div> }.into_any(),
-        Around::ListItem => view! { <li class="rows-missing">{notice}</li> }.into_any(),
     }
 }
 

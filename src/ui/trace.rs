@@ -35,14 +35,10 @@ pub fn TracePane(
     sent: ReadSignal<Vec<crate::ui::trace::otel::Sent>>,
     children: Children,
 ) -> impl IntoView {
-    let trace = Steps(chat);
     let pane = NodeRef::<leptos::html::Section>::new();
-    let look = Look::new();
-    // The find bar is fetched once the first screen is up and the page is idle (`parts`);
-    // without it the trace still reads.
-    let idle = RwSignal::new(cfg!(not(target_arch = "wasm32")));
-    #[cfg(target_arch = "wasm32")]
-    request_idle_callback(move || idle.set(true));
+    // The pane's keys (`find::Look::on_key`), once its body has arrived.
+    let keys = StoredValue::new(None::<Callback<leptos::ev::KeyboardEvent>>);
+    let scrolled = Trigger::new();
     // Follow the run to the bottom, until the person scrolls up to read; scrolling back to
     // the bottom resumes following.
     let follow = StoredValue::new(true);
@@ -59,8 +55,57 @@ pub fn TracePane(
             }
             last_top.set_value(top);
         }
-        look.scrolled.notify();
+        scrolled.notify();
     };
+    let on_key = move |ev| {
+        if let Some(keys) = keys.get_value() {
+            keys.run(ev);
+        }
+    };
+    // A chat with no run yet shows what will be here and nothing else; the body of the pane
+    // (steps, timeline, find bar, totals) is a part of the page, which a first screen without
+    // steps does not wait for.
+    let has_runs = move || running.get() || chat.with(|c| !c.runs.is_empty());
+    let body = Body { chat, streaming, running, progress, sent, pane, keys, scrolled, follow };
+    view! {
+        <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll on:keydown=on_key>
+            <div class="trace-head">
+                <h2>"Trace"</h2>
+                {children()}
+            </div>
+            <Show when=has_runs fallback=|| view! { <p class="placeholder">"Each step of the agent appears here: the model's thoughts, tool calls and observations."</p> }>
+                {crate::ui::parts::part_view("trace_rows", move || Box::pin(rows::body(body)), None, crate::ui::parts::Around::Nothing)}
+            </Show>
+        </section>
+    }
+}
+
+/// What the pane's body works with: the pane's own signals and the page's.
+#[derive(Clone, Copy)]
+pub struct Body {
+    chat: RwSignal<Conversation>,
+    streaming: ReadSignal<String>,
+    running: ReadSignal<bool>,
+    progress: ReadSignal<String>,
+    sent: ReadSignal<Vec<crate::ui::trace::otel::Sent>>,
+    pane: NodeRef<leptos::html::Section>,
+    keys: StoredValue<Option<Callback<leptos::ev::KeyboardEvent>>>,
+    scrolled: Trigger,
+    follow: StoredValue<bool>,
+}
+
+/// The body of the pane, drawn by the trace part: every step of the run shown, the timeline,
+/// the find bar, the live reply and the totals.
+fn pane_body(b: Body) -> AnyView {
+    let Body { chat, streaming, running, progress, sent, pane, keys, scrolled, follow } = b;
+    let trace = Steps(chat);
+    let look = Look::new(scrolled);
+    keys.set_value(Some(Callback::new(move |ev| look.on_key(ev))));
+    // The find bar is fetched once the first screen is up and the page is idle (`parts`);
+    // without it the trace still reads.
+    let idle = RwSignal::new(cfg!(not(target_arch = "wasm32")));
+    #[cfg(target_arch = "wasm32")]
+    request_idle_callback(move || idle.set(true));
     // One scroll per frame, however many tokens arrive in it: reading `scroll_height` forces a
     // layout, which a burst of tokens must not repeat.
     let scroll_queued = StoredValue::new(false);
@@ -148,19 +193,18 @@ pub fn TracePane(
     // The timeline, shown above the step list (which stays: hiding thousands of rows and
     // showing them again would lay them all out anew); a bar clicked there opens its step.
     let as_timeline = RwSignal::new(false);
+    let on_open = Callback::new(move |index: u32| open_row(pane, index));
     view! {
-        <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll on:keydown=move |ev| look.on_key(ev)>
-            <div class="trace-head">
-                <h2>"Trace"</h2>
-                // Only where there are steps to put on it.
-                <Show when=move || !trace.with(<[Event]>::is_empty)>
+        <div class="trace-body">
+            // Only where there are steps to put on it.
+            <Show when=move || !trace.with(<[Event]>::is_empty)>
+                <div class="trace-views">
                     <button class="ghost small view-toggle" data-testid="view-timeline" aria-pressed=move || as_timeline.get().to_string()
                         title="The run on one time axis, above its steps" on:click=move |_| as_timeline.update(|on| *on = !*on)>"Timeline"</button>
-                </Show>
-                {children()}
-            </div>
+                </div>
+            </Show>
             <Show when=move || as_timeline.get() && !trace.with(<[Event]>::is_empty)>
-                {crate::ui::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Timeline { trace, pane })), None, crate::ui::parts::Around::Nothing)}
+                <self::timeline::TimelineView trace on_open/>
             </Show>
             <Show when=move || idle.get()>
                 {crate::ui::parts::part_view("find_bar", move || Box::pin(find_bar(trace, look, pane)), None, crate::ui::parts::Around::Nothing)}
@@ -179,13 +223,16 @@ pub fn TracePane(
             </Show>
             <p class="visually-hidden" aria-live="polite" data-testid="trace-announce">{move || announced.get()}</p>
             // `data-events`: how many rows the list has once drawn (they arrive a screenful per
-            // frame, and only with their part), for whoever waits on them.
+            // frame), for whoever waits on them.
             <ol class="events" data-testid="trace" data-events=move || trace.with(|events| events.len().min(MAX_ROWS).to_string()) tabindex="0" aria-label="Steps: j and k move between them, / searches">
-                // The rows are a part of the page (`parts`): a trace with no events needs none
-                // of their code, so a first visit does not wait for it.
-                <Show when=move || !trace.with(<[Event]>::is_empty)>
-                    {crate::ui::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Steps { trace, drawn: drawn.read_only(), open, look })), None, crate::ui::parts::Around::ListItem)}
-                </Show>
+                // Keyed by the events' identities only: an update copies no event, and each row
+                // reads its event once, when it is first drawn (events never change afterwards).
+                <For each=move || trace.with(|events| {
+                    let window = &events[events.len().saturating_sub(MAX_ROWS)..];
+                    window.iter().take(drawn.get()).map(row_key).collect::<Vec<_>>()
+                }) key=|k| *k let:key>
+                    {event_for(trace, key).map(|event| view! { <EventRow event open trace look/> })}
+                </For>
             </ol>
             <Show when=move || writing.get()>
                 <LiveRow streaming/>
@@ -201,10 +248,11 @@ pub fn TracePane(
                 </div>
             </Show>
             <Show when=move || !trace.with(<[Event]>::is_empty)>
-                {crate::ui::parts::part_view("trace_rows", move || Box::pin(rows::rows(rows::Shown::Foot { chat, sent })), None, crate::ui::parts::Around::Nothing)}
+                {foot(chat, sent)}
             </Show>
-        </section>
+        </div>
     }
+    .into_any()
 }
 
 /// Which question's steps the pane shows, once a conversation has more than one run, with the
@@ -273,40 +321,10 @@ fn row_key(e: &Event) -> RowKey {
 mod rows {
     use leptos::prelude::*;
 
-    use super::{event_for, row_key, EventRow, Look, Steps, MAX_ROWS};
-    use crate::conversation::Conversation;
+    use super::Body;
 
-    /// What the trace part draws. One part for all three: each is needed only once a trace has
-    /// events, and together they share their code instead of splitting it into chunks.
-    pub enum Shown {
-        /// The rows: the last `MAX_ROWS` events, `drawn` of them so far.
-        Steps { trace: Steps, drawn: ReadSignal<usize>, open: Memo<Option<u32>>, look: Look },
-        /// The timeline; a bar clicked there brings its step in the list into view.
-        Timeline { trace: Steps, pane: NodeRef<leptos::html::Section> },
-        /// The line under the trace: the run's totals, the conversation's tokens, whether the
-        /// run reached the collector.
-        Foot { chat: RwSignal<Conversation>, sent: ReadSignal<Vec<crate::ui::trace::otel::Sent>> },
-    }
-
-    crate::ui::parts::part!(trace_rows, preload = preload, pub fn rows(what: Shown) -> AnyView {
-        match what {
-            Shown::Steps { trace, drawn, open, look } => view! {
-                // Keyed by the events' identities only: an update copies no event, and each row
-                // reads its event once, when it is first drawn (events never change afterwards).
-                <For each=move || trace.with(|events| {
-                    let window = &events[events.len().saturating_sub(MAX_ROWS)..];
-                    window.iter().take(drawn.get()).map(row_key).collect::<Vec<_>>()
-                }) key=|k| *k let:key>
-                    {event_for(trace, key).map(|event| view! { <EventRow event open trace look/> })}
-                </For>
-            }
-            .into_any(),
-            Shown::Timeline { trace, pane } => {
-                let on_open = Callback::new(move |index: u32| super::open_row(pane, index));
-                view! { <crate::ui::trace::timeline::TimelineView trace on_open/> }.into_any()
-            }
-            Shown::Foot { chat, sent } => super::foot(chat, sent),
-        }
+    crate::ui::parts::part!(trace_rows, preload = preload, pub fn body(what: Body) -> AnyView {
+        super::pane_body(what)
     });
 }
 

@@ -236,8 +236,8 @@ test('a chat whose reading part cannot be fetched says so and opens once it arri
   await context.unroute(readPart);
   await other.getByTestId('chat-item').locator('.chat-title').click();
   await other.locator('.bubble.assistant').waitFor();
-  // The steps' part still missing: the trace says so where its rows would be, and tries again.
-  const missing = other.getByTestId('trace').getByTestId('part-missing');
+  // The steps' part still missing: the trace pane says so where its steps would be, and tries again.
+  const missing = other.locator('section.trace').getByTestId('part-missing');
   await missing.waitFor();
   assert.match(await missing.textContent(), /^The trace's steps could not be loaded/);
   await context.unroute(rowsPart);

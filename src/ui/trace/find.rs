@@ -47,7 +47,8 @@ pub struct Marks {
 }
 
 impl Look {
-    pub fn new() -> Look {
+    /// `scrolled` is notified when the pane scrolls (the marks follow what is on screen).
+    pub fn new(scrolled: Trigger) -> Look {
         let matches = RwSignal::new(Vec::new());
         let at = RwSignal::new(None::<usize>);
         let current_event = Memo::new(move |_| at.get().and_then(|i| matches.with(|m| m.get(i).copied())));
@@ -58,7 +59,7 @@ impl Look {
             at,
             current_event,
             expand: RwSignal::new((0, false)),
-            scrolled: Trigger::new(),
+            scrolled,
             keys: StoredValue::new(None),
             index: StoredValue::new_local(SearchIndex::default()),
             marks: StoredValue::new_local(Default::default()),
