@@ -13,6 +13,7 @@ pub type Preload = fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Re
 pub fn preload(chunk: &str) -> Option<Preload> {
     Some(match chunk {
         "save_chat" => || Box::pin(super::chats::preload_save()),
+        "save_settings" => || Box::pin(super::preload_save_settings()),
         "run" => || Box::pin(super::run::preload_engine()),
         "markdown" => || Box::pin(super::markdown::preload_answer()),
         "trace_rows" => || Box::pin(super::trace::preload_rows()),
@@ -84,7 +85,7 @@ mod tests {
         let (now, idle) = ahead(&settings, false);
         assert!(now.is_empty(), "a first visit fetches nothing before the first screen is up");
         let idle = chunks(idle);
-        assert_eq!(&idle[..2], ["save_chat", "run"], "saving before the engine");
+        assert_eq!(&idle[..3], ["save_chat", "save_settings", "run"], "saving before the engine");
         assert!(idle.contains(&"trace_rows") && !idle.contains(&"approval") && !idle.contains(&"in_page_warm") && !idle.contains(&"settings"));
         let (now, _) = ahead(&settings, true);
         assert_eq!(chunks(now), ["markdown", "trace_rows", "read_chat"], "coming back: the chat's reading, its answers and its steps at once");

@@ -19,7 +19,7 @@ mod trace;
 
 use leptos::prelude::*;
 
-use crate::storage::{load_settings, load_theme, save_settings, save_theme};
+use crate::storage::{load_settings, load_theme, save_settings, save_theme, Settings};
 
 pub use crate::conversation::{ChatMessage, Who};
 
@@ -36,13 +36,16 @@ pub fn App() -> impl IntoView {
     // written on load (a field that fell back must not overwrite what is stored until the
     // person changes something), and never over settings of a newer release.
     let read_only = loaded.newer;
+    // The writer is a part of the page (`settings_saved`), fetched at idle: the first screen
+    // writes nothing. Each save writes the settings as they are when it runs, so saves that
+    // wait for the part together all write the latest.
     Effect::new(move |first: Option<()>| {
         settings.track();
         if first.is_some() && !read_only {
-            match settings.with_untracked(save_settings) {
-                Ok(()) => settings_notice.set(None),
-                Err(e) => settings_notice.set(Some(format!("Settings are not saved: {e} They apply on this page until it is closed."))),
-            }
+            leptos::task::spawn_local(async move {
+                let saved = settings_saved(settings).await.unwrap_or_else(|missing| Err(missing.message(parts::what("save_settings"))));
+                settings_notice.set(saved.err().map(|e| format!("Settings are not saved: {e} They apply on this page until it is closed.")));
+            });
         }
     });
 
@@ -166,6 +169,10 @@ pub fn App() -> impl IntoView {
         </div>
     }
 }
+
+parts::part!(save_settings, preload = preload_save_settings, fn settings_saved(settings: RwSignal<Settings>) -> Result<(), String> {
+    settings.with_untracked(save_settings).map_err(|e| e.to_string())
+});
 
 parts::part!(settings, preload = preload_settings, fn settings_part(settings: RwSignal<crate::storage::Settings>, on_close: Callback<()>) -> AnyView {
     view! { <settings::SettingsPanel settings on_close/> }.into_any()

@@ -71,6 +71,7 @@ use Fetched::{Hover, Idle, IdleIf, OnUse, Returning};
 /// the engine's download would be lost to a reload). `ahead.rs` fetches them as it says.
 pub const MANIFEST: &[Part] = &[
     Part { chunk: "save_chat", what: "Saving", fetched: &[Idle] },
+    Part { chunk: "save_settings", what: "Saving settings", fetched: &[Idle] },
     Part { chunk: "run", what: "The agent", fetched: &[Idle] },
     Part { chunk: "markdown", what: "The answer", fetched: &[Returning, Idle] },
     Part { chunk: "trace_rows", what: "The trace's steps", fetched: &[Returning, Idle] },

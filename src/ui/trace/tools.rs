@@ -17,6 +17,55 @@ pub fn TraceTools(
     on_compare_runs: Callback<()>,
 ) -> impl IntoView {
     let status = RwSignal::new(String::new());
+    let toolbar = Toolbar { chat, settings, running, on_compare_runs, status };
+    // Fetched when the pointer or the focus reaches the toolbar (the manifest's "hover").
+    let fetch_parts = || {
+        leptos::task::spawn_local(async {
+            let _ = preload_export().await;
+            let _ = preload_import().await;
+        })
+    };
+    // An imported file may hold a key of ours (a run exported before it was configured, or
+    // shared back): it is masked before it is shown or stored.
+    let on_import = Callback::new(move |mut imported: Conversation| {
+        imported.mask(&settings.with_untracked(crate::storage::keys::collect));
+        on_import.run(imported);
+    });
+    let import = move |ev: leptos::ev::Event| {
+        let input = event_target::<web_sys::HtmlInputElement>(&ev);
+        import_later(input, on_import, status);
+    };
+
+    view! {
+        <div class="trace-tools" role="toolbar" aria-label="Trace actions" on:pointerenter=move |_| fetch_parts() on:focusin=move |_| fetch_parts()>
+            // What applies now: a chat with no run yet has nothing to export, copy or compare.
+            // Those controls are drawn by the trace's part, which such a chat has.
+            <Show when=move || chat.with(|c| !c.runs.is_empty())>
+                {crate::ui::parts::part_view("trace_rows", move || Box::pin(super::rows_part(super::Shown::Tools(toolbar))), None, crate::ui::parts::Around::Nothing)}
+            </Show>
+            <label class="ghost small file-button">
+                "⬆ Import…"
+                <input type="file" accept="application/json,.json" data-testid="import" class="visually-hidden" on:change=import/>
+            </label>
+            <span class="status" role="status" data-testid="trace-status">{move || status.get()}</span>
+        </div>
+    }
+}
+
+/// What the run's controls in the trace's toolbar work with.
+#[derive(Clone, Copy)]
+pub struct Toolbar {
+    chat: RwSignal<Conversation>,
+    settings: ReadSignal<Settings>,
+    running: ReadSignal<bool>,
+    on_compare_runs: Callback<()>,
+    /// The toolbar's line saying how the last action went.
+    status: RwSignal<String>,
+}
+
+/// Export, copy and Compare runs, for a chat that has runs (drawn by the trace's part).
+pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
+    let Toolbar { chat, settings, running, on_compare_runs, status } = toolbar;
     let empty = move || chat.with(Conversation::is_empty) || running.get();
     // Everything the conversation holds was masked where it came in (the run's observer, an
     // import), so it leaves as it is; the settings leave without their secrets. Writing and
@@ -34,13 +83,6 @@ pub fn TraceTools(
                 Err(e) => e,
             });
         });
-    };
-    // Fetched when the pointer or the focus reaches the toolbar (the manifest's "hover").
-    let fetch_parts = || {
-        leptos::task::spawn_local(async {
-            let _ = preload_export().await;
-            let _ = preload_import().await;
-        })
     };
     // The run shown as an OpenTelemetry trace (OTLP JSON), masked again on the way out.
     let export_otel = move |_| {
@@ -64,34 +106,14 @@ pub fn TraceTools(
             }
         });
     };
-    // An imported file may hold a key of ours (a run exported before it was configured, or
-    // shared back): it is masked before it is shown or stored.
-    let on_import = Callback::new(move |mut imported: Conversation| {
-        imported.mask(&settings.with_untracked(crate::storage::keys::collect));
-        on_import.run(imported);
-    });
-    let import = move |ev: leptos::ev::Event| {
-        let input = event_target::<web_sys::HtmlInputElement>(&ev);
-        import_later(input, on_import, status);
-    };
-
     view! {
-        <div class="trace-tools" role="toolbar" aria-label="Trace actions" on:pointerenter=move |_| fetch_parts() on:focusin=move |_| fetch_parts()>
-            // What applies now: a chat with no run yet has nothing to export, copy or compare.
-            <Show when=move || chat.with(|c| !c.runs.is_empty())>
-                <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"⬇ Export JSON"</button>
-                <button class="ghost small" data-testid="export-otel" disabled=empty on:click=export_otel title="The run shown, as OTLP JSON: opens in Jaeger, goes to any OpenTelemetry collector">"⬇ OpenTelemetry"</button>
-                <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy title="The run shown">"Copy as Markdown"</button>
-                <button class="ghost small" data-testid="compare-runs" on:click=move |_| on_compare_runs.run(())
-                    title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
-            </Show>
-            <label class="ghost small file-button">
-                "⬆ Import…"
-                <input type="file" accept="application/json,.json" data-testid="import" class="visually-hidden" on:change=import/>
-            </label>
-            <span class="status" role="status" data-testid="trace-status">{move || status.get()}</span>
-        </div>
+        <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"⬇ Export JSON"</button>
+        <button class="ghost small" data-testid="export-otel" disabled=empty on:click=export_otel title="The run shown, as OTLP JSON: opens in Jaeger, goes to any OpenTelemetry collector">"⬇ OpenTelemetry"</button>
+        <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy title="The run shown">"Copy as Markdown"</button>
+        <button class="ghost small" data-testid="compare-runs" on:click=move |_| on_compare_runs.run(())
+            title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
     }
+    .into_any()
 }
 
 /// What the export part writes: files, the Markdown transcript, and the OpenTelemetry trace of
