@@ -28,7 +28,11 @@ test('the first screen fetches none of the engine\'s files', async () => {
   const { page, context } = await openApp(env.browser, env.server.origin, {
     beforeLoad: (c) => c.on('request', (r) => fetched.push(new URL(r.url()).pathname)),
   });
-  await page.getByTestId('trace-search').waitFor();
+  // Settled once the parts every page fetches at idle have come (the find bar's is the last).
+  for (const end = Date.now() + 30_000; !fetched.some((p) => /\/split_find_bar-/.test(p));) {
+    assert.ok(Date.now() < end, `the idle parts were not fetched: ${fetched.join(' ')}`);
+    await page.waitForTimeout(50);
+  }
   await page.waitForTimeout(500);
   assert.deepEqual(fetched.filter((p) => p.includes('/in-page/') || p.endsWith('.gguf')), []);
   // A newcomer with no usable provider is offered the model in the page first.
