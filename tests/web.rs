@@ -221,8 +221,12 @@ async fn the_app_mounts_with_its_shell() {
     leptos::mount::mount_to_body(thoughtline::ui::App);
     leptos::task::tick().await;
     let doc = web_sys::window().unwrap().document().unwrap();
-    for id in ["composer", "messages", "trace", "settings-toggle"] {
+    for id in ["composer", "messages", "import", "settings-toggle"] {
         assert!(doc.query_selector(&format!("[data-testid={id}]")).unwrap().is_some(), "missing {id}");
+    }
+    // A chat with no run shows no step list and no controls for steps: only Import.
+    for id in ["trace", "export", "view-timeline"] {
+        assert!(doc.query_selector(&format!("[data-testid={id}]")).unwrap().is_none(), "{id} in an empty chat");
     }
 }
 
