@@ -59,7 +59,7 @@ pub fn TracePane(
     };
     let on_key = move |ev| {
         if let Some(keys) = keys.get_value() {
-            keys.run(ev);
+            keys.try_run(ev);
         }
     };
     // A chat with no run yet shows what will be here and nothing else; the body of the pane
@@ -101,6 +101,9 @@ fn pane_body(b: Body) -> AnyView {
     let trace = Steps(chat);
     let look = Look::new(scrolled);
     keys.set_value(Some(Callback::new(move |ev| look.on_key(ev))));
+    // The body goes when the chat shown has no run (another chat opened): its keys go with it,
+    // so a key pressed in the pane's head never reaches what was disposed.
+    on_cleanup(move || keys.set_value(None));
     // The find bar is fetched once the first screen is up and the page is idle (`parts`);
     // without it the trace still reads.
     let idle = RwSignal::new(cfg!(not(target_arch = "wasm32")));

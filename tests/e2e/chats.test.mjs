@@ -151,3 +151,21 @@ test('answers render as sanitised Markdown with safe links', async () => {
   await shot(page, 'markdown-answer');
   await context.close();
 });
+
+test('keys pressed in the trace pane of a chat with no run, after one with steps, break nothing', async () => {
+  const { page, context, scope, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [{ text: 'Final Answer: one' }]);
+  await ask(page, 'First question');
+  await page.locator('.bubble.assistant').waitFor();
+  await page.getByTestId('trace-search').waitFor();
+  // A new chat has no run: the pane's body (and the keys it answered) is gone.
+  await page.getByTestId('new-chat').click();
+  await page.getByTestId('message').first().waitFor({ state: 'detached' });
+  await page.getByTestId('trace').waitFor({ state: 'detached' });
+  await page.getByTestId('import').focus();
+  for (const key of ['j', 'k', 'e', 'n', 'Home']) await page.keyboard.press(key);
+  await page.waitForTimeout(300);
+  assert.equal(await page.getByTestId('fatal-banner').count(), 0, 'no fatal banner');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
