@@ -4,6 +4,8 @@
 //! No Leptos and no browser types here (`lints.rs`), so every rule is tested natively, faults
 //! replayed as sequences of operations with a clock the test moves.
 //!
+//! - `chats.rs`: the chat list the sidebar shows, and which read of a stored chat may still
+//!   show it (what the person does meanwhile wins).
 //! - `journal.rs`: what a person typed, kept synchronously until the chat is stored, and
 //!   turned back into the chat on the next load.
 //! - `mcp.rs`: the page's MCP hub from first use to the page going away, each server's status
@@ -13,6 +15,7 @@
 //! - `saves.rs`: when the open chat is saved: the queued save and the chat it belongs to, a
 //!   save in flight, a failed save keeping the chat in memory, a chat running in another tab.
 
+pub mod chats;
 pub mod journal;
 pub mod mcp;
 pub mod run;

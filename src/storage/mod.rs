@@ -6,8 +6,8 @@
 //! - `chats.rs`: the stored shapes of a conversation (`crate::conversation`) and reading every
 //!   version of them; `writer.rs`: what a save writes (only the records that changed);
 //!   `store.rs`: listing, opening, saving, deleting and moving an older release's chats, over a
-//!   `Backend`; `idb.rs`: that backend in IndexedDB; `list.rs`: the chat list the page shows and
-//!   the operations on it.
+//!   `Backend`; `idb.rs`: that backend in IndexedDB. (The list the page shows, and what a
+//!   person does to it, is the app's: `app::chats`.)
 //! - `export.rs`: the conversation export file. `lenient.rs`: tolerant reading for all of the above;
 //!   `read.rs`: the readers of the stored shapes (serde writes them, these read them).
 //! - `tabs.rs`: telling other tabs what changed, and which runs are live.
@@ -26,7 +26,6 @@ pub mod keys;
 pub mod idb;
 pub mod journal;
 pub mod lenient;
-pub mod list;
 pub mod local;
 mod read;
 pub mod settings;

@@ -14,12 +14,12 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
+use crate::app::chats::{ChatList, Reading};
 use crate::app::journal::{self, Journal, Mark};
 use crate::app::saves::{Do, Heard, Saves};
 use crate::conversation::{Conversation, Save};
 use crate::storage::store::{self, Backend, Opened};
 use crate::storage::tabs::{self, RunLock, TabNews};
-use crate::storage::list::ChatList;
 use crate::storage::writer::ChatWriter;
 use crate::storage::{self, ChatSummary};
 
@@ -50,6 +50,8 @@ pub struct Chats {
     saves: StoredValue<Saves>,
     /// What the person typed that is not stored yet, kept synchronously (`storage::journal`).
     journal: StoredValue<Journal>,
+    /// Which read of a stored chat may still show it: what the person does meanwhile wins.
+    reading: StoredValue<Reading>,
     run_lock: StoredValue<Option<RunLock>, LocalStorage>,
     /// Whether this page runs a run in the open chat: the run controller's answer
     /// (`app::run`), not the stored record's (whose latest run may be another tab's).
@@ -73,6 +75,7 @@ impl Chats {
             list: RwSignal::new(ChatList::default()),
             saves: StoredValue::new(Saves::new(id.clone())),
             journal: StoredValue::new(Journal::default()),
+            reading: StoredValue::new(Reading::default()),
             chat: RwSignal::new(Conversation::new(id)),
             problem: RwSignal::new(None),
             note: RwSignal::new(None),
@@ -98,6 +101,7 @@ impl Chats {
     /// tab runs it, the question goes on in a new chat of its own, with the conversation so far.
     pub fn run_starting(self) {
         let id = new_id();
+        self.reading.update_value(Reading::touched);
         if self.saves.try_update_value(|s| s.run_starting(&id)).unwrap_or(false) {
             self.chat.update(|c| c.id = id);
             self.note.set(Some("That chat is still running in another tab, so this question continues in a new chat.".into()));
@@ -110,6 +114,7 @@ impl Chats {
     /// still running; a burst of events costs one save.
     pub fn changed(self, save: Save) {
         if save != Save::No {
+            self.reading.update_value(Reading::touched);
             self.keep_journal();
         }
         self.schedule(save);
@@ -259,11 +264,29 @@ impl Chats {
 
     /// Shows a stored chat. A chat saved while running is either live in another tab (left to
     /// that tab) or was cut off by a reload (marked interrupted, and saved so).
+    /// What the person did while it was read wins (`app::chats::Reading`): a question asked
+    /// meanwhile stays, and is saved, rather than being replaced by the chat read.
     async fn load(self, id: String) {
         let Some(backend) = self.backend() else { return };
-        match read::open(backend, id.clone()).await {
+        let ticket = self.reading.try_update_value(Reading::begin);
+        let Some(ticket) = ticket else { return };
+        let read = read::open(backend, id.clone()).await;
+        let live = match &read {
+            Ok(Opened::Chat { chat, .. }) => chat.running().is_some() && tabs::run_is_live(&id).await,
+            _ => false,
+        };
+        if !self.reading.try_update_value(|r| r.finish(ticket)).unwrap_or(false) {
+            if let Ok(Opened::Unreadable { reason, .. }) = &read {
+                self.list.update(|l| l.mark_unreadable(&id, reason));
+            }
+            // Not another read on its way: the person changed the open chat, which is saved.
+            if !self.reading.with_value(Reading::pending) {
+                self.persist();
+            }
+            return;
+        }
+        match read {
             Ok(Opened::Chat { mut chat, note, current }) => {
-                let live = chat.running().is_some() && tabs::run_is_live(&id).await;
                 let interrupted = !live && chat.mark_interrupted();
                 self.saves.update_value(|s| s.opened(&id, live));
                 self.note.set(if live {
@@ -295,6 +318,7 @@ impl Chats {
     }
 
     fn clear(self) {
+        self.reading.update_value(Reading::touched);
         let id = new_id();
         self.saves.update_value(|s| s.opened(&id, false));
         self.note.set(None);
