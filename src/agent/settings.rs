@@ -127,7 +127,7 @@ impl Default for AgentSettings {
 impl AgentSettings {
     /// Whether a run with `strategy` asks the model for JSON matching the action schema: only
     /// ReAct has one. Where the provider's API cannot take a schema the caller clears
-    /// `structured_output` first (`storage::Settings::structured_output`).
+    /// `structured_output` first (`app::settings::Settings::structured_output`).
     pub fn structured_output_for(&self, strategy: Strategy) -> bool {
         self.structured_output && strategy == Strategy::React
     }

@@ -12,6 +12,8 @@
 //!   line, and "Always allow".
 //! - `run.rs`: the run this page drives: the one answer to "is a run going on", what goes
 //!   with the next question, what an event ends, and what reached the collector.
+//! - `settings.rs`: the settings model (what a person can set, its secrets' rules in
+//!   `settings/keys.rs`) and how it meets its stored and exported shapes.
 //! - `saves.rs`: when the open chat is saved: the queued save and the chat it belongs to, a
 //!   save in flight, a failed save keeping the chat in memory, a chat running in another tab.
 
@@ -20,3 +22,4 @@ pub mod journal;
 pub mod mcp;
 pub mod run;
 pub mod saves;
+pub mod settings;

@@ -127,7 +127,7 @@ fn clarifications_are_read_from_a_trace_that_asked_and_was_answered() {
 
 #[test]
 fn masking_covers_every_text_the_conversation_holds() {
-    let mut settings = crate::storage::Settings::default();
+    let mut settings = crate::app::settings::Settings::default();
     settings.provider.api_key = "sk-test-0123456789abcdef0123".into();
     let key = settings.provider.api_key.clone();
     let mut c = Conversation::new("c".into());
@@ -136,7 +136,7 @@ fn masking_covers_every_text_the_conversation_holds() {
     c.reply(key.clone());
     c.record(run, event(EventKind::ToolResult { tool: "t".into(), observation: key.clone() }));
     c.end(run, Outcome::Answer(key.clone()));
-    c.mask(&crate::storage::keys::collect(&settings));
+    c.mask(&crate::app::settings::keys::collect(&settings));
     let all = format!("{c:?}");
     assert!(!all.contains(&key), "{all}");
 }

@@ -150,6 +150,14 @@ pub struct ProviderConfig {
     pub api_key: String,
 }
 
+/// The provider a first visit starts with.
+impl Default for ProviderConfig {
+    fn default() -> Self {
+        let preset = Preset::OpenAi;
+        ProviderConfig { preset, base_url: preset.base_url().into(), model: preset.default_model().into(), api_key: String::new() }
+    }
+}
+
 impl std::fmt::Debug for ProviderConfig {
     // Hand-written so a key can never reach a log through `{:?}`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

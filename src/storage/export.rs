@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::chats::{StoredClarification, StoredOutcome, StoredRun};
 use super::read::{stored_clarification, stored_outcome};
-use super::settings::{connection, Settings};
+use super::settings::connection;
 use crate::storage::agent_settings_read::agent_settings;
 use crate::storage::trace_read::trace;
 use crate::agent::{AgentSettings, Event, Trace};
@@ -35,22 +35,17 @@ pub struct ExportedSettings {
     pub tools: ToolSettings,
 }
 
+/// What a file that names no settings (or some of them) reads as: each part's own default.
 impl Default for ExportedSettings {
     fn default() -> Self {
-        ExportedSettings::from(&Settings::default())
-    }
-}
-
-impl From<&Settings> for ExportedSettings {
-    fn from(s: &Settings) -> Self {
-        let s = &super::keys::strip(s);
+        let provider = crate::llm::ProviderConfig::default();
         ExportedSettings {
-            preset: s.provider.preset.id().into(),
-            base_url: s.provider.base_url.clone(),
-            model: s.provider.model.clone(),
-            connection: s.connection.clone(),
-            agent: s.agent.clone(),
-            tools: s.tools.clone(),
+            preset: provider.preset.id().into(),
+            base_url: provider.base_url,
+            model: provider.model,
+            connection: Connection::default(),
+            agent: AgentSettings::default(),
+            tools: ToolSettings::default(),
         }
     }
 }
@@ -104,16 +99,16 @@ impl ExportedRun {
     }
 }
 
-/// The whole conversation, every run with its steps, as export text. The settings go without
-/// their secrets.
-pub fn export_chat(chat: &Conversation, settings: &Settings, now_unix_ms: f64) -> String {
+/// The whole conversation, every run with its steps, as export text, with the settings as
+/// exported (`ExportedSettings::from(&Settings)` in `app::settings`: without their secrets).
+pub fn export_chat(chat: &Conversation, settings: &ExportedSettings, now_unix_ms: f64) -> String {
     let file = ExportedChat {
         format: EXPORT_FORMAT.into(),
         version: EXPORT_VERSION,
         app_version: env!("CARGO_PKG_VERSION").into(),
         exported_unix_ms: now_unix_ms.round(),
         title: chat.title(),
-        settings: ExportedSettings::from(settings),
+        settings: settings.clone(),
         runs: chat.runs.iter().map(ExportedRun::of).collect(),
     };
     // Compact like every other write: a pretty printer would compile every serializer twice.

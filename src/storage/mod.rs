@@ -1,8 +1,9 @@
 //! Everything this page keeps in the browser, and the stored shapes, kept apart from the UI's
 //! types so that changing the UI never silently breaks saved data. Imports no UI module.
 //!
-//! - `settings.rs`: settings and theme in `localStorage` (`local.rs`), read field by field;
-//!   `keys.rs`: where secrets live in them, and the rules a key follows.
+//! - `settings.rs`: the stored shape of the settings and the theme in `localStorage`
+//!   (`local.rs`), read field by field; `keys.rs`: the stored keys of other providers. The
+//!   settings model and its secrets' rules are the app's (`app::settings`).
 //! - `chats.rs`: the stored shapes of a conversation (`crate::conversation`) and reading every
 //!   version of them; `writer.rs`: what a save writes (only the records that changed);
 //!   `store.rs`: listing, opening, saving, deleting and moving an older release's chats, over a
@@ -41,10 +42,7 @@ mod tests;
 pub use chats::ChatSummary;
 pub use error::{StorageError, StorageErrorKind};
 pub use export::{export_chat, import_chat, ExportedSettings, EXPORT_FORMAT};
-pub use settings::{
-    load_settings, load_theme, read_settings, save_settings, save_theme, settings_from_json, settings_to_json, LoadedSettings, Settings,
-    SETTINGS_KEY,
-};
+pub use settings::{load_theme, save_theme, SETTINGS_KEY};
 
 /// The chat that was open last (per browser, like the theme).
 pub const CURRENT_CHAT_KEY: &str = "thoughtline.current";

@@ -32,7 +32,7 @@ pub fn preload(chunk: &str) -> Option<Preload> {
 /// Fetches ahead what `parts::ahead` says: those at once side by side, those at idle one after
 /// the other.
 #[cfg(target_arch = "wasm32")]
-pub fn fetch_ahead(settings: &crate::storage::Settings, returning: bool) {
+pub fn fetch_ahead(settings: &crate::app::settings::Settings, returning: bool) {
     use leptos::prelude::request_idle_callback;
     let (now, idle) = ahead(settings, returning);
     for part in now {
@@ -81,7 +81,7 @@ mod tests {
     #[test]
     fn what_is_fetched_ahead_follows_the_manifest_and_the_settings() {
         let chunks = |parts: Vec<&crate::ui::parts::Part>| parts.into_iter().map(|p| p.chunk).collect::<Vec<_>>();
-        let mut settings = crate::storage::Settings::default();
+        let mut settings = crate::app::settings::Settings::default();
         let (now, idle) = ahead(&settings, false);
         assert!(now.is_empty(), "a first visit fetches nothing before the first screen is up");
         let idle = chunks(idle);

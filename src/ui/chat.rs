@@ -20,7 +20,7 @@ const EXAMPLES: [&str; 3] = [
 /// see that nothing usable is set, and to switch) and the model's status.
 #[derive(Clone, Copy)]
 pub struct FirstLook {
-    pub settings: RwSignal<crate::storage::Settings>,
+    pub settings: RwSignal<crate::app::settings::Settings>,
     pub in_page: super::in_page::InPage,
 }
 
@@ -56,7 +56,7 @@ fn FirstLookOffer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<S
     let start = move |_| {
         settings.update(|s| {
             let preset = crate::llm::Preset::InPage;
-            crate::storage::keys::switch_provider(s, preset, String::new());
+            crate::app::settings::keys::switch_provider(s, preset, String::new());
             s.provider.model = preset.default_model().into();
         });
         let question = draft.get_untracked();

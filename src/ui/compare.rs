@@ -9,7 +9,7 @@ pub(crate) mod runs;
 use crate::agent::trace::{self, Totals};
 use crate::agent::{Event, Strategy};
 use crate::conversation::Conversation;
-use crate::storage::Settings;
+use crate::app::settings::Settings;
 
 use super::run::{Ask, RunControl, Start};
 use crate::ui::trace::TracePane;

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::agent::CancelToken;
 use crate::in_page::Status;
 #[cfg(target_arch = "wasm32")]
-use crate::storage::Settings;
+use crate::app::settings::Settings;
 
 /// Shared by the chat, Settings and the runs (`provide_context` in `App`).
 #[derive(Clone, Copy)]

@@ -19,7 +19,8 @@ mod trace;
 
 use leptos::prelude::*;
 
-use crate::storage::{load_settings, load_theme, save_settings, save_theme, Settings};
+use crate::app::settings::{load_settings, save_settings, Settings};
+use crate::storage::{load_theme, save_theme};
 
 pub use crate::conversation::{ChatMessage, Who};
 
@@ -174,11 +175,11 @@ parts::part!(save_settings, preload = preload_save_settings, fn settings_saved(s
     settings.with_untracked(save_settings).map_err(|e| e.to_string())
 });
 
-parts::part!(settings, preload = preload_settings, fn settings_part(settings: RwSignal<crate::storage::Settings>, on_close: Callback<()>) -> AnyView {
+parts::part!(settings, preload = preload_settings, fn settings_part(settings: RwSignal<crate::app::settings::Settings>, on_close: Callback<()>) -> AnyView {
     view! { <settings::SettingsPanel settings on_close/> }.into_any()
 });
 
-parts::part!(compare, preload = preload_compare, fn compare_part(settings: ReadSignal<crate::storage::Settings>, chat: RwSignal<crate::conversation::Conversation>, asked: ReadSignal<u32>) -> AnyView {
+parts::part!(compare, preload = preload_compare, fn compare_part(settings: ReadSignal<crate::app::settings::Settings>, chat: RwSignal<crate::conversation::Conversation>, asked: ReadSignal<u32>) -> AnyView {
     view! { <compare::ComparePane settings chat asked/> }.into_any()
 });
 

@@ -46,7 +46,7 @@ pub enum Needs {
 }
 
 impl Needs {
-    fn holds(self, settings: &crate::storage::Settings) -> bool {
+    fn holds(self, settings: &crate::app::settings::Settings) -> bool {
         match self {
             Needs::McpServer => settings.tools.mcp.servers.iter().any(|s| s.common.enabled && !s.url.trim().is_empty()),
             Needs::ModelInPage => settings.provider.preset.in_page(),
@@ -92,7 +92,7 @@ pub const MANIFEST: &[Part] = &[
 /// What to fetch ahead, in the manifest's order: at once (for a person coming back to a chat,
 /// `returning`) and once the browser is idle (the parts fetched at idle whose `Needs` the
 /// settings meet).
-pub fn ahead(settings: &crate::storage::Settings, returning: bool) -> (Vec<&'static Part>, Vec<&'static Part>) {
+pub fn ahead(settings: &crate::app::settings::Settings, returning: bool) -> (Vec<&'static Part>, Vec<&'static Part>) {
     let now = MANIFEST.iter().filter(|p| returning && p.fetched.contains(&Returning)).collect();
     let idle = MANIFEST.iter().filter(|p| p.fetched.iter().any(|f| *f == Idle || matches!(f, IdleIf(needs) if needs.holds(settings)))).collect();
     (now, idle)

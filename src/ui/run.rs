@@ -26,7 +26,7 @@ use crate::conversation::Outcome;
 use crate::conversation::{outcome, Conversation, Save};
 use crate::conversation::mask_event;
 use crate::secrets::{mask, Secrets};
-use crate::storage::Settings;
+use crate::app::settings::Settings;
 
 #[derive(Clone, Copy)]
 pub struct RunControl {
@@ -176,7 +176,7 @@ impl RunControl {
 
     fn begin(self, start: Start) -> Job {
         let Start { settings, ask } = start;
-        let secrets = crate::storage::keys::collect(&settings);
+        let secrets = crate::app::settings::keys::collect(&settings);
         // A question becomes memory only with its answer, so one the agent is still asking
         // about is not part of it.
         let history = self.chat.with_untracked(Conversation::turns);
@@ -345,7 +345,7 @@ mod page {
     use crate::llm::Provider;
     use crate::net::browser::BrowserFetch;
     use crate::secrets::Secrets;
-    use crate::storage::Settings;
+    use crate::app::settings::Settings;
 
     pub fn unix_ms() -> f64 {
         js_sys::Date::now()

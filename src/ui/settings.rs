@@ -1,6 +1,6 @@
 //! The Settings panel: provider, model, key and temperature. Values persist through the
 //! `settings` signal (saved by `App`); secrets are kept across reloads only when "Remember" is
-//! ticked. A key belongs to the provider it was entered for (`storage::keys::switch_provider`).
+//! ticked. A key belongs to the provider it was entered for (`app::settings::keys::switch_provider`).
 
 use leptos::prelude::*;
 
@@ -12,8 +12,9 @@ pub(crate) mod tools;
 
 use crate::llm::Preset;
 use crate::secrets::is_secret_header;
-use crate::storage::keys::{allow_plain_http, plain_http_allowed, plain_http_host, switch_provider};
-use crate::storage::Settings;
+use crate::app::settings::keys::{allow_plain_http, plain_http_allowed, switch_provider};
+use crate::storage::keys::plain_http_host;
+use crate::app::settings::Settings;
 
 use self::fields::{check_field, number_field};
 
@@ -204,7 +205,7 @@ fn ConnectionTest(settings: ReadSignal<Settings>) -> impl IntoView {
 fn run_connection_test(settings: Settings, status: RwSignal<Option<(bool, String)>>, testing: RwSignal<bool>) {
     use crate::agent::{ChatModel, ChatRequest, Message};
     leptos::task::spawn_local(async move {
-        let secrets = crate::storage::keys::collect(&settings);
+        let secrets = crate::app::settings::keys::collect(&settings);
         let provider = crate::ui::run::provider(&settings, &secrets);
         let request = ChatRequest::new(vec![Message::user("Reply with the single word OK.")], 0.0, Some(16));
         let started = js_sys::Date::now();

@@ -79,7 +79,7 @@ fn errors_follow_the_presets_api() {
 #[test]
 fn the_provider_masks_what_it_sends() {
     use crate::secrets::{mask, tests::stars};
-    let mut s = crate::storage::Settings::default();
+    let mut s = crate::app::settings::Settings::default();
     s.provider.api_key = "sk-current-provider-key-1".into();
     s.connection.extra_headers = "HTTP-Referer: https://example.org\napi-key: azure-header-secret-3".into();
     let own = provider_secrets(&s.provider, &s.connection);

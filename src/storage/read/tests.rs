@@ -12,7 +12,7 @@ use crate::llm::Connection;
 use crate::storage::export::{export_header, exported_chat, ExportedSettings};
 use crate::storage::keys::provider_keys;
 use crate::storage::lenient::stored_version;
-use crate::storage::{read_settings, settings_to_json, Settings};
+use crate::app::settings::{read_settings, settings_to_json, Settings};
 use crate::test_support::Rng;
 use crate::tools::mcp::{McpServer, McpSettings};
 use crate::tools::ToolSettings;

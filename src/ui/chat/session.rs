@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::conversation::Save;
 use crate::secrets::mask;
-use crate::storage::Settings;
+use crate::app::settings::Settings;
 
 use crate::ui::chats::Chats;
 use crate::ui::run::{Ask, RunControl, Start};
@@ -32,7 +32,7 @@ pub fn missing_setting(settings: &Settings) -> Option<String> {
     } else if p.preset.needs_key() && p.api_key.trim().is_empty() {
         Some("Add your API key in Settings (⚙) first. It stays in this browser and is sent only to the provider.".into())
     } else {
-        crate::storage::keys::plain_http_warning(settings)
+        crate::app::settings::keys::plain_http_warning(settings)
     }
 }
 
@@ -45,7 +45,7 @@ impl Session {
         let settings = self.settings.get_untracked();
         if let Some(problem) = missing_setting(&settings) {
             // A key pasted into the question is never shown or stored.
-            let question = mask(&text, &crate::storage::keys::collect(&settings));
+            let question = mask(&text, &crate::app::settings::keys::collect(&settings));
             self.chats.chat.update(|c| c.refuse(question, problem));
             self.chats.changed(Save::Now);
             return;

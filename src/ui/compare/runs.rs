@@ -9,7 +9,7 @@ use crate::agent::trace::align::{align, Aligned, StepView};
 use crate::agent::trace::row::{characters, preview};
 use crate::agent::Event;
 use crate::conversation::Conversation;
-use crate::storage::Settings;
+use crate::app::settings::Settings;
 
 /// Where a run a person can pick is: a run of the open conversation, or one from a file.
 #[derive(Clone, Copy, PartialEq)]
@@ -195,7 +195,7 @@ fn read_file(input: web_sys::HtmlInputElement, files: RwSignal<Vec<FileRun>>, st
         match result {
             Ok(mut chat) => {
                 // Masked like any import: a key of ours in a shared file is never shown.
-                chat.mask(&settings.with_untracked(crate::storage::keys::collect));
+                chat.mask(&settings.with_untracked(crate::app::settings::keys::collect));
                 let added = file_runs(&chat, &format!("{name} · run "));
                 status.set(format!("Added {} run{} from {name}.", added.len(), if added.len() == 1 { "" } else { "s" }));
                 files.update(|f| f.extend(added));

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::agent::prompt::{template_problems, DEFAULT_SYSTEM_TEMPLATE};
 use crate::agent::{EarlyStopping, Strategy};
-use crate::storage::Settings;
+use crate::app::settings::Settings;
 
 use super::fields::{check_field, number_field};
 

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::storage::Settings;
+use crate::app::settings::Settings;
 
 pub fn text_field(
     settings: RwSignal<Settings>,

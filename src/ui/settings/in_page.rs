@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use crate::in_page::file_name;
 use crate::in_page::human_bytes;
 use crate::llm::in_page::RECOMMENDED;
-use crate::storage::Settings;
+use crate::app::settings::Settings;
 
 use super::fields::number_field;
 use crate::ui::in_page::{InPage, StatusLine, PICKED_PREFIX};

@@ -11,7 +11,7 @@
 use leptos::prelude::*;
 
 use crate::app::mcp::{HubLife, StatusLines};
-use crate::storage::Settings;
+use crate::app::settings::Settings;
 use crate::tools::mcp::McpServer;
 
 /// What the panel says under a server: `Some((ok, text))` once something happened.

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::storage::Settings;
+use crate::app::settings::Settings;
 use crate::tools::{Common, SearchBackend};
 
 use super::fields::{number_field, secret_field, text_field};

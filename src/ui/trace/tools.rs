@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::agent::{LocalBoxFuture, Trace};
 use crate::conversation::Conversation;
-use crate::storage::Settings;
+use crate::app::settings::Settings;
 
 #[component]
 pub fn TraceTools(
@@ -28,7 +28,7 @@ pub fn TraceTools(
     // An imported file may hold a key of ours (a run exported before it was configured, or
     // shared back): it is masked before it is shown or stored.
     let on_import = Callback::new(move |mut imported: Conversation| {
-        imported.mask(&settings.with_untracked(crate::storage::keys::collect));
+        imported.mask(&settings.with_untracked(crate::app::settings::keys::collect));
         on_import.run(imported);
     });
     let import = move |ev: leptos::ev::Event| {
@@ -87,7 +87,7 @@ pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
     // The run shown as an OpenTelemetry trace (OTLP JSON), masked again on the way out.
     let export_otel = move |_| {
         let (conversation_id, events) = chat.with_untracked(|c| (c.id.clone(), c.shown_events().to_vec()));
-        let secrets = settings.with_untracked(crate::storage::keys::collect);
+        let secrets = settings.with_untracked(crate::app::settings::keys::collect);
         leptos::task::spawn_local(async move {
             let json = exported(Export::Otel { conversation_id, events, secrets }, "The OpenTelemetry export").await;
             status.set(match json.and_then(|json| crate::ui::page::download("thoughtline-run.otlp.json", "application/json", &json)) {
@@ -135,7 +135,7 @@ crate::ui::parts::part!(export_file, preload = preload_export, pub(in crate::ui)
         crate::otel::otlp_json_of(run.as_ref())
     };
     let text = match what {
-        Export::Json { chat, settings, now_ms } => ready(crate::storage::export_chat(&chat, &settings, now_ms)),
+        Export::Json { chat, settings, now_ms } => ready(crate::storage::export_chat(&chat, &crate::storage::ExportedSettings::from(&settings), now_ms)),
         Export::Markdown(trace) => ready(trace.to_markdown()),
         Export::Otel { conversation_id, events, secrets } => ready(otlp(&conversation_id, &events, &secrets)),
         Export::Send { conversation_id, events, secrets, collector } => {

@@ -9,7 +9,7 @@ use crate::llm::{Connection, Preset, ProviderConfig};
 use crate::storage::keys::{ProviderKeys, SavedKey};
 use crate::storage::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarification, StoredHead, StoredMessage, StoredOutcome, StoredRun, StoredWho};
 use crate::storage::export::{ExportedChat, ExportedRun, ExportedSettings};
-use crate::storage::Settings;
+use crate::app::settings::Settings;
 use crate::test_support::Rng;
 use crate::tools::mcp::{McpArgument, McpItem, McpOffers, McpServer, McpSettings, McpToolInfo, RememberedSecret};
 use crate::tools::{ArxivSettings, Common, SearchBackend, ToolSettings, WebSearchSettings, WikipediaSettings};

@@ -4,7 +4,9 @@
 use super::*;
 use crate::secrets::mask;
 use crate::secrets::tests::stars;
-use crate::storage::{export_chat, settings_from_json, settings_to_json};
+use super::super::{settings_from_json, settings_to_json};
+use crate::storage::keys::SavedKey;
+use crate::storage::{export_chat, ExportedSettings};
 
 fn configured() -> Settings {
     let mut s = Settings::default();
@@ -45,7 +47,7 @@ fn storage_writes_secrets_only_when_remembered_and_exports_never() {
     assert!(json.contains("HTTP-Referer"), "public headers are kept: {json}");
     s.remember_key = true;
     assert_eq!(settings_from_json(&settings_to_json(&s)), s);
-    let export = export_chat(&crate::conversation::Conversation::default(), &s, 0.0);
+    let export = export_chat(&crate::conversation::Conversation::default(), &ExportedSettings::from(&s), 0.0);
     for secret in ["sk-current", "gsk_other", "azure-header", "proxy-token", "openalex-key", "collector-6"] {
         assert!(!export.contains(secret), "{secret} exported: {export}");
     }
