@@ -2,7 +2,8 @@
 //! page going away before the chat database has it (a reload right after Send, on a first visit
 //! while the saving code is still on its way) loses nothing. One small record per chat, under
 //! `thoughtline.journal.<chat id>`, holding the question of the chat's latest run and the
-//! person's replies within it; removed once a save of the chat holding them has committed. The
+//! person's replies within it, and, when the page is hidden while some of that run's events
+//! are not stored yet, those events; removed once a save of the chat holding them has committed. The
 //! app layer decides what to journal and how a record becomes a chat again (`app::journal`).
 //!
 //! Written synchronously and read at start, so this file stays in the first load: a record is
@@ -34,6 +35,12 @@ pub struct JournalEntry {
     pub question: String,
     /// The agent's questions within that run and the person's replies, in order (masked).
     pub clarified: Vec<StoredClarification>,
+    /// The run's latest events not known to be stored, as stored events are written
+    /// (`storage::event`), a JSON array; empty when the record holds none. Kept as text so
+    /// the first load carries neither the events' writer nor their reader: the agent's part
+    /// writes it, the reading part reads it (`ui/chats`).
+    #[serde(skip_serializing_if = "String::is_empty", serialize_with = "raw_json")]
+    pub events: String,
     /// When it was written (milliseconds since 1970).
     pub at_ms: f64,
 }
@@ -47,8 +54,17 @@ fn entry(value: &Value) -> Read<JournalEntry> {
         run: f.get("run", uint32)?,
         question: f.get("question", string)?,
         clarified: f.or("clarified", |v| list(v, stored_clarification), Vec::new())?,
+        events: f.or("events", |v| Ok(if v.is_array() { v.to_string() } else { String::new() }), String::new())?,
         at_ms: f.or("at_ms", float, 0.0)?,
     })
+}
+
+/// Writes text that is JSON already as it is; text that is not is written as `[]`.
+fn raw_json<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    match serde_json::value::RawValue::from_string(text.to_string()) {
+        Ok(raw) => raw.serialize(serializer),
+        Err(_) => serializer.collect_seq(std::iter::empty::<()>()),
+    }
 }
 
 /// Reads one record's text. `None` for text that is not a record (left where it is).
@@ -102,6 +118,7 @@ mod tests {
             run: 2,
             question: "What is \"x\"?\nSecond line".into(),
             clarified: vec![StoredClarification { asked: "Which x?".into(), reply: "The first".into() }],
+            events: r#"[{"index":0,"kind":"whatever"}]"#.into(),
             at_ms,
         }
     }
@@ -137,6 +154,6 @@ mod tests {
     fn a_record_without_its_question_is_not_a_record() {
         assert_eq!(entry_from_json(r#"{"version":1,"chat":"c","run":0}"#), None);
         let e = entry_from_json(r#"{"version":1,"chat":"c","run":0,"question":"q","extra":true}"#).unwrap();
-        assert_eq!((e.clarified.len(), e.at_ms), (0, 0.0));
+        assert_eq!((e.clarified.len(), e.at_ms, e.events.as_str()), (0, 0.0, ""));
     }
 }

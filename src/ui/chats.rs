@@ -9,7 +9,7 @@
 //! person typed, kept synchronously until it is stored, and restored at start); this file
 //! carries out what they return with the browser: timers, the database, the cross-tab lock.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use leptos::prelude::*;
@@ -56,6 +56,19 @@ pub struct Chats {
     /// Whether this page runs a run in the open chat: the run controller's answer
     /// (`app::run`), not the stored record's (whose latest run may be another tab's).
     run_going: StoredValue<Option<ReadSignal<bool>>>,
+}
+
+thread_local! {
+    /// How a run's events are written as stored text, once the agent's part has handed it
+    /// over (`events_writer`): the first load carries no writer of events.
+    static EVENTS_TEXT: Cell<Option<journal::EventsText>> = const { Cell::new(None) };
+}
+
+/// Called by the agent's part when it runs: from then on, steps not yet stored when the page
+/// is hidden can be journaled.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(super) fn events_writer(text: journal::EventsText) {
+    EVENTS_TEXT.with(|t| t.set(Some(text)));
 }
 
 fn new_id() -> String {
@@ -154,6 +167,21 @@ impl Chats {
         }
     }
 
+    /// The page is being hidden: the open chat's latest steps that are not stored yet go into
+    /// the journal, synchronously (a burst of steps is saved a moment after it, and the page
+    /// may be gone by then). Without the agent's part no run went on here, so there is none.
+    fn keep_unsaved(self) {
+        let Some(text) = EVENTS_TEXT.with(Cell::get) else { return };
+        if self.saves.with_value(Saves::live_elsewhere) {
+            return;
+        }
+        let entry = self.chat.with_untracked(|c| self.journal.try_update_value(|j| j.unsaved(c, now_ms(), text)).flatten());
+        let Some(entry) = entry else { return };
+        if storage::journal::write(&entry).is_err() {
+            self.journal.update_value(|j| j.failed(&entry.chat));
+        }
+    }
+
     /// Turns what the journal holds into chats (a question the page went away before storing,
     /// its run marked interrupted) and stores them; each record goes once its chat is stored.
     /// The chat the person was on last, if one was restored.
@@ -175,7 +203,16 @@ impl Chats {
             } else {
                 None
             };
-            let Some(chat) = journal::restore(stored, &entry) else {
+            // Its steps, if the page was hidden with some not stored; a record whose steps
+            // cannot be read still gives back the question.
+            let events = match read::journal_events(entry.events.clone()).await {
+                Ok(events) => events,
+                Err(e) => {
+                    self.note.set(Some(format!("Steps of a run cut off when the page was last closed could not be read back: {e}")));
+                    Vec::new()
+                }
+            };
+            let Some(chat) = journal::restore(stored, &entry, &events) else {
                 storage::journal::remove(&entry.chat);
                 continue;
             };
@@ -231,6 +268,7 @@ impl Chats {
             self.load(id).await;
         }
         tabs::listen(move |news| leptos::task::spawn_local(self.hear(news)));
+        super::page::on_hidden(move || self.keep_unsaved());
     }
 
     fn backend(self) -> Option<Rc<dyn Backend>> {
@@ -296,6 +334,7 @@ impl Chats {
                 });
                 // Records of this version are stored as they are; an older version's chat is
                 // written whole, in this version's records, with its next change.
+                self.journal.update_value(|j| j.loaded(&chat));
                 let writer = self.writer.get_value();
                 if current {
                     writer.borrow_mut().loaded(&chat);

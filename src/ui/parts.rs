@@ -79,6 +79,7 @@ pub const MANIFEST: &[Part] = &[
     Part { chunk: "approval", what: "The approval panel", fetched: &[IdleIf(Needs::McpServer), OnUse] },
     Part { chunk: "in_page_warm", what: "Readying the model in this page", fetched: &[IdleIf(Needs::ModelInPage)] },
     Part { chunk: "read_chat", what: "Reading chats", fetched: &[Returning, OnUse] },
+    Part { chunk: "read_journal", what: "Reading back steps a closed page left", fetched: &[OnUse] },
     Part { chunk: "move_legacy", what: "Moving the earlier version's chats", fetched: &[OnUse] },
     Part { chunk: "settings", what: "Settings", fetched: &[Hover] },
     Part { chunk: "compare", what: "Compare", fetched: &[Hover] },

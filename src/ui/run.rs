@@ -400,6 +400,9 @@ mod page {
 
     crate::ui::parts::part!(run, preload = preload_engine, pub(in crate::ui) fn engine(control: RunControl, job: Job) -> Pin<Box<dyn Future<Output = Outcome>>> {
         Box::pin(async move {
+            // Steps this run records and the page has not stored when it is hidden go into the
+            // journal, written by this part.
+            crate::ui::chats::events_writer(crate::storage::event::events_json);
             let settings = &job.settings;
             // The model in the page is loaded (or found loaded) first; the live row says so.
             let in_page = settings.provider.preset.in_page();

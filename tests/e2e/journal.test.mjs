@@ -4,7 +4,7 @@
 // chat, its run marked interrupted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, openApp, script, ask, loopbackSettings, traceTones, untilStored } from './harness.mjs';
+import { suite, openApp, script, ask, action, loopbackSettings, traceTones, untilStored, storedText } from './harness.mjs';
 
 const env = suite();
 
@@ -74,5 +74,29 @@ test('a reply to the agent\'s question survives a reload right after it is sent'
   await page.locator('.bubble.problem').waitFor({ timeout: 30_000 });
   assert.deepEqual(await page.locator('.bubble.user .text').allTextContents(), ['What is the weather like?', 'Lisbon']);
   assert.match(await page.locator('.bubble.problem').textContent(), /interrupted/);
+  await context.close();
+});
+
+test('steps recorded but not stored yet when the page is reloaded are back in the trace, after the stored ones', async () => {
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await script(env.server.origin, scope, [action('calculator', '6 * 7'), { hang: true }]);
+  // The page's timers stand still: the save its steps ask for a moment later never comes, as
+  // for a page reloaded within that moment.
+  await page.clock.install();
+  await page.clock.pauseAt(Date.now() + 1000);
+  await ask(page, 'What is six times seven?');
+  await page.locator('[data-kind="tool_result"]').waitFor();
+  await untilStored(page, 'What is six times seven?');
+  assert.ok(!(await storedText(page)).includes('6 * 7'), 'the steps are not stored before the reload');
+  await page.reload();
+  await page.clock.resume();
+  await page.locator('.bubble.problem').waitFor({ timeout: 30_000 });
+  const tones = await traceTones(page);
+  assert.ok(tones.includes('tool_result:success'), tones.join(' '));
+  assert.ok(tones.indexOf('run_started:neutral') < tones.indexOf('tool_result:success'), tones.join(' '));
+  assert.equal(tones.at(-1), 'run_stopped:error', 'then marked interrupted');
+  assert.equal(tones.filter((t) => t.startsWith('run_started')).length, 1, 'each step once');
+  await untilStored(page, '6 * 7');
+  await page.waitForFunction(() => Object.keys(localStorage).every((k) => !k.startsWith('thoughtline.journal.')), null, { timeout: 10_000 });
   await context.close();
 });

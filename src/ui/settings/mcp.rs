@@ -76,8 +76,7 @@ pub fn install(settings: RwSignal<Settings>) -> Mcp {
     #[cfg(target_arch = "wasm32")]
     Effect::new(move |_| settings.with(|s| mcp.hub.get_value().servers_now(&s.tools.mcp.servers)));
     // The page going away (closed, reloaded, navigated from) ends every session it had.
-    #[cfg(target_arch = "wasm32")]
-    let _ = window_event_listener(leptos::ev::pagehide, move |_| mcp.hub.get_value().page_gone());
+    crate::ui::page::on_gone(move || mcp.hub.get_value().page_gone());
     mcp
 }
 
