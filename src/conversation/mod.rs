@@ -85,6 +85,17 @@ pub struct Clarification {
     pub reply: String,
 }
 
+/// A resource of an MCP server the person attached to a question: read when the question was
+/// sent and given to the model with it, as context (the text that went is in the run's first
+/// request).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attached {
+    pub name: String,
+    pub uri: String,
+    /// The server's address as configured.
+    pub server: String,
+}
+
 /// One question and everything the agent did for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
@@ -93,6 +104,8 @@ pub struct Run {
     /// The agent's questions to the person that were answered, in order; the run went on
     /// after each (its events continue in `events`).
     pub clarified: Vec<Clarification>,
+    /// The resources the person attached to the question, in the order attached.
+    pub attached: Vec<Attached>,
     /// Every event of the run, numbered from 0, masked.
     pub events: Vec<Event>,
     /// False for a run saved by a release that kept only a chat's last trace: its question
@@ -104,7 +117,7 @@ pub struct Run {
 
 impl Run {
     pub fn new(question: String) -> Self {
-        Run { question, clarified: Vec::new(), events: Vec::new(), steps_kept: true, outcome: None }
+        Run { question, clarified: Vec::new(), attached: Vec::new(), events: Vec::new(), steps_kept: true, outcome: None }
     }
 
     pub fn is_running(&self) -> bool {
@@ -137,6 +150,8 @@ pub struct ChatMessage {
     /// The message that ends its run (an answer, a question to the person, or why it ended):
     /// the one that offers the run's steps.
     pub ends_run: bool,
+    /// The names of the resources attached to the question (on the question's message only).
+    pub attached: Vec<String>,
 }
 
 /// What a change to the conversation asks of storage.
@@ -222,6 +237,13 @@ impl Conversation {
         Save::Soon
     }
 
+    /// The resources the person attached to run `run`'s question, as it is sent.
+    pub fn attach(&mut self, run: usize, attached: Vec<Attached>) -> Save {
+        let Some(run) = self.runs.get_mut(run) else { return Save::No };
+        run.attached = attached;
+        Save::Now
+    }
+
     pub fn end(&mut self, run: usize, outcome: Outcome) -> Save {
         let Some(run) = self.runs.get_mut(run) else { return Save::No };
         run.outcome = Some(outcome);
@@ -276,8 +298,8 @@ impl Conversation {
     pub fn messages(&self) -> Vec<ChatMessage> {
         let mut out = Vec::new();
         for (i, run) in self.runs.iter().enumerate() {
-            let msg = |who, text: &str, ends_run| ChatMessage { who, text: text.to_string(), run: i, ends_run };
-            out.push(msg(Who::User, &run.question, false));
+            let msg = |who, text: &str, ends_run| ChatMessage { who, text: text.to_string(), run: i, ends_run, attached: Vec::new() };
+            out.push(ChatMessage { attached: run.attached.iter().map(|a| a.name.clone()).collect(), ..msg(Who::User, &run.question, false) });
             for c in &run.clarified {
                 out.push(msg(Who::AskedPerson, &c.asked, false));
                 out.push(msg(Who::User, &c.reply, false));

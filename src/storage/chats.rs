@@ -20,7 +20,7 @@ use serde::Serialize;
 use super::lenient::{read_lenient, stored_version};
 use crate::agent::trace::question;
 use crate::agent::{Event, EventKind};
-use crate::conversation::{Clarification, Conversation, Outcome, Run};
+use crate::conversation::{Attached, Clarification, Conversation, Outcome, Run};
 
 pub const CHAT_VERSION: u32 = 3;
 /// Events per stored chunk: a save rewrites at most the chunk still filling.
@@ -77,6 +77,10 @@ pub struct StoredClarification {
 pub struct StoredRun {
     pub question: String,
     pub clarified: Vec<StoredClarification>,
+    /// The MCP resources attached to the question (none for most runs, and for every run
+    /// written before they were kept).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attached: Vec<StoredAttached>,
     pub steps_kept: bool,
     /// `None` while the run goes on.
     pub outcome: Option<StoredOutcome>,
@@ -86,7 +90,7 @@ pub struct StoredRun {
 
 impl Default for StoredRun {
     fn default() -> Self {
-        StoredRun { question: String::new(), clarified: Vec::new(), steps_kept: true, outcome: None, events: 0 }
+        StoredRun { question: String::new(), clarified: Vec::new(), attached: Vec::new(), steps_kept: true, outcome: None, events: 0 }
     }
 }
 
@@ -111,11 +115,20 @@ impl From<StoredOutcome> for Outcome {
     }
 }
 
+/// An MCP resource attached to a question, as stored and exported. Read by hand (`read.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoredAttached {
+    pub name: String,
+    pub uri: String,
+    pub server: String,
+}
+
 impl StoredRun {
     pub fn of(run: &Run) -> Self {
         StoredRun {
             question: run.question.clone(),
             clarified: run.clarified.iter().map(|c| StoredClarification { asked: c.asked.clone(), reply: c.reply.clone() }).collect(),
+            attached: run.attached.iter().map(|a| StoredAttached { name: a.name.clone(), uri: a.uri.clone(), server: a.server.clone() }).collect(),
             steps_kept: run.steps_kept,
             outcome: run.outcome.as_ref().map(StoredOutcome::from),
             events: run.events.len() as u32,
@@ -126,6 +139,7 @@ impl StoredRun {
         Run {
             question: self.question,
             clarified: self.clarified.into_iter().map(|c| Clarification { asked: c.asked, reply: c.reply }).collect(),
+            attached: self.attached.into_iter().map(|a| Attached { name: a.name, uri: a.uri, server: a.server }).collect(),
             events,
             steps_kept: self.steps_kept,
             outcome: self.outcome.map(Outcome::from),

@@ -5,8 +5,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::chats::{StoredClarification, StoredOutcome, StoredRun};
-use super::read::{stored_clarification, stored_outcome};
+use super::chats::{StoredAttached, StoredClarification, StoredOutcome, StoredRun};
+use super::read::{stored_attached, stored_clarification, stored_outcome};
 use super::settings::connection;
 use crate::storage::agent_settings_read::agent_settings;
 use crate::storage::trace_read::trace;
@@ -55,6 +55,8 @@ impl Default for ExportedSettings {
 pub struct ExportedRun {
     pub question: String,
     pub clarified: Vec<StoredClarification>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attached: Vec<StoredAttached>,
     pub steps_kept: bool,
     pub outcome: Option<StoredOutcome>,
     #[serde(serialize_with = "super::event::trace_as_stored")]
@@ -84,12 +86,12 @@ pub struct SingleRun {
 
 impl ExportedRun {
     fn of(run: &Run) -> Self {
-        let StoredRun { question, clarified, steps_kept, outcome, .. } = StoredRun::of(run);
-        ExportedRun { question, clarified, steps_kept, outcome, trace: Trace { events: run.events.clone() } }
+        let StoredRun { question, clarified, attached, steps_kept, outcome, .. } = StoredRun::of(run);
+        ExportedRun { question, clarified, attached, steps_kept, outcome, trace: Trace { events: run.events.clone() } }
     }
 
     fn into_run(self) -> Run {
-        let stored = StoredRun { question: self.question, clarified: self.clarified, steps_kept: self.steps_kept, outcome: self.outcome, events: 0 };
+        let stored = StoredRun { question: self.question, clarified: self.clarified, attached: self.attached, steps_kept: self.steps_kept, outcome: self.outcome, events: 0 };
         let mut run = stored.into_run(self.trace.events);
         // A file cut off mid-run has no outcome: it is not running here.
         if run.outcome.is_none() {
@@ -122,7 +124,7 @@ fn single_run(file: SingleRun) -> Run {
         Some(answer) => Outcome::Answer(answer),
         None => outcome(&events),
     };
-    Run { question: file.question, clarified: clarified_of(&events), events, steps_kept: true, outcome: Some(ended) }
+    Run { question: file.question, clarified: clarified_of(&events), attached: Vec::new(), events, steps_kept: true, outcome: Some(ended) }
 }
 
 /// Reads an export as a conversation (its id empty: the caller gives it one), saying what is
@@ -196,6 +198,7 @@ fn exported_run(value: &Value) -> Read<ExportedRun> {
     Ok(ExportedRun {
         question: f.get("question", string)?,
         clarified: f.or_default("clarified", |v| list(v, stored_clarification))?,
+        attached: f.or_default("attached", |v| list(v, stored_attached))?,
         steps_kept: f.or("steps_kept", boolean, true)?,
         outcome: f.option("outcome", stored_outcome)?,
         trace: f.get("trace", trace)?,

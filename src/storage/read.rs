@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarification, StoredHead, StoredMessage, StoredOutcome, StoredRun, StoredWho};
+use super::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarification, StoredHead, StoredMessage, StoredAttached, StoredOutcome, StoredRun, StoredWho};
 use crate::storage::trace_read::events;
 use crate::json_read::{boolean, deserialize_via_value, float, list, read_name, string, uint32, Fields, Read};
 
@@ -38,12 +38,19 @@ pub(super) fn stored_clarification(value: &Value) -> Read<StoredClarification> {
     Ok(StoredClarification { asked: f.get("asked", string)?, reply: f.get("reply", string)? })
 }
 
+/// No defaults: a resource without its name, address or server says nothing.
+pub(super) fn stored_attached(value: &Value) -> Read<StoredAttached> {
+    let f = Fields::of(value)?;
+    Ok(StoredAttached { name: f.get("name", string)?, uri: f.get("uri", string)?, server: f.get("server", string)? })
+}
+
 fn stored_run(value: &Value) -> Read<StoredRun> {
     let f = Fields::of(value)?;
     let d = StoredRun::default();
     Ok(StoredRun {
         question: f.or("question", string, d.question)?,
         clarified: f.or("clarified", |v| list(v, stored_clarification), d.clarified)?,
+        attached: f.or("attached", |v| list(v, stored_attached), d.attached)?,
         steps_kept: f.or("steps_kept", boolean, d.steps_kept)?,
         outcome: f.option_or("outcome", stored_outcome, d.outcome)?,
         events: f.or("events", uint32, d.events)?,

@@ -218,6 +218,13 @@ impl RunControl {
         // Attachments go with a new question; a reply to the agent's question leaves them for
         // the next one (the run it continues keeps its question as it was).
         let attachments = self.session.try_update_value(|s| s.begin(run, earlier.len(), started).unwrap_or_default()).unwrap_or_default();
+        // They are part of the run's record: which resources went with the question.
+        if !attachments.is_empty() {
+            let attached = attachments.iter().map(|a| crate::conversation::Attached { name: a.name.clone(), uri: a.uri.clone(), server: a.server.clone() }).collect();
+            self.chat.update(|c| {
+                c.attach(run, attached);
+            });
+        }
         self.attached.set(self.session.with_value(|s| s.attached().to_vec()));
         self.streaming.set(String::new());
         self.running.set(true);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, showAll } from './harness.mjs';
+import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, showAll, untilStored } from './harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const env = suite();
@@ -574,6 +574,12 @@ test('resources attached to a question reach the model as marked context; the ag
   await page.locator('.bubble.assistant').waitFor();
   assert.equal(await page.getByTestId('attached').count(), 0, 'attachments go with the question they were sent with');
   assert.equal(await page.locator('.bubble.user .text').first().textContent(), 'What should I do today?');
+  // They are part of the run's record: shown with the question, stored and exported.
+  assert.deepEqual(await page.getByTestId('run-attached').locator('li').allTextContents(), ["📎 Today's note", '📎 logo']);
+  await untilStored(page, 'note://today');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
+  const file = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  assert.deepEqual(file.runs[0].attached.map((a) => [a.name, a.uri, a.server]), [["Today's note", 'note://today', mcp.url], ['logo', 'file://logo.png', mcp.url]]);
   let sent = await requests(env.server.origin, scope);
   const question = sent[0].body.messages.at(-1).content;
   assert.ok(question.startsWith('What should I do today?\n\n[Attached by the person as context: the resource “Today\'s note” (note://today) of the MCP server at '), question);

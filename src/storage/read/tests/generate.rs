@@ -7,7 +7,7 @@ use crate::agent::settings::{EarlyStopping, Strategy};
 use crate::agent::{AgentSettings, Event, EventKind, StopReason, Trace};
 use crate::llm::{Connection, Preset, ProviderConfig};
 use crate::storage::keys::{ProviderKeys, SavedKey};
-use crate::storage::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarification, StoredHead, StoredMessage, StoredOutcome, StoredRun, StoredWho};
+use crate::storage::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarification, StoredHead, StoredMessage, StoredAttached, StoredOutcome, StoredRun, StoredWho};
 use crate::storage::export::{ExportedChat, ExportedRun, ExportedSettings};
 use crate::app::settings::Settings;
 use crate::test_support::Rng;
@@ -196,6 +196,7 @@ pub fn exported_run(rng: &mut Rng) -> ExportedRun {
     ExportedRun {
         question: text(rng),
         clarified: many(rng, 2, stored_clarification),
+        attached: many(rng, 2, stored_attached),
         steps_kept: flag(rng),
         outcome: maybe(rng, stored_outcome),
         trace: Trace { events: many(rng, 3, event) },
@@ -210,8 +211,12 @@ pub fn stored_clarification(rng: &mut Rng) -> StoredClarification {
     StoredClarification { asked: text(rng), reply: text(rng) }
 }
 
+pub fn stored_attached(rng: &mut Rng) -> StoredAttached {
+    StoredAttached { name: text(rng), uri: text(rng), server: text(rng) }
+}
+
 pub fn stored_run(rng: &mut Rng) -> StoredRun {
-    StoredRun { question: text(rng), clarified: many(rng, 2, stored_clarification), steps_kept: flag(rng), outcome: maybe(rng, stored_outcome), events: uint(rng) }
+    StoredRun { question: text(rng), clarified: many(rng, 2, stored_clarification), attached: many(rng, 2, stored_attached), steps_kept: flag(rng), outcome: maybe(rng, stored_outcome), events: uint(rng) }
 }
 
 pub fn stored_head(rng: &mut Rng) -> StoredHead {
