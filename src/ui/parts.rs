@@ -43,6 +43,8 @@ pub enum Needs {
     McpServer,
     /// The provider is the model in this page.
     ModelInPage,
+    /// Finished runs go to an OpenTelemetry collector.
+    Collector,
 }
 
 impl Needs {
@@ -50,6 +52,7 @@ impl Needs {
         match self {
             Needs::McpServer => settings.tools.mcp.servers.iter().any(|s| s.common.enabled && !s.url.trim().is_empty()),
             Needs::ModelInPage => settings.provider.preset.in_page(),
+            Needs::Collector => settings.collector.is_on(),
         }
     }
 }
@@ -75,6 +78,8 @@ pub const MANIFEST: &[Part] = &[
     Part { chunk: "run", what: "The agent", fetched: &[Idle] },
     Part { chunk: "markdown", what: "The answer", fetched: &[Returning, Idle] },
     Part { chunk: "trace_rows", what: "The trace's steps", fetched: &[Returning, Idle] },
+    Part { chunk: "run_tools", what: "The run's export and compare controls", fetched: &[Returning, Idle] },
+    Part { chunk: "otel_send", what: "Sending runs to the collector", fetched: &[IdleIf(Needs::Collector)] },
     Part { chunk: "find_bar", what: "Finding steps", fetched: &[Idle] },
     Part { chunk: "approval", what: "The approval panel", fetched: &[IdleIf(Needs::McpServer), OnUse] },
     Part { chunk: "in_page_warm", what: "Readying the model in this page", fetched: &[IdleIf(Needs::ModelInPage)] },

@@ -137,8 +137,7 @@ impl RunControl {
         let finished = |r: &crate::conversation::Run| r.outcome.as_ref().is_some_and(RunSession::finished_for_sending);
         let Some((chat, events)) = self.chat.with_untracked(|c| c.runs.get(run).filter(|r| finished(r)).map(|r| (c.id.clone(), r.events.clone()))) else { return };
         leptos::task::spawn_local(async move {
-            let job = crate::ui::trace::tools::Export::Send { conversation_id: chat.clone(), events, secrets, collector };
-            let result = crate::ui::trace::tools::exported(job, "Sending to the collector").await.map(|_| ());
+            let result = crate::ui::trace::otel::send(chat.clone(), events, secrets, collector).await;
             self.session.update_value(|s| s.sent(Sent { chat, run, result }));
             self.sent.set(self.session.with_value(|s| s.sent_list().to_vec()));
         });

@@ -1,11 +1,33 @@
 //! OpenTelemetry in the page: each finished run sent to the collector named in Settings, and
-//! whether it arrived. The writing and the sending run in the export part (`trace::tools`),
-//! which also saves the run as a file ("⬇ OpenTelemetry").
+//! whether it arrived. The sending is a part of its own (`otel_send`), fetched at idle by a
+//! page that names a collector; the export part (`trace::tools`) saves a run as a file
+//! ("⬇ OpenTelemetry") with the same writer (`otlp`).
 
+use crate::agent::{Event, LocalBoxFuture};
 use crate::otel::Collector;
 use crate::secrets::Secrets;
 
 pub use crate::app::run::Sent;
+
+/// A run's events as an OTLP JSON file's text, masked.
+pub(in crate::ui) fn otlp(conversation_id: &str, events: &[Event], secrets: &Secrets) -> String {
+    let run = crate::otel::run_trace(&crate::otel::RunSource { conversation_id, events }, secrets);
+    crate::otel::otlp_json_of(run.as_ref())
+}
+
+crate::ui::parts::part!(otel_send, preload = preload_send, pub(in crate::ui) fn sending(conversation_id: String, events: Vec<Event>, secrets: Secrets, collector: Collector) -> LocalBoxFuture<'static, Result<(), String>> {
+    let json = otlp(&conversation_id, &events, &secrets);
+    Box::pin(async move { post(&collector, &json, &secrets).await })
+});
+
+/// Sends a finished run to the collector; the error says what went wrong, a part that did
+/// not arrive included.
+pub(in crate::ui) async fn send(conversation_id: String, events: Vec<Event>, secrets: Secrets, collector: Collector) -> Result<(), String> {
+    match sending(conversation_id, events, secrets, collector).await {
+        Ok(sent) => sent.await,
+        Err(missing) => Err(missing.message(crate::ui::parts::what("otel_send"))),
+    }
+}
 
 #[cfg(target_arch = "wasm32")]
 pub(in crate::ui) async fn post(collector: &Collector, json: &str, secrets: &Secrets) -> Result<(), String> {

@@ -19,6 +19,7 @@ pub fn TraceTools(
     let status = RwSignal::new(String::new());
     let toolbar = Toolbar { chat, settings, running, on_compare_runs, status };
     // Fetched when the pointer or the focus reaches the toolbar (the manifest's "hover").
+
     let fetch_parts = || {
         leptos::task::spawn_local(async {
             let _ = preload_export().await;
@@ -39,9 +40,9 @@ pub fn TraceTools(
     view! {
         <div class="trace-tools" role="toolbar" aria-label="Trace actions" on:pointerenter=move |_| fetch_parts() on:focusin=move |_| fetch_parts()>
             // What applies now: a chat with no run yet has nothing to export, copy or compare.
-            // Those controls are drawn by the trace's part, which such a chat has.
+            // Those controls are a part of their own, fetched once there is a run.
             <Show when=move || chat.with(|c| !c.runs.is_empty())>
-                {crate::ui::parts::part_view("trace_rows", move || Box::pin(super::rows_part(super::Shown::Tools(toolbar))), None, crate::ui::parts::Around::Nothing)}
+                {crate::ui::parts::part_view("run_tools", move || Box::pin(run_tools_part(toolbar)), None, crate::ui::parts::Around::Nothing)}
             </Show>
             <label class="ghost small file-button">
                 "⬆ Import…"
@@ -117,7 +118,7 @@ pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
 }
 
 /// What the export part writes: files, the Markdown transcript, and the OpenTelemetry trace of
-/// a run, saved or sent to the collector (`otel`). One part, since they share their writers.
+/// a run, saved as a file. (Sending a run to the collector is a part of its own: `otel`.)
 pub(in crate::ui) enum Export {
     /// The whole conversation as an export file.
     Json { chat: Conversation, settings: Settings, now_ms: f64 },
@@ -125,24 +126,18 @@ pub(in crate::ui) enum Export {
     Markdown(Trace),
     /// A run as an OTLP JSON file's text.
     Otel { conversation_id: String, events: Vec<crate::agent::Event>, secrets: crate::secrets::Secrets },
-    /// A run posted to the collector.
-    Send { conversation_id: String, events: Vec<crate::agent::Event>, secrets: crate::secrets::Secrets, collector: crate::otel::Collector },
 }
 
+crate::ui::parts::part!(run_tools, preload = preload_run_tools, pub(in crate::ui) fn run_tools_part(toolbar: Toolbar) -> AnyView {
+    run_tools(toolbar)
+});
+
 crate::ui::parts::part!(export_file, preload = preload_export, pub(in crate::ui) fn export_text(what: Export) -> LocalBoxFuture<'static, Result<String, String>> {
-    let otlp = |conversation_id: &str, events: &[crate::agent::Event], secrets: &crate::secrets::Secrets| {
-        let run = crate::otel::run_trace(&crate::otel::RunSource { conversation_id, events }, secrets);
-        crate::otel::otlp_json_of(run.as_ref())
-    };
+    let otlp = super::otel::otlp;
     let text = match what {
         Export::Json { chat, settings, now_ms } => ready(crate::storage::export_chat(&chat, &crate::storage::ExportedSettings::from(&settings), now_ms)),
         Export::Markdown(trace) => ready(trace.to_markdown()),
         Export::Otel { conversation_id, events, secrets } => ready(otlp(&conversation_id, &events, &secrets)),
-        Export::Send { conversation_id, events, secrets, collector } => {
-            let json = otlp(&conversation_id, &events, &secrets);
-            let sending: LocalBoxFuture<'static, Result<String, String>> = Box::pin(async move { crate::ui::trace::otel::post(&collector, &json, &secrets).await.map(|()| String::new()) });
-            sending
-        }
     };
     text
 });
