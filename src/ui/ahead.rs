@@ -35,13 +35,12 @@ pub fn preload(chunk: &str) -> Option<Preload> {
 /// the other.
 #[cfg(target_arch = "wasm32")]
 pub fn fetch_ahead(settings: &crate::app::settings::Settings, returning: bool) {
-    use leptos::prelude::request_idle_callback;
     let (now, idle) = ahead(settings, returning);
     for part in now {
         fetch(part.chunk);
     }
     let idle: Vec<Preload> = idle.into_iter().filter_map(|p| preload(p.chunk)).collect();
-    request_idle_callback(move || {
+    super::page::when_idle(move || {
         let idle = idle.clone();
         leptos::task::spawn_local(async move {
             for preload in idle {

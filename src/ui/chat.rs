@@ -223,12 +223,8 @@ fn Bubble(message: ChatMessage, chat: RwSignal<Conversation>, running: ReadSigna
     }
 }
 
-#[cfg(target_arch = "wasm32")]
 fn copy_answer(text: String, copied: RwSignal<bool>) {
     leptos::task::spawn_local(async move {
-        copied.set(crate::browser::copy_text(&text).await.is_ok());
+        copied.set(super::page::copy_text(&text).await.is_ok());
     });
 }
-
-#[cfg(not(target_arch = "wasm32"))]
-fn copy_answer(_text: String, _copied: RwSignal<bool>) {}

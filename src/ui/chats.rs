@@ -72,10 +72,7 @@ pub(super) fn events_writer(text: journal::EventsText) {
 }
 
 fn new_id() -> String {
-    #[cfg(target_arch = "wasm32")]
-    let entropy = (js_sys::Math::random() * 1e9) as u64;
-    #[cfg(not(target_arch = "wasm32"))]
-    let entropy = 0u64;
+    let entropy = (super::page::random() * 1e9) as u64;
     format!("{:x}{:x}", now_ms() as u64, entropy)
 }
 
@@ -142,14 +139,11 @@ impl Chats {
                 Do::Save(id) => self.persist_chat(id),
                 Do::WakeAt(at) => {
                     let wait = (at - now_ms()).max(0.0);
-                    set_timeout(
-                        move || {
-                            if let Some(id) = self.saves.try_update_value(|s| s.due(at.max(now_ms()))).flatten() {
-                                self.persist_chat(id);
-                            }
-                        },
-                        std::time::Duration::from_millis(wait as u64),
-                    );
+                    super::page::after(std::time::Duration::from_millis(wait as u64), move || {
+                        if let Some(id) = self.saves.try_update_value(|s| s.due(at.max(now_ms()))).flatten() {
+                            self.persist_chat(id);
+                        }
+                    });
                 }
                 Do::ReleaseRunLock => self.run_lock.set_value(None),
             }
@@ -589,12 +583,6 @@ pub fn ChatList(chats: Chats, running: ReadSignal<bool>) -> impl IntoView {
     }
 }
 
-#[cfg(target_arch = "wasm32")]
 fn ask_title(old: &str) -> Option<String> {
-    web_sys::window()?.prompt_with_message_and_default("Rename this conversation:", old).ok().flatten()
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn ask_title(_old: &str) -> Option<String> {
-    None
+    super::page::ask_line("Rename this conversation:", old)
 }

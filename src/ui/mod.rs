@@ -90,7 +90,7 @@ pub fn App() -> impl IntoView {
     // agent's system prompt while they type (never a download they did not ask for).
     #[cfg(target_arch = "wasm32")]
     if settings.with_untracked(|s| s.provider.preset.in_page()) {
-        request_idle_callback(move || {
+        page::when_idle(move || {
             leptos::task::spawn_local(async move {
                 if let Ok(warm) = run::warm_in_page(in_page, settings.get_untracked(), mcp, true).await {
                     warm.await;

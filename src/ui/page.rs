@@ -1,8 +1,13 @@
-//! What the UI asks of the page that is not drawing: the time of day, offering a file for
-//! download, and hearing that the page is being hidden. Native builds (tests) have no page:
-//! the time is 0, a download is refused and the page is never hidden.
+//! The views' one seam to the page for what is not drawing: the time of day, timers (after a
+//! delay, at the next frame, when the page is idle), random numbers, offering a file for
+//! download, reading a file the person chose, the clipboard, asking for a line of text, and
+//! hearing that the page is being hidden or goes away. Views call these rather than the
+//! browser; native builds (tests) have no page: the time is 0, timers never fire, a download,
+//! a file or the clipboard is refused, and the page is never hidden.
 
-/// Milliseconds since the Unix epoch, for stored timestamps.
+use std::time::Duration;
+
+/// Milliseconds since the Unix epoch, for stored timestamps and durations a person reads.
 pub(super) fn now_ms() -> f64 {
     #[cfg(target_arch = "wasm32")]
     return js_sys::Date::now();
@@ -10,40 +15,94 @@ pub(super) fn now_ms() -> f64 {
     0.0
 }
 
-/// Offers `text` to the person as the file `name`.
-#[cfg(target_arch = "wasm32")]
-pub(super) fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
-    crate::browser::download(name, mime, text)
+/// A number in [0, 1), for ids.
+pub(super) fn random() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    return js_sys::Math::random();
+    #[cfg(not(target_arch = "wasm32"))]
+    0.0
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-pub(super) fn download(_name: &str, _mime: &str, _text: &str) -> Result<(), String> {
-    Err("Exporting needs a browser.".into())
+/// Calls `f` once, `delay` from now.
+pub(super) fn after(delay: Duration, f: impl FnOnce() + 'static) {
+    leptos::prelude::set_timeout(f, delay);
+}
+
+/// Calls `f` once, before the page's next frame is drawn.
+pub(super) fn next_frame(f: impl FnOnce() + 'static) {
+    leptos::prelude::request_animation_frame(f);
+}
+
+/// Calls `f` once, when the page is idle.
+pub(super) fn when_idle(f: impl Fn() + 'static) {
+    #[cfg(target_arch = "wasm32")]
+    leptos::prelude::request_idle_callback(f);
+    #[cfg(not(target_arch = "wasm32"))]
+    drop(f);
+}
+
+/// Offers `text` to the person as the file `name`.
+pub(super) fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
+    #[cfg(target_arch = "wasm32")]
+    return crate::browser::download(name, mime, text);
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = (name, mime, text);
+        Err("Exporting needs a browser.".into())
+    }
+}
+
+/// Puts `text` on the clipboard.
+pub(super) async fn copy_text(text: &str) -> Result<(), String> {
+    #[cfg(target_arch = "wasm32")]
+    return crate::browser::copy_text(text).await;
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = text;
+        Err("Copying needs a browser.".into())
+    }
+}
+
+/// The text of the file the person chose in `input`, refused past `limit` bytes.
+#[cfg(target_arch = "wasm32")]
+pub(super) async fn read_chosen_file(input: &web_sys::HtmlInputElement, limit: f64) -> Result<String, String> {
+    crate::browser::read_chosen_file(input, limit).await
+}
+
+/// Asks the person for a line of text, `default` filled in; `None` when they cancel.
+pub(super) fn ask_line(question: &str, default: &str) -> Option<String> {
+    #[cfg(target_arch = "wasm32")]
+    return web_sys::window()?.prompt_with_message_and_default(question, default).ok().flatten();
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = (question, default);
+        None
+    }
 }
 
 /// Calls `hidden` when the page is being hidden: reloaded, closed, navigated from, or sent to
 /// the background (after which a phone may end it without another word). What must survive
 /// that is written synchronously there.
-#[cfg(target_arch = "wasm32")]
 pub(super) fn on_hidden(hidden: impl Fn() + Clone + 'static) {
-    let again = hidden.clone();
-    let _ = leptos::prelude::window_event_listener(leptos::ev::pagehide, move |_| hidden());
-    let _ = leptos::prelude::window_event_listener(leptos::ev::visibilitychange, move |_| {
-        if leptos::prelude::document().hidden() {
-            again();
-        }
-    });
+    #[cfg(target_arch = "wasm32")]
+    {
+        let again = hidden.clone();
+        let _ = leptos::prelude::window_event_listener(leptos::ev::pagehide, move |_| hidden());
+        let _ = leptos::prelude::window_event_listener(leptos::ev::visibilitychange, move |_| {
+            if leptos::prelude::document().hidden() {
+                again();
+            }
+        });
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    drop(hidden);
 }
-
-#[cfg(not(target_arch = "wasm32"))]
-pub(super) fn on_hidden(_hidden: impl Fn() + Clone + 'static) {}
 
 /// Calls `gone` when the page goes away (reloaded, closed, navigated from), not when it is
 /// only sent to the background.
-#[cfg(target_arch = "wasm32")]
 pub(super) fn on_gone(gone: impl Fn() + 'static) {
+    #[cfg(target_arch = "wasm32")]
     let _ = leptos::prelude::window_event_listener(leptos::ev::pagehide, move |_| gone());
+    #[cfg(not(target_arch = "wasm32"))]
+    drop(gone);
 }
-
-#[cfg(not(target_arch = "wasm32"))]
-pub(super) fn on_gone(_gone: impl Fn() + 'static) {}

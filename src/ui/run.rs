@@ -354,7 +354,7 @@ mod page {
     use crate::app::settings::Settings;
 
     pub fn unix_ms() -> f64 {
-        js_sys::Date::now()
+        crate::ui::page::now_ms()
     }
 
     /// The model client for these settings, masking every secret they hold out of its errors.

@@ -208,9 +208,9 @@ fn run_connection_test(settings: Settings, status: RwSignal<Option<(bool, String
         let secrets = crate::app::settings::keys::collect(&settings);
         let provider = crate::ui::run::provider(&settings, &secrets);
         let request = ChatRequest::new(vec![Message::user("Reply with the single word OK.")], 0.0, Some(16));
-        let started = js_sys::Date::now();
+        let started = crate::ui::page::now_ms();
         let outcome = provider.complete(&request, &|_| {}).await;
-        let ms = js_sys::Date::now() - started;
+        let ms = crate::ui::page::now_ms() - started;
         status.set(Some(match outcome {
             Ok(reply) => (true, format!("Connected to {} in {:.0} ms. The model said: \"{}\"", settings.provider.model, ms, crate::secrets::mask(reply.text.trim(), &secrets))),
             Err(e) => (false, e.message),

@@ -107,8 +107,7 @@ fn pane_body(b: Body) -> AnyView {
     // The find bar is fetched once the first screen is up and the page is idle (`parts`);
     // without it the trace still reads.
     let idle = RwSignal::new(cfg!(not(target_arch = "wasm32")));
-    #[cfg(target_arch = "wasm32")]
-    request_idle_callback(move || idle.set(true));
+    crate::ui::page::when_idle(move || idle.set(true));
     // One scroll per frame, however many tokens arrive in it: reading `scroll_height` forces a
     // layout, which a burst of tokens must not repeat.
     let scroll_queued = StoredValue::new(false);
@@ -119,7 +118,7 @@ fn pane_body(b: Body) -> AnyView {
             if let Some(el) = pane.get_untracked() {
                 scroll_queued.set_value(true);
                 // Checked again at the frame: the person may have scrolled up in between.
-                request_animation_frame(move || {
+                crate::ui::page::next_frame(move || {
                     scroll_queued.set_value(false);
                     if follow.get_value() {
                         el.set_scroll_top(el.scroll_height());
@@ -150,7 +149,7 @@ fn pane_body(b: Body) -> AnyView {
         }
         if target < len && !catching_up.get_value() {
             catching_up.set_value(true);
-            request_animation_frame(move || {
+            crate::ui::page::next_frame(move || {
                 catching_up.set_value(false);
                 drawn.update(|d| *d += ROWS_PER_FRAME);
             });

@@ -187,7 +187,7 @@ fn side(step: Option<&StepView>, d: crate::agent::trace::align::Differs) -> AnyV
 fn read_file(input: web_sys::HtmlInputElement, files: RwSignal<Vec<FileRun>>, status: RwSignal<String>, settings: ReadSignal<Settings>) {
     leptos::task::spawn_local(async move {
         let name = input.files().and_then(|f| f.get(0)).map(|f| f.name()).unwrap_or_default();
-        let result = match crate::browser::read_chosen_file(&input, crate::ui::trace::tools::IMPORT_LIMIT_BYTES).await {
+        let result = match crate::ui::page::read_chosen_file(&input, crate::ui::trace::tools::IMPORT_LIMIT_BYTES).await {
             Ok(text) => crate::ui::trace::tools::import_text(text).await.unwrap_or_else(|missing| Err(missing.message("Import"))),
             Err(e) => Err(e),
         };

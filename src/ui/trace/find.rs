@@ -134,7 +134,7 @@ impl Look {
             done
         });
         if !done {
-            set_timeout(move || self.prepare(trace), std::time::Duration::ZERO);
+            crate::ui::page::after(std::time::Duration::ZERO, move || self.prepare(trace));
         }
     }
 
@@ -191,7 +191,7 @@ fn FindBar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> im
     // The current match is brought into view (and, being current, shown whole).
     Effect::new(move |_| {
         if let Some(index) = look.current_event.get() {
-            request_animation_frame(move || {
+            crate::ui::page::next_frame(move || {
                 if let Some(row) = row_element(pane, index) {
                     scroll_to(&row);
                 }
@@ -207,15 +207,12 @@ fn FindBar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> im
         let query = look.query.get_untracked();
         let ticket = marked.get_value().wrapping_add(1);
         marked.set_value(ticket);
-        set_timeout(
-            move || {
-                // The find bar may be gone by then (another chat opened): nothing to mark.
-                if marked.try_get_value() == Some(ticket) {
-                    highlight(pane, &query);
-                }
-            },
-            std::time::Duration::from_millis(120),
-        );
+        crate::ui::page::after(std::time::Duration::from_millis(120), move || {
+            // The find bar may be gone by then (another chat opened): nothing to mark.
+            if marked.try_get_value() == Some(ticket) {
+                highlight(pane, &query);
+            }
+        });
     });
     let count = move || {
         let (n, at) = (look.matches.with(Vec::len), look.at.get());

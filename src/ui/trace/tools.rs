@@ -164,25 +164,19 @@ crate::ui::parts::part!(import_file, preload = preload_import, pub fn import_tex
 pub const IMPORT_LIMIT_BYTES: f64 = 20.0 * 1024.0 * 1024.0;
 
 
-#[cfg(target_arch = "wasm32")]
 fn copy_later(text: String, status: RwSignal<String>) {
     leptos::task::spawn_local(async move {
-        status.set(match crate::browser::copy_text(&text).await {
+        status.set(match crate::ui::page::copy_text(&text).await {
             Ok(()) => "Copied as Markdown.".into(),
             Err(e) => e,
         });
     });
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-fn copy_later(_text: String, status: RwSignal<String>) {
-    status.set("Copying needs a browser.".into());
-}
-
 #[cfg(target_arch = "wasm32")]
 fn import_later(input: web_sys::HtmlInputElement, on_import: Callback<Conversation>, status: RwSignal<String>) {
     leptos::task::spawn_local(async move {
-        let result = match crate::browser::read_chosen_file(&input, IMPORT_LIMIT_BYTES).await {
+        let result = match crate::ui::page::read_chosen_file(&input, IMPORT_LIMIT_BYTES).await {
             Ok(text) => import_text(text).await.unwrap_or_else(|missing| Err(missing.message("Import"))),
             Err(e) => Err(e),
         };
