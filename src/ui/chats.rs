@@ -161,12 +161,14 @@ impl Chats {
         }
     }
 
-    /// The page is being hidden: the open chat's latest steps that are not stored yet go into
-    /// the journal, synchronously (a burst of steps is saved a moment after it, and the page
+    /// The page is being hidden while a run goes on: the open chat's latest steps that are not
+    /// stored yet go into the journal, synchronously (a burst of steps is saved a moment after it, and the page
     /// may be gone by then). Without the agent's part no run went on here, so there is none.
     fn keep_unsaved(self) {
         let Some(text) = EVENTS_TEXT.with(Cell::get) else { return };
-        if self.saves.with_value(Saves::live_elsewhere) {
+        // Only a run this page is driving has steps no save holds yet (an imported chat is
+        // the person's own copy; one run by another tab is that tab's).
+        if !self.running() || self.saves.with_value(Saves::live_elsewhere) {
             return;
         }
         let entry = self.chat.with_untracked(|c| self.journal.try_update_value(|j| j.unsaved(c, now_ms(), text)).flatten());
