@@ -95,6 +95,8 @@ impl Chats {
             run_going: StoredValue::new(None),
         };
         leptos::task::spawn_local(chats.connect());
+        // From the start: a run may begin before the database is open.
+        super::page::on_hidden(move || chats.keep_unsaved());
         chats
     }
 
@@ -162,8 +164,8 @@ impl Chats {
     }
 
     /// The page is being hidden while a run goes on: the open chat's latest steps that are not
-    /// stored yet go into the journal, synchronously (a burst of steps is saved a moment after it, and the page
-    /// may be gone by then). Without the agent's part no run went on here, so there is none.
+    /// stored yet go into the journal, synchronously (a burst of steps is saved a moment after
+    /// it, and the page may be gone by then). Without the agent's part no run went on here.
     fn keep_unsaved(self) {
         let Some(text) = EVENTS_TEXT.with(Cell::get) else { return };
         // Only a run this page is driving has steps no save holds yet (an imported chat is
@@ -173,8 +175,10 @@ impl Chats {
         }
         let entry = self.chat.with_untracked(|c| self.journal.try_update_value(|j| j.unsaved(c, now_ms(), text)).flatten());
         let Some(entry) = entry else { return };
-        if storage::journal::write(&entry).is_err() {
+        if let Err(e) = storage::journal::write(&entry) {
             self.journal.update_value(|j| j.failed(&entry.chat));
+            // Seen if the page was only sent to the background.
+            self.note.set(Some(format!("The latest steps are not kept against the page closing until the chat is saved: {e}")));
         }
     }
 
@@ -264,7 +268,6 @@ impl Chats {
             self.load(id).await;
         }
         tabs::listen(move |news| leptos::task::spawn_local(self.hear(news)));
-        super::page::on_hidden(move || self.keep_unsaved());
     }
 
     fn backend(self) -> Option<Rc<dyn Backend>> {
