@@ -7,8 +7,9 @@
 //!
 //! The run's events go the same way when the page is hidden (`unsaved`: a reload, a closed or
 //! backgrounded tab) while some are not stored yet: a burst of events is saved a moment after
-//! it (`saves.rs`), and a page gone within that moment would lose them. They come back into
-//! their run, after the ones the database has.
+//! it (`saves.rs`), and a page gone within that moment would lose them. Their text is written
+//! ahead while the run goes on (`steps_to_keep`, `KeptSteps`), since a hiding page cannot wait.
+//! They come back into their run, after the ones the database has.
 //!
 //! Bounded: one record per chat, its texts cut at `MAX_TEXT` characters with a note saying so,
 //! its events the latest that fit in `MAX_EVENTS_BYTES`.
@@ -61,12 +62,18 @@ pub struct Journal {
     stored: Vec<Mark>,
 }
 
-/// Writes a run's events as stored text (`storage::event::events_json`, handed in by the part
-/// that runs the agent, so the first load carries no writer of events).
-pub type EventsText = fn(&[Event]) -> String;
+/// Steps of the open chat's latest run as text (`storage::event::events_json`), written ahead
+/// of need while the run goes on: the page being hidden has no time to wait for the part that
+/// writes them, and the first load carries no writer of events (`ui/chats`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeptSteps {
+    /// The run as far as the text holds it.
+    pub mark: Mark,
+    pub text: String,
+}
 
-/// The latest of `events` whose text fits in `MAX_EVENTS_BYTES`, as text.
-fn bounded_events(events: &[Event], text: EventsText) -> String {
+/// The latest of `events` whose text (as `text` writes it) fits in `MAX_EVENTS_BYTES`.
+pub fn bounded_events(events: &[Event], text: impl Fn(&[Event]) -> String) -> String {
     let mut from = 0;
     loop {
         let written = text(&events[from..]);
@@ -103,16 +110,29 @@ impl Journal {
         Some(entry)
     }
 
-    /// The page is being hidden (reloaded, closed, sent to the background): the record to
-    /// write now if the open chat's latest run holds events neither stored nor journaled.
-    /// Call `failed` when writing it fails.
-    pub fn unsaved(&mut self, chat: &Conversation, now_ms: f64, text: EventsText) -> Option<JournalEntry> {
+    /// Which steps of the open chat's latest run to write ahead as text (`KeptSteps`): the run
+    /// and the first event no save is known to hold; `None` when every step is stored or
+    /// journaled already.
+    pub fn steps_to_keep(&self, chat: &Conversation) -> Option<(Mark, usize)> {
         let mark = Mark::of(chat)?;
         if self.written.iter().chain(&self.stored).any(|m| m.covers(&mark)) {
             return None;
         }
-        let events = bounded_events(&chat.runs[mark.run].events, text);
-        let entry = entry(chat, &mark, events, now_ms);
+        let from = self.stored.iter().find(|m| m.chat == mark.chat && m.run == mark.run).map_or(0, |m| m.events.min(mark.events));
+        Some((mark, from))
+    }
+
+    /// The page is being hidden (reloaded, closed, sent to the background): the record to
+    /// write now if the open chat's latest run holds events neither stored nor journaled, with
+    /// those of them `kept` holds as text. Call `failed` when writing it fails.
+    pub fn unsaved(&mut self, chat: &Conversation, now_ms: f64, kept: Option<&KeptSteps>) -> Option<JournalEntry> {
+        let latest = Mark::of(chat)?;
+        let kept = kept.filter(|k| k.mark.chat == latest.chat && k.mark.run == latest.run)?;
+        let mark = kept.mark.clone();
+        if self.written.iter().chain(&self.stored).any(|m| m.covers(&mark)) {
+            return None;
+        }
+        let entry = entry(chat, &mark, kept.text.clone(), now_ms);
         put(&mut self.written, mark);
         Some(entry)
     }

@@ -237,11 +237,11 @@ impl Conversation {
         Save::Soon
     }
 
-    /// The resources the person attached to run `run`'s question, as it is sent.
-    pub fn attach(&mut self, run: usize, attached: Vec<Attached>) -> Save {
-        let Some(run) = self.runs.get_mut(run) else { return Save::No };
-        run.attached = attached;
-        Save::Now
+    /// A new question with the resources the person attached to it; its run's number.
+    pub fn ask_with(&mut self, question: String, attached: Vec<Attached>) -> usize {
+        let run = self.ask(question);
+        self.runs[run].attached = attached;
+        run
     }
 
     pub fn end(&mut self, run: usize, outcome: Outcome) -> Save {

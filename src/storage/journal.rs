@@ -54,7 +54,8 @@ fn entry(value: &Value) -> Read<JournalEntry> {
         run: f.get("run", uint32)?,
         question: f.get("question", string)?,
         clarified: f.or("clarified", |v| list(v, stored_clarification), Vec::new())?,
-        events: f.or("events", |v| Ok(if v.is_array() { v.to_string() } else { String::new() }), String::new())?,
+        // Kept as the text it was written as: `entry_from_json`.
+        events: String::new(),
         at_ms: f.or("at_ms", float, 0.0)?,
     })
 }
@@ -70,7 +71,11 @@ fn raw_json<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok, S:
 /// Reads one record's text. `None` for text that is not a record (left where it is).
 pub fn entry_from_json(text: &str) -> Option<JournalEntry> {
     let value: Value = serde_json::from_str(text).ok()?;
-    entry(&value).ok()
+    let mut entry = entry(&value).ok()?;
+    // The steps as written, their text untouched: a part reads them (`ui/chats/read.rs`).
+    let fields = serde_json::from_str::<std::collections::BTreeMap<String, Box<serde_json::value::RawValue>>>(text).ok()?;
+    entry.events = fields.get("events").map(|raw| raw.get().to_string()).filter(|t| t.starts_with('[')).unwrap_or_default();
+    Some(entry)
 }
 
 pub fn entry_to_json(entry: &JournalEntry) -> String {

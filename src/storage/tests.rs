@@ -34,7 +34,7 @@ fn conversation(id: &str, n: usize) -> Conversation {
 fn exported_conversations_round_trip_every_run() {
     let mut chat = conversation("c1", 3);
     // The resources attached to a question are part of its run.
-    chat.attach(1, vec![crate::conversation::Attached { name: "Today's note".into(), uri: "note://today".into(), server: "http://127.0.0.1:9/mcp".into() }]);
+    chat.runs[1].attached = vec![crate::conversation::Attached { name: "Today's note".into(), uri: "note://today".into(), server: "http://127.0.0.1:9/mcp".into() }];
     let json = export_chat(&chat, &ExportedSettings::default(), 1000.0);
     assert!(json.contains(&format!("\"app_version\":\"{}\"", env!("CARGO_PKG_VERSION"))), "{json}");
     let back = import_chat(&json).unwrap();
@@ -128,12 +128,12 @@ fn a_chat_with_one_bad_event_or_record_keeps_the_rest() {
 /// Everything a save of the whole of `chat` stores.
 #[test]
 fn a_run_s_attached_resources_are_stored_with_it_and_read_back() {
-    let mut chat = conversation("c1", 2);
+    let mut chat = conversation("c1", 1);
     let attached = vec![
         crate::conversation::Attached { name: "Today's note".into(), uri: "note://today".into(), server: "http://127.0.0.1:9/mcp".into() },
         crate::conversation::Attached { name: "logo".into(), uri: "file://logo.png".into(), server: "http://127.0.0.1:9/mcp".into() },
     ];
-    chat.attach(1, attached.clone());
+    chat.ask_with("With resources?".into(), attached.clone());
     match read("c1", &stored_whole(&chat)) {
         ReadChat::Chat { chat: back, .. } => {
             assert_eq!(back.runs[1].attached, attached);

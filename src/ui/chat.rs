@@ -118,7 +118,7 @@ pub fn ChatPane(
                     </li>
                 </Show>
                 // Keyed by position and text: switching conversations replaces rows whose text changed.
-                <For each=move || messages.get().into_iter().enumerate() key=|(i, m)| (*i, m.text.clone(), m.ends_run, m.attached.len()) let:item>
+                <For each=move || messages.get().into_iter().enumerate() key=|(i, m)| (*i, m.text.clone(), m.ends_run) let:item>
                     <Bubble message=item.1 chat running/>
                 </For>
             </ol>
@@ -213,10 +213,9 @@ fn Bubble(message: ChatMessage, chat: RwSignal<Conversation>, running: ReadSigna
                 _ => view! { <div class="text">{message.text}</div> }.into_any(),
             }}
             // The resources that went with the question, as the run's record keeps them.
-            {(!message.attached.is_empty()).then(|| view! {
-                <ul class="attached-to" data-testid="run-attached" aria-label="Attached resources">
-                    {message.attached.into_iter().map(|name| view! { <li>{format!("📎 {name}")}</li> }).collect_view()}
-                </ul>
+            {(!message.attached.is_empty()).then(|| {
+                let names: Vec<String> = message.attached.iter().map(|name| format!("📎 {name}")).collect();
+                view! { <div class="attached-to" data-testid="run-attached" title="Attached resources">{names.join(" · ")}</div> }
             })}
             {steps}
         </li>

@@ -9,13 +9,13 @@
 //! person typed, kept synchronously until it is stored, and restored at start); this file
 //! carries out what they return with the browser: timers, the database, the cross-tab lock.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use leptos::prelude::*;
 
 use crate::app::chats::{ChatList, Reading};
-use crate::app::journal::{self, Journal, Mark};
+use crate::app::journal::{self, Journal, KeptSteps, Mark};
 use crate::app::saves::{Do, Heard, Saves};
 use crate::conversation::{Conversation, Save};
 use crate::storage::store::{self, Backend, Opened};
@@ -31,6 +31,7 @@ mod save;
 use save::Write;
 pub(super) use read::preload as preload_read;
 pub(super) use save::preload as preload_save;
+pub(super) use save::preload_steps;
 
 /// The conversation list, the open conversation and keeping it stored. `Copy`, so handlers
 /// capture it freely.
@@ -52,23 +53,14 @@ pub struct Chats {
     journal: StoredValue<Journal>,
     /// Which read of a stored chat may still show it: what the person does meanwhile wins.
     reading: StoredValue<Reading>,
+    /// The latest run's steps no save holds yet, written as text ahead of the page being
+    /// hidden, and whether writing them is under way.
+    kept: StoredValue<Option<KeptSteps>>,
+    keeping: StoredValue<bool>,
     run_lock: StoredValue<Option<RunLock>, LocalStorage>,
     /// Whether this page runs a run in the open chat: the run controller's answer
     /// (`app::run`), not the stored record's (whose latest run may be another tab's).
     run_going: StoredValue<Option<ReadSignal<bool>>>,
-}
-
-thread_local! {
-    /// How a run's events are written as stored text, once the agent's part has handed it
-    /// over (`events_writer`): the first load carries no writer of events.
-    static EVENTS_TEXT: Cell<Option<journal::EventsText>> = const { Cell::new(None) };
-}
-
-/// Called by the agent's part when it runs: from then on, steps not yet stored when the page
-/// is hidden can be journaled.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-pub(super) fn events_writer(text: journal::EventsText) {
-    EVENTS_TEXT.with(|t| t.set(Some(text)));
 }
 
 fn new_id() -> String {
@@ -86,6 +78,8 @@ impl Chats {
             saves: StoredValue::new(Saves::new(id.clone())),
             journal: StoredValue::new(Journal::default()),
             reading: StoredValue::new(Reading::default()),
+            kept: StoredValue::new(None),
+            keeping: StoredValue::new(false),
             chat: RwSignal::new(Conversation::new(id)),
             problem: RwSignal::new(None),
             note: RwSignal::new(None),
@@ -129,6 +123,9 @@ impl Chats {
             self.reading.update_value(Reading::touched);
             self.keep_journal();
         }
+        if save == Save::Soon && self.running() {
+            self.keep_steps_ahead();
+        }
         self.schedule(save);
     }
 
@@ -163,17 +160,39 @@ impl Chats {
         }
     }
 
+    /// Writes the latest run's steps that no save holds yet as text, in a moment (one task for
+    /// a burst of steps), by a part of their own: the page being hidden cannot wait for it.
+    fn keep_steps_ahead(self) {
+        if self.keeping.get_value() {
+            return;
+        }
+        self.keeping.set_value(true);
+        leptos::task::spawn_local(async move {
+            let _ = self.keeping.try_set_value(false);
+            let todo = self.chat.try_with_untracked(|c| {
+                let (mark, from) = self.journal.with_value(|j| j.steps_to_keep(c))?;
+                // At most the latest 256: the text keeps only the latest that fit its bound.
+                let from = from.max(mark.events.saturating_sub(256));
+                Some((mark.clone(), c.runs[mark.run].events[from..mark.events].to_vec()))
+            });
+            let Some((mark, events)) = todo.flatten() else { return };
+            if let Ok(text) = save::steps_text(events).await {
+                let _ = self.kept.try_set_value(Some(KeptSteps { mark, text }));
+            }
+        });
+    }
+
     /// The page is being hidden while a run goes on: the open chat's latest steps that are not
     /// stored yet go into the journal, synchronously (a burst of steps is saved a moment after
     /// it, and the page may be gone by then). Without the agent's part no run went on here.
     fn keep_unsaved(self) {
-        let Some(text) = EVENTS_TEXT.with(Cell::get) else { return };
         // Only a run this page is driving has steps no save holds yet (an imported chat is
         // the person's own copy; one run by another tab is that tab's).
         if !self.running() || self.saves.with_value(Saves::live_elsewhere) {
             return;
         }
-        let entry = self.chat.with_untracked(|c| self.journal.try_update_value(|j| j.unsaved(c, now_ms(), text)).flatten());
+        let kept = self.kept.get_value();
+        let entry = self.chat.with_untracked(|c| self.journal.try_update_value(|j| j.unsaved(c, now_ms(), kept.as_ref())).flatten());
         let Some(entry) = entry else { return };
         if let Err(e) = storage::journal::write(&entry) {
             self.journal.update_value(|j| j.failed(&entry.chat));

@@ -76,6 +76,7 @@ pub const MANIFEST: &[Part] = &[
     Part { chunk: "save_chat", what: "Saving", fetched: &[Idle] },
     Part { chunk: "save_settings", what: "Saving settings", fetched: &[Idle] },
     Part { chunk: "run", what: "The agent", fetched: &[Idle] },
+    Part { chunk: "journal_steps", what: "Keeping a run's steps against the page closing", fetched: &[Idle] },
     Part { chunk: "markdown", what: "The answer", fetched: &[Returning, Idle] },
     Part { chunk: "trace_rows", what: "The trace's steps", fetched: &[Returning, Idle] },
     Part { chunk: "run_tools", what: "The run's export and compare controls", fetched: &[Returning, Idle] },

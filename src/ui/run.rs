@@ -173,6 +173,11 @@ impl RunControl {
         }
     }
 
+    /// The resources attached to the next question, as its run's record keeps them.
+    fn attached_now(self) -> Vec<crate::conversation::Attached> {
+        self.session.with_value(|s| s.attached().iter().map(|a| crate::conversation::Attached { name: a.name.clone(), uri: a.uri.clone(), server: a.server.clone() }).collect())
+    }
+
     fn begin(self, start: Start) -> Job {
         let Start { settings, ask } = start;
         let secrets = crate::app::settings::keys::collect(&settings);
@@ -194,13 +199,16 @@ impl RunControl {
                     Some(run) => (question(&earlier).unwrap_or_default().to_string(), Some(answer), run, earlier),
                     // Nothing waits for an answer: it is a question of its own.
                     None => {
-                        let run = self.chat.try_update(|c| c.ask(mask(&answer, &secrets))).unwrap_or_default();
+                        let attached = self.attached_now();
+                        let run = self.chat.try_update(|c| c.ask_with(mask(&answer, &secrets), attached)).unwrap_or_default();
                         (answer, None, run, Vec::new())
                     }
                 }
             }
             Ask::Question(text) => {
-                let run = self.chat.try_update(|c| c.ask(mask(&text, &secrets))).unwrap_or_default();
+                // The resources attached to it are part of its run's record.
+                let attached = self.attached_now();
+                let run = self.chat.try_update(|c| c.ask_with(mask(&text, &secrets), attached)).unwrap_or_default();
                 (text, None, run, Vec::new())
             }
         };
@@ -217,13 +225,6 @@ impl RunControl {
         // Attachments go with a new question; a reply to the agent's question leaves them for
         // the next one (the run it continues keeps its question as it was).
         let attachments = self.session.try_update_value(|s| s.begin(run, earlier.len(), started).unwrap_or_default()).unwrap_or_default();
-        // They are part of the run's record: which resources went with the question.
-        if !attachments.is_empty() {
-            let attached = attachments.iter().map(|a| crate::conversation::Attached { name: a.name.clone(), uri: a.uri.clone(), server: a.server.clone() }).collect();
-            self.chat.update(|c| {
-                c.attach(run, attached);
-            });
-        }
         self.attached.set(self.session.with_value(|s| s.attached().to_vec()));
         self.streaming.set(String::new());
         self.running.set(true);
@@ -406,9 +407,6 @@ mod page {
 
     crate::ui::parts::part!(run, preload = preload_engine, pub(in crate::ui) fn engine(control: RunControl, job: Job) -> Pin<Box<dyn Future<Output = Outcome>>> {
         Box::pin(async move {
-            // Steps this run records and the page has not stored when it is hidden go into the
-            // journal, written by this part.
-            crate::ui::chats::events_writer(crate::storage::event::events_json);
             let settings = &job.settings;
             // The model in the page is loaded (or found loaded) first; the live row says so.
             let in_page = settings.provider.preset.in_page();

@@ -141,11 +141,11 @@ fn thought(index: u32, text: &str) -> crate::agent::Event {
     step(index, crate::agent::EventKind::PersonAnswered { answer: text.into() })
 }
 
-/// The events' text as a record holds it, and back, as the page writes and reads it.
-fn through_text(events: &[crate::agent::Event]) -> Vec<crate::agent::Event> {
-    let text = crate::storage::event::events_json(events);
-    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-    crate::storage::trace_read::events(&value).unwrap()
+/// The steps written ahead as the page does it while a run goes on (`ui/chats`).
+fn kept(journal: &Journal, chat: &Conversation) -> Option<KeptSteps> {
+    let (mark, from) = journal.steps_to_keep(chat)?;
+    let text = bounded_events(&chat.runs[mark.run].events[from..mark.events], crate::storage::event::events_json);
+    Some(KeptSteps { mark, text })
 }
 
 #[test]
@@ -159,8 +159,10 @@ fn steps_not_stored_when_the_page_is_hidden_are_journaled_once_and_come_back_aft
     assert_eq!(journal.stored(&Mark::of(&stored).unwrap()), Some("c".into()));
     chat.record(0, thought(0, "second"));
     chat.record(0, thought(0, "third"));
-    let entry = journal.unsaved(&chat, 2.0, crate::storage::event::events_json).expect("unstored steps are journaled");
-    assert_eq!(journal.unsaved(&chat, 3.0, crate::storage::event::events_json), None, "once");
+    let entry = journal.unsaved(&chat, 2.0, kept(&journal, &chat).as_ref()).expect("unstored steps are journaled");
+    assert_eq!(journal.unsaved(&chat, 3.0, kept(&journal, &chat).as_ref()), None, "once");
+    assert_eq!(journal.steps_to_keep(&chat), None, "nothing more to write ahead");
+    assert_eq!(through_text_of(&entry.events).len(), 2, "only the steps no save holds");
     let entry = entry_from_json(&entry_to_json(&entry)).unwrap();
     let value: serde_json::Value = serde_json::from_str(&entry.events).unwrap();
     let events = crate::storage::trace_read::events(&value).unwrap();
@@ -181,12 +183,20 @@ fn a_hidden_page_whose_steps_are_all_stored_writes_nothing() {
     let mut chat = asked("c", &["q"]);
     chat.record(0, thought(0, "one"));
     journal.loaded(&chat);
-    assert_eq!(journal.unsaved(&chat, 1.0, crate::storage::event::events_json), None, "as read from the database");
+    assert_eq!(journal.steps_to_keep(&chat), None, "as read from the database");
     chat.record(0, thought(0, "two"));
-    assert!(journal.unsaved(&chat, 2.0, crate::storage::event::events_json).is_some());
+    let ahead = kept(&journal, &chat);
+    // A step recorded after the text was written ahead: the record holds what the text holds.
+    chat.record(0, thought(0, "three"));
+    let entry = journal.unsaved(&chat, 2.0, ahead.as_ref()).unwrap();
+    assert_eq!(through_text_of(&entry.events).len(), 1);
     // A save holding them clears the record, and the next hiding writes nothing.
     assert_eq!(journal.stored(&Mark::of(&chat).unwrap()), Some("c".into()));
-    assert_eq!(journal.unsaved(&chat, 3.0, crate::storage::event::events_json), None);
+    assert_eq!(journal.unsaved(&chat, 3.0, kept(&journal, &chat).as_ref()), None);
+    // Text written ahead for another run is not this run's.
+    chat.ask("next".into());
+    chat.record(1, thought(0, "other"));
+    assert_eq!(journal.unsaved(&chat, 4.0, ahead.as_ref()), None);
 }
 
 #[test]
@@ -195,8 +205,8 @@ fn a_run_whose_last_step_ended_it_comes_back_ended_as_it_did() {
     let mut chat = asked("c", &["q"]);
     chat.record(0, step(0, crate::agent::EventKind::FinalAnswer { answer: "42".into(), source: crate::agent::trace::AnswerSource::Model }));
     chat.record(0, step(0, crate::agent::EventKind::RunStopped { reason: crate::agent::trace::StopReason::Answered, message: String::new() }));
-    let entry = journal.unsaved(&chat, 1.0, crate::storage::event::events_json).unwrap();
-    let restored = restore(None, &entry, &through_text(&chat.runs[0].events)).unwrap();
+    let entry = journal.unsaved(&chat, 1.0, kept(&journal, &chat).as_ref()).unwrap();
+    let restored = restore(None, &entry, &through_text_of(&entry.events)).unwrap();
     assert_eq!(restored.runs[0].outcome, Some(Outcome::Answer("42".into())));
     assert_eq!(restored.runs[0].events.len(), 2, "not marked interrupted");
 }
@@ -209,7 +219,7 @@ fn a_record_keeps_the_latest_steps_that_fit_its_bound() {
     for i in 0..12 {
         chat.record(0, thought(0, &format!("{i} {big}")));
     }
-    let entry = journal.unsaved(&chat, 1.0, crate::storage::event::events_json).unwrap();
+    let entry = journal.unsaved(&chat, 1.0, kept(&journal, &chat).as_ref()).unwrap();
     assert!(entry.events.len() <= MAX_EVENTS_BYTES, "{}", entry.events.len());
     let events = through_text_of(&entry.events);
     assert!(!events.is_empty() && events.len() < 12);

@@ -43,6 +43,16 @@ crate::ui::parts::part!(save_chat, preload = preload, pub fn writing(backend: Rc
     })
 });
 
+crate::ui::parts::part!(journal_steps, preload = preload_steps, pub fn writing_steps(events: Vec<crate::agent::Event>) -> String {
+    crate::app::journal::bounded_events(&events, crate::storage::event::events_json)
+});
+
+/// Steps as the journal keeps them (`app::journal::KeptSteps`); `Err` when the part could not
+/// be fetched (the question is journaled all the same).
+pub async fn steps_text(events: Vec<crate::agent::Event>) -> Result<String, ()> {
+    writing_steps(events).await.map_err(drop)
+}
+
 /// Writes `write`; the error says what to do, a part that did not arrive included.
 pub async fn write(backend: Rc<dyn Backend>, write: Write, now_ms: f64) -> Result<Option<ChatSummary>, String> {
     match writing(backend, write, now_ms).await {
