@@ -15,7 +15,6 @@ pub fn preload(chunk: &str) -> Option<Preload> {
         "save_chat" => || Box::pin(super::chats::preload_save()),
         "save_settings" => || Box::pin(super::preload_save_settings()),
         "run" => || Box::pin(super::run::preload_engine()),
-        "journal_steps" => || Box::pin(super::chats::preload_steps()),
         "markdown" => || Box::pin(super::markdown::preload_answer()),
         "trace_rows" => || Box::pin(super::trace::preload_rows()),
         "run_tools" => || Box::pin(super::trace::tools::preload_run_tools()),

@@ -15,7 +15,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 
 use crate::app::chats::{ChatList, Reading};
-use crate::app::journal::{self, Journal, KeptSteps, Mark};
+use crate::app::journal::{Journal, KeptSteps, Mark};
 use crate::app::saves::{Do, Heard, Saves};
 use crate::conversation::{Conversation, Save};
 use crate::storage::store::{self, Backend, Opened};
@@ -31,7 +31,6 @@ mod save;
 use save::Write;
 pub(super) use read::preload as preload_read;
 pub(super) use save::preload as preload_save;
-pub(super) use save::preload_steps;
 
 /// The conversation list, the open conversation and keeping it stored. `Copy`, so handlers
 /// capture it freely.
@@ -161,7 +160,7 @@ impl Chats {
     }
 
     /// Writes the latest run's steps that no save holds yet as text, in a moment (one task for
-    /// a burst of steps), by a part of their own: the page being hidden cannot wait for it.
+    /// a burst of steps), by the saving part: the page being hidden cannot wait for it.
     fn keep_steps_ahead(self) {
         if self.keeping.get_value() {
             return;
@@ -169,16 +168,12 @@ impl Chats {
         self.keeping.set_value(true);
         leptos::task::spawn_local(async move {
             let _ = self.keeping.try_set_value(false);
-            let todo = self.chat.try_with_untracked(|c| {
-                let (mark, from) = self.journal.with_value(|j| j.steps_to_keep(c))?;
-                // At most the latest 256: the text keeps only the latest that fit its bound.
-                let from = from.max(mark.events.saturating_sub(256));
-                Some((mark.clone(), c.runs[mark.run].events[from..mark.events].to_vec()))
-            });
-            let Some((mark, events)) = todo.flatten() else { return };
-            if let Ok(text) = save::steps_text(events).await {
-                let _ = self.kept.try_set_value(Some(KeptSteps { mark, text }));
-            }
+            let todo = self.chat.try_with_untracked(|c| self.journal.try_with_value(|j| j.steps_to_keep(c)).flatten()).flatten();
+            let (Some((mark, from)), Some(backend)) = (todo, self.backend()) else { return };
+            // At most the latest 256: the text keeps only the latest that fit its bound. A part
+            // that cannot be fetched leaves the steps to their save (the question is journaled).
+            let from = from.max(mark.events.saturating_sub(256));
+            let _ = save::write(backend, Write::Steps { chat: self.chat, mark, from, kept: self.kept }, now_ms()).await;
         });
     }
 
@@ -222,24 +217,16 @@ impl Chats {
             } else {
                 None
             };
-            // Its steps, if the page was hidden with some not stored; a record whose steps
-            // cannot be read still gives back the question.
-            let events = match read::journal_events(entry.events.clone()).await {
-                Ok(events) => events,
-                Err(e) => {
-                    self.note.set(Some(format!("Steps of a run cut off when the page was last closed could not be read back: {e}")));
-                    Vec::new()
-                }
-            };
-            let Some(chat) = journal::restore(stored, &entry, &events) else {
-                storage::journal::remove(&entry.chat);
-                continue;
-            };
-            match save::write(backend.clone(), Write::Whole(chat), now_ms()).await {
-                Ok(_) => {
-                    storage::journal::remove(&entry.chat);
-                    tabs::announce(&TabNews::Saved { id: entry.chat.clone() });
-                    newest = Some(entry.chat);
+            // The chat with the record's run (and its steps, if the page was hidden with some
+            // not stored), written whole by the saving part; nothing when the stored chat holds
+            // it all already.
+            let chat = entry.chat.clone();
+            match save::write(backend.clone(), Write::Restore { stored, entry }, now_ms()).await {
+                Ok(None) => storage::journal::remove(&chat),
+                Ok(Some(_)) => {
+                    storage::journal::remove(&chat);
+                    tabs::announce(&TabNews::Saved { id: chat.clone() });
+                    newest = Some(chat);
                 }
                 Err(e) => self.problem.set(Some(format!(
                     "A question asked before the page was last closed is not saved yet: {e} It stays in this browser and is tried again on the next load."

@@ -19,24 +19,6 @@ crate::ui::parts::part!(move_legacy, preload = preload_moving, pub(in crate::ui)
     Box::pin(async move { store::migrate_legacy(backend.as_ref(), now_ms).await.map_err(|e| e.to_string()) })
 });
 
-crate::ui::parts::part!(read_journal, preload = preload_events, pub fn reading_events(text: String) -> Result<Vec<crate::agent::Event>, String> {
-    serde_json::from_str::<serde_json::Value>(&text)
-        .map_err(|e| e.to_string())
-        .and_then(|value| crate::storage::trace_read::events(&value).map_err(|e| e.to_string()))
-});
-
-/// Reads the events a journal record holds (`storage::journal::JournalEntry::events`); the
-/// error says what to do, a part that did not arrive included.
-pub async fn journal_events(text: String) -> Result<Vec<crate::agent::Event>, String> {
-    if text.is_empty() {
-        return Ok(Vec::new());
-    }
-    match reading_events(text).await {
-        Ok(read) => read,
-        Err(missing) => Err(missing.message(crate::ui::parts::what("read_journal"))),
-    }
-}
-
 /// Reads the chat `id`; the error says what to do, a part that did not arrive included.
 pub async fn open(backend: Rc<dyn Backend>, id: String) -> Result<Opened, String> {
     match opening(backend, id).await {

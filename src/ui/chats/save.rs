@@ -1,7 +1,10 @@
 //! Writing a chat to the database. A part of the page (`parts`): turning a chat into its stored
 //! records is needed once something has changed, never to show the first screen. Fetched when
 //! the page is idle, so a save rarely waits for it; a save whose part cannot be fetched fails
-//! like any other save (shown, and the chat stays in memory).
+//! like any other save (shown, and the chat stays in memory). It also writes what the journal
+//! keeps of a run's steps while the run goes on, and turns a journal record found at start
+//! back into its chat (`app::journal`): both need the writer of events, which the first
+//! screen does without.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -10,7 +13,9 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
+use crate::app::journal::{KeptSteps, Mark};
 use crate::conversation::Conversation;
+use crate::storage::journal::JournalEntry;
 use crate::storage::store::{self, Backend};
 use crate::storage::writer::ChatWriter;
 use crate::storage::ChatSummary;
@@ -22,6 +27,13 @@ pub enum Write {
     Open { chat: RwSignal<Conversation>, id: String, writer: Rc<RefCell<ChatWriter>> },
     /// A whole chat that is not the open one (another chat renamed).
     Whole(Conversation),
+    /// A journal record found at start, and its chat as stored (`None` when the database has
+    /// none): the chat with the record's run in it, written whole; nothing when the stored
+    /// chat holds it all already.
+    Restore { stored: Option<Conversation>, entry: JournalEntry },
+    /// Not to the database: the open chat's latest steps from `from` up to `mark`, as text
+    /// the journal writes when the page is hidden, into `kept`.
+    Steps { chat: RwSignal<Conversation>, mark: Mark, from: usize, kept: StoredValue<Option<KeptSteps>> },
 }
 
 /// The chat's summary once stored; `None` when the open chat is no longer the one to write.
@@ -38,20 +50,29 @@ crate::ui::parts::part!(save_chat, preload = preload, pub fn writing(backend: Rc
                 store::save_changes(backend.as_ref(), &writer, batch).await
             }
             Write::Whole(chat) => store::save(backend.as_ref(), &chat, now_ms).await,
+            Write::Restore { stored, entry } => {
+                // Steps whose text cannot be read cost only themselves: the question comes back.
+                let events = serde_json::from_str::<serde_json::Value>(&entry.events)
+                    .ok()
+                    .and_then(|value| crate::storage::trace_read::events(&value).ok())
+                    .unwrap_or_default();
+                let Some(chat) = crate::app::journal::restore(stored, &entry, &events) else { return Ok(None) };
+                store::save(backend.as_ref(), &chat, now_ms).await
+            }
+            Write::Steps { chat, mark, from, kept } => {
+                let text = chat.try_with_untracked(|c| {
+                    let events = c.runs.get(mark.run).map(|r| &r.events[from.min(r.events.len())..mark.events.min(r.events.len())])?;
+                    Some(crate::app::journal::bounded_events(events, crate::storage::event::events_json))
+                });
+                if let Some(text) = text.flatten() {
+                    let _ = kept.try_set_value(Some(KeptSteps { mark, text }));
+                }
+                return Ok(None);
+            }
         };
         saved.map(Some).map_err(|e| e.to_string())
     })
 });
-
-crate::ui::parts::part!(journal_steps, preload = preload_steps, pub fn writing_steps(events: Vec<crate::agent::Event>) -> String {
-    crate::app::journal::bounded_events(&events, crate::storage::event::events_json)
-});
-
-/// Steps as the journal keeps them (`app::journal::KeptSteps`); `Err` when the part could not
-/// be fetched (the question is journaled all the same).
-pub async fn steps_text(events: Vec<crate::agent::Event>) -> Result<String, ()> {
-    writing_steps(events).await.map_err(drop)
-}
 
 /// Writes `write`; the error says what to do, a part that did not arrive included.
 pub async fn write(backend: Rc<dyn Backend>, write: Write, now_ms: f64) -> Result<Option<ChatSummary>, String> {
