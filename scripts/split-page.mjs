@@ -63,7 +63,8 @@ for (const file of fs.readdirSync(parts).filter((f) => f.endsWith('.wasm')).sort
   const optimised = path.join(parts, `${file}.opt`);
   execFileSync('wasm-opt', [...wasmOpt, path.join(parts, file), '-o', optimised], { stdio: ['ignore', 'ignore', 'pipe'] });
   const bytes = fs.readFileSync(optimised);
-  const name = `${file.replace(/\.wasm$/, '')}-${sha256(bytes).slice(0, 16)}.wasm`;
+  // Ten hex digits tell two releases' files apart; each one more costs the loader a byte per file.
+  const name = `${file.replace(/\.wasm$/, '')}-${sha256(bytes).slice(0, 10)}.wasm`;
   fs.writeFileSync(path.join(dist, name), bytes);
   // Fetched with its integrity, as the main module's preload is: a part from another build
   // (a stale cache, a half-finished upload) is refused, and reported as a part not loaded.
@@ -72,6 +73,24 @@ for (const file of fs.readdirSync(parts).filter((f) => f.endsWith('.wasm')).sort
   loader = loader.replaceAll(fetchOf, `fetch(new URL(${JSON.stringify(`./${name}`)}, import.meta.url), { integrity: ${JSON.stringify(partSri(bytes))} })`);
   placed.push(name);
 }
+
+// The loader is part of the first load, with an entry per part and per chunk the parts share
+// (over a hundred): each entry's fetch is written once, as `part`, and the comment naming the
+// parts that share a chunk goes. Every entry must take the one shape, or the build fails.
+const entry = /makeLoad\(\(\) => \{\n {4}const src = fetch\(new URL\("\.\/([\w-]+)\.wasm", import\.meta\.url\), \{ integrity: "sha256-([A-Za-z0-9+/=]+)" \}\);\n {4}src\.catch\(\(\) => \{\}\);\n {4}return async \(imports\) => \(WebAssembly\.instantiateStreaming\(src, imports\)\);\n\}\n, /g;
+const entries = loader.match(entry)?.length ?? 0;
+if (entries !== placed.length) fail(`the loader fetches ${entries} files in the expected form, not ${placed.length}`);
+if (!loader.includes('\nfunction makeLoad(')) fail('the loader defines no makeLoad');
+loader = loader
+  .replace(entry, (_, name, integrity) => `makeLoad(part(${JSON.stringify(name)}, ${JSON.stringify(integrity)}), `)
+  .replace(/^\/\* [a-z_, ]+ \*\/\n/gm, '')
+  .replace('\nfunction makeLoad(', `
+const part = (name, integrity) => () => {
+    const src = fetch(new URL(\`./\${name}.wasm\`, import.meta.url), { integrity: \`sha256-\${integrity}\` });
+    src.catch(() => {});
+    return async (imports) => (WebAssembly.instantiateStreaming(src, imports));
+};
+function makeLoad(`);
 
 const loaderName = `__wasm_split-${sha256(loader).slice(0, 16)}.js`;
 fs.writeFileSync(path.join(dist, loaderName), loader);

@@ -17,7 +17,6 @@ pub fn preload(chunk: &str) -> Option<Preload> {
         "run" => || Box::pin(super::run::preload_engine()),
         "markdown" => || Box::pin(super::markdown::preload_answer()),
         "trace_rows" => || Box::pin(super::trace::preload_rows()),
-        "run_tools" => || Box::pin(super::trace::tools::preload_run_tools()),
         "otel_send" => || Box::pin(super::trace::otel::preload_send()),
         "find_bar" => || Box::pin(super::trace::find::preload_find_bar()),
         "approval" => || Box::pin(super::chat::approval::preload()),
@@ -90,7 +89,7 @@ mod tests {
         assert!(idle.contains(&"trace_rows") && !idle.contains(&"approval") && !idle.contains(&"in_page_warm") && !idle.contains(&"settings"));
         assert!(!idle.contains(&"otel_send"), "no collector, no sending");
         let (now, _) = ahead(&settings, true);
-        assert_eq!(chunks(now), ["markdown", "trace_rows", "run_tools", "read_chat"], "coming back: the chat's reading, its answers, its steps and its run's controls at once");
+        assert_eq!(chunks(now), ["markdown", "trace_rows", "read_chat"], "coming back: the chat's reading, its answers and its steps at once");
         settings.collector.endpoint = "http://127.0.0.1:4318".into();
         assert!(chunks(ahead(&settings, false).1).contains(&"otel_send"));
         settings.tools.mcp.servers.push(crate::tools::mcp::McpServer { url: "http://127.0.0.1:9/mcp".into(), ..Default::default() });

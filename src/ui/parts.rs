@@ -78,7 +78,6 @@ pub const MANIFEST: &[Part] = &[
     Part { chunk: "run", what: "The agent", fetched: &[Idle] },
     Part { chunk: "markdown", what: "The answer", fetched: &[Returning, Idle] },
     Part { chunk: "trace_rows", what: "The trace's steps", fetched: &[Returning, Idle] },
-    Part { chunk: "run_tools", what: "The run's export and compare controls", fetched: &[Returning, Idle] },
     Part { chunk: "otel_send", what: "Sending runs to the collector", fetched: &[IdleIf(Needs::Collector)] },
     Part { chunk: "find_bar", what: "Finding steps", fetched: &[Idle] },
     Part { chunk: "approval", what: "The approval panel", fetched: &[IdleIf(Needs::McpServer), OnUse] },

@@ -372,14 +372,13 @@ mod page {
         leptos::task::spawn_local(async move {
             let token = job.token.clone();
             let run = job.run;
-            let (collector, secrets) = (job.settings.collector.clone(), job.secrets.clone());
-            let outcome = match race(engine(control, job), token.cancelled()).await {
-                Either::Left(Ok(run)) => run.await,
+            let ended = match race(engine(control, job), token.cancelled()).await {
+                // The agent's part ends the run itself, and sends it to the collector.
+                Either::Left(Ok(running)) => return running.await,
                 Either::Left(Err(missing)) => Outcome::Ended(missing.message("The agent")),
                 Either::Right(()) => Outcome::Ended(StopReason::Cancelled.describe()),
             };
-            control.end(run, outcome);
-            control.send_finished(run, collector, secrets);
+            control.end(run, ended);
         });
     }
 
@@ -405,8 +404,19 @@ mod page {
         owned
     }
 
-    crate::ui::parts::part!(run, preload = preload_engine, pub(in crate::ui) fn engine(control: RunControl, job: Job) -> Pin<Box<dyn Future<Output = Outcome>>> {
+    crate::ui::parts::part!(run, preload = preload_engine, pub(in crate::ui) fn engine(control: RunControl, job: Job) -> Pin<Box<dyn Future<Output = ()>>> {
         Box::pin(async move {
+            let (run, collector, secrets) = (job.run, job.settings.collector.clone(), job.secrets.clone());
+            let outcome = run_agent_here(control, job).await;
+            control.end(run, outcome);
+            control.send_finished(run, collector, secrets);
+        })
+    });
+
+    /// The run itself: the model (the one in the page loaded first), the tools, the attached
+    /// resources read, then the agent's loop.
+    async fn run_agent_here(control: RunControl, job: Job) -> Outcome {
+        {
             let settings = &job.settings;
             // The model in the page is loaded (or found loaded) first; the live row says so.
             let in_page = settings.provider.preset.in_page();
@@ -430,8 +440,8 @@ mod page {
                 job.question = attach(&job.question, &job.attachments, control.mcp).await;
             }
             control.drive(job, Env { model, tools: &tools, clock: &BrowserClock }).await
-        })
-    });
+        }
+    }
 }
 
 // Readies the model in the page ahead of the first question: loads it if this browser keeps it

@@ -74,7 +74,7 @@ pub fn TracePane(
                 {children()}
             </div>
             <Show when=has_runs fallback=|| view! { <p class="placeholder">"Each step of the agent appears here: the model's thoughts, tool calls and observations."</p> }>
-                {crate::ui::parts::part_view("trace_rows", move || Box::pin(rows::rows(body)), None, crate::ui::parts::Around::Nothing)}
+                {crate::ui::parts::part_view("trace_rows", move || Box::pin(rows::rows(Shown::Body(body))), None, crate::ui::parts::Around::Nothing)}
             </Show>
         </section>
     }
@@ -321,13 +321,27 @@ fn row_key(e: &Event) -> RowKey {
 }
 
 
+/// What the trace's part draws: the pane's body, or the run's controls in the pane's toolbar.
+/// One feature, the trace of a chat's runs, needed only once a chat has one.
+pub(crate) enum Shown {
+    Body(Body),
+    Tools(self::tools::Toolbar),
+}
+
 mod rows {
     use leptos::prelude::*;
 
-    crate::ui::parts::part!(trace_rows, preload = preload, pub fn rows(body: super::Body) -> AnyView {
-        super::pane_body(body)
+    use super::Shown;
+
+    crate::ui::parts::part!(trace_rows, preload = preload, pub fn rows(what: Shown) -> AnyView {
+        match what {
+            Shown::Body(body) => super::pane_body(body),
+            Shown::Tools(toolbar) => super::tools::run_tools(toolbar),
+        }
     });
 }
+
+pub(crate) use rows::rows as rows_part;
 
 /// The line under the trace (drawn by the trace part).
 fn foot(chat: RwSignal<Conversation>, sent: ReadSignal<Vec<crate::ui::trace::otel::Sent>>) -> AnyView {

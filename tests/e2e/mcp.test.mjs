@@ -630,7 +630,7 @@ test('in Compare each side asks for its own calls: one allowed, the other denied
 
 test('an approval panel that cannot be fetched says so with Try again; the run waits, and Stop still ends it', async () => {
   const mcp = await startMcp();
-  const panelPart = /\/split_approval-[0-9a-f]{16}\.wasm$/;
+  const panelPart = /\/split_approval-[0-9a-f]{10}\.wasm$/;
   const { page, context, scope } = await openApp(env.browser, env.server.origin, {
     seed: loopbackSettings,
     beforeLoad: (c) => c.route(panelPart, (route) => route.fulfill({ status: 503, body: 'unavailable' })),

@@ -9,7 +9,7 @@ import { suite, openApp, script, requests, ask, loopbackSettings, shot } from '.
 const env = suite();
 
 /** The part a request fetches (`split_settings`, `chunk_3`, …), or null for any other file. */
-const partOf = (url) => url.match(/\/((?:split|chunk)_[a-z0-9_]+)-[0-9a-f]{16}\.wasm$/)?.[1] ?? null;
+const partOf = (url) => url.match(/\/((?:split|chunk)_[a-z0-9_]+)-[0-9a-f]{10}\.wasm$/)?.[1] ?? null;
 const unavailable = (route) => route.fulfill({ status: 503, body: 'unavailable' });
 
 async function until(condition, what, ms = 10_000) {
@@ -57,7 +57,7 @@ test('the first screen loads without its parts; the agent follows, Settings and 
 });
 
 test('Settings that cannot be fetched say so without stopping the page, and open on the next try', async () => {
-  const settingsPart = /\/split_settings-[0-9a-f]{16}\.wasm$/;
+  const settingsPart = /\/split_settings-[0-9a-f]{10}\.wasm$/;
   const { page, context } = await openApp(env.browser, env.server.origin, {
     beforeLoad: (c) => c.route(settingsPart, unavailable),
   });
@@ -81,7 +81,7 @@ test('Settings that cannot be fetched say so without stopping the page, and open
 });
 
 test('a question whose agent part cannot be fetched ends saying so; the next question runs', async () => {
-  const runPart = /\/split_run-[0-9a-f]{16}\.wasm$/;
+  const runPart = /\/split_run-[0-9a-f]{10}\.wasm$/;
   const { page, context, scope } = await openApp(env.browser, env.server.origin, {
     seed: loopbackSettings,
     beforeLoad: (c) => c.route(runPart, unavailable),
@@ -104,7 +104,7 @@ test('a question whose agent part cannot be fetched ends saying so; the next que
 });
 
 test('Stop works while the agent part is still on its way', async () => {
-  const runPart = /\/split_run-[0-9a-f]{16}\.wasm$/;
+  const runPart = /\/split_run-[0-9a-f]{10}\.wasm$/;
   const held = [];
   const { page, context, scope } = await openApp(env.browser, env.server.origin, {
     seed: loopbackSettings,
@@ -122,7 +122,7 @@ test('Stop works while the agent part is still on its way', async () => {
 });
 
 test('a part whose bytes are not the ones built is refused, not run', async () => {
-  const settingsPart = /\/split_settings-[0-9a-f]{16}\.wasm$/;
+  const settingsPart = /\/split_settings-[0-9a-f]{10}\.wasm$/;
   // A valid, empty WebAssembly module: without the integrity check it would load, and the
   // first call into it would trap.
   const empty = Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
@@ -137,7 +137,7 @@ test('a part whose bytes are not the ones built is refused, not run', async () =
 });
 
 test('a part on a slow connection says it is loading, then opens', async () => {
-  const slowParts = /\/split_(settings|compare)-[0-9a-f]{16}\.wasm$/;
+  const slowParts = /\/split_(settings|compare)-[0-9a-f]{10}\.wasm$/;
   const held = [];
   const { page, context, errors } = await openApp(env.browser, env.server.origin, {
     beforeLoad: (c) => c.route(slowParts, (route) => held.push(route)),
@@ -189,7 +189,7 @@ test('a first visit fetches no code for reading stored chats; a person coming ba
 });
 
 test('a save whose part cannot be fetched is shown, the chat stays, and the next change saves it all', async () => {
-  const savePart = /\/split_save_chat-[0-9a-f]{16}\.wasm$/;
+  const savePart = /\/split_save_chat-[0-9a-f]{10}\.wasm$/;
   const { page, context, scope, errors } = await openApp(env.browser, env.server.origin, {
     seed: loopbackSettings,
     beforeLoad: (c) => c.route(savePart, unavailable),
@@ -219,8 +219,8 @@ test('a save whose part cannot be fetched is shown, the chat stays, and the next
 });
 
 test('a chat whose reading part cannot be fetched says so and opens once it arrives', async () => {
-  const readPart = /\/split_read_chat-[0-9a-f]{16}\.wasm$/;
-  const rowsPart = /\/split_trace_rows-[0-9a-f]{16}\.wasm$/;
+  const readPart = /\/split_read_chat-[0-9a-f]{10}\.wasm$/;
+  const rowsPart = /\/split_trace_rows-[0-9a-f]{10}\.wasm$/;
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   await script(env.server.origin, scope, [{ text: 'Thought: I know it.\nFinal Answer: 42' }]);
   await ask(page, 'What is six times seven?');

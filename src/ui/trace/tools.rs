@@ -40,9 +40,9 @@ pub fn TraceTools(
     view! {
         <div class="trace-tools" role="toolbar" aria-label="Trace actions" on:pointerenter=move |_| fetch_parts() on:focusin=move |_| fetch_parts()>
             // What applies now: a chat with no run yet has nothing to export, copy or compare.
-            // Those controls are a part of their own, fetched once there is a run.
+            // Those controls are drawn by the trace's part, which such a chat has.
             <Show when=move || chat.with(|c| !c.runs.is_empty())>
-                {crate::ui::parts::part_view("run_tools", move || Box::pin(run_tools_part(toolbar)), None, crate::ui::parts::Around::Nothing)}
+                {crate::ui::parts::part_view("trace_rows", move || Box::pin(super::rows_part(super::Shown::Tools(toolbar))), None, crate::ui::parts::Around::Nothing)}
             </Show>
             <label class="ghost small file-button">
                 "⬆ Import…"
@@ -127,10 +127,6 @@ pub(in crate::ui) enum Export {
     /// A run as an OTLP JSON file's text.
     Otel { conversation_id: String, events: Vec<crate::agent::Event>, secrets: crate::secrets::Secrets },
 }
-
-crate::ui::parts::part!(run_tools, preload = preload_run_tools, pub(in crate::ui) fn run_tools_part(toolbar: Toolbar) -> AnyView {
-    run_tools(toolbar)
-});
 
 crate::ui::parts::part!(export_file, preload = preload_export, pub(in crate::ui) fn export_text(what: Export) -> LocalBoxFuture<'static, Result<String, String>> {
     let otlp = super::otel::otlp;
