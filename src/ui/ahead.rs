@@ -21,6 +21,7 @@ pub fn preload(chunk: &str) -> Option<Preload> {
         "find_bar" => || Box::pin(super::trace::find::preload_find_bar()),
         "approval" => || Box::pin(super::chat::approval::preload()),
         "in_page_warm" => || Box::pin(super::run::preload_warm()),
+        "chat_list" => || Box::pin(super::chats::preload_list()),
         "read_chat" => || Box::pin(super::chats::preload_read()),
         "settings" => || Box::pin(super::preload_settings()),
         "compare" => || Box::pin(super::preload_compare()),
@@ -89,7 +90,7 @@ mod tests {
         assert!(idle.contains(&"trace_rows") && !idle.contains(&"approval") && !idle.contains(&"in_page_warm") && !idle.contains(&"settings"));
         assert!(!idle.contains(&"otel_send"), "no collector, no sending");
         let (now, _) = ahead(&settings, true);
-        assert_eq!(chunks(now), ["markdown", "trace_rows", "read_chat"], "coming back: the chat's reading, its answers and its steps at once");
+        assert_eq!(chunks(now), ["markdown", "trace_rows", "chat_list", "read_chat"], "coming back: the chat's reading, the list, its answers and its steps at once");
         settings.collector.endpoint = "http://127.0.0.1:4318".into();
         assert!(chunks(ahead(&settings, false).1).contains(&"otel_send"));
         settings.tools.mcp.servers.push(crate::tools::mcp::McpServer { url: "http://127.0.0.1:9/mcp".into(), ..Default::default() });

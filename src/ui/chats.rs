@@ -25,11 +25,13 @@ use crate::storage::{self, ChatSummary};
 
 use super::page::now_ms;
 
+mod list;
 mod read;
 mod save;
 
 use save::Write;
 pub(super) use read::preload as preload_read;
+pub(super) use list::preload as preload_list;
 pub(super) use save::preload as preload_save;
 
 /// The conversation list, the open conversation and keeping it stored. `Copy`, so handlers
@@ -554,46 +556,13 @@ impl Chats {
 
 #[component]
 pub fn ChatList(chats: Chats, running: ReadSignal<bool>) -> impl IntoView {
-    let rename = move |id: String, old: String| {
-        if let Some(title) = ask_title(&old) {
-            chats.rename(id, title);
-        }
-    };
     view! {
         <nav class="chats" aria-label="Conversations">
             <button class="primary new-chat" data-testid="new-chat" disabled=move || running.get() on:click=move |_| chats.new_chat()>"+ New chat"</button>
-            <ul data-testid="chat-list">
-                <For each=move || chats.list.with(|l| l.entries().to_vec()) key=|c| (c.id.clone(), c.title.clone(), c.problem.clone()) let:chat>
-                    {
-                        let id = chat.id.clone();
-                        let (open_id, rename_id, delete_id, raw_id) = (id.clone(), id.clone(), id.clone(), id.clone());
-                        let title = chat.title.clone();
-                        let is_current = Signal::derive(move || chats.chat.with(|c| c.id == id));
-                        let problem = chat.problem.clone();
-                        let unreadable = problem.is_some();
-                        view! {
-                            <li class:current=is_current class:unreadable=unreadable data-testid="chat-item">
-                                <button class="chat-title" aria-current=move || if is_current.get() { "page" } else { "false" }
-                                    title=problem.clone().unwrap_or_default()
-                                    on:click=move |_| chats.open(open_id.clone())>{chat.title.clone()}</button>
-                                {problem.map(|why| view! {
-                                    <span class="chat-problem" data-testid="chat-unreadable">{format!("Could not be read: {why}")}</span>
-                                    <button class="icon-button" data-testid="download-raw" aria-label="Download what is stored for this chat"
-                                        on:click=move |_| chats.download_raw(raw_id.clone())>"⬇"</button>
-                                })}
-                                <button class="icon-button" data-testid="rename-chat" aria-label=format!("Rename “{}”", chat.title)
-                                    on:click=move |_| rename(rename_id.clone(), title.clone())>"✎"</button>
-                                <button class="icon-button" data-testid="delete-chat" aria-label=format!("Delete “{}”", chat.title)
-                                    on:click=move |_| chats.delete(delete_id.clone())>"✕"</button>
-                            </li>
-                        }
-                    }
-                </For>
-            </ul>
+            // A first visit has nothing to list: the entries are a part, fetched once there is.
+            <Show when=move || chats.list.with(|l| !l.entries().is_empty())>
+                {super::parts::part_view("chat_list", move || Box::pin(list::entries(chats)), None, super::parts::Around::Nothing)}
+            </Show>
         </nav>
     }
-}
-
-fn ask_title(old: &str) -> Option<String> {
-    super::page::ask_line("Rename this conversation:", old)
 }
