@@ -102,7 +102,8 @@ impl Journal {
     /// something the journal does not have yet. Call `failed` when writing it fails.
     pub fn note(&mut self, chat: &Conversation, now_ms: f64) -> Option<JournalEntry> {
         let mark = Mark { events: 0, ..Mark::of(chat)? };
-        if self.written.iter().any(|w| w.covers_typed(&mark)) {
+        // Journaled already, or held by a save that committed: nothing to write.
+        if self.written.iter().chain(&self.stored).any(|w| w.covers_typed(&mark)) {
             return None;
         }
         let entry = entry(chat, &mark, String::new(), now_ms);

@@ -171,11 +171,10 @@ impl Chats {
         leptos::task::spawn_local(async move {
             let _ = self.keeping.try_set_value(false);
             let todo = self.chat.try_with_untracked(|c| self.journal.try_with_value(|j| j.steps_to_keep(c)).flatten()).flatten();
-            let (Some((mark, from)), Some(backend)) = (todo, self.backend()) else { return };
-            // At most the latest 256: the text keeps only the latest that fit its bound. A part
-            // that cannot be fetched leaves the steps to their save (the question is journaled).
+            let Some((mark, from)) = todo else { return };
+            // At most the latest 256: the text keeps only the latest that fit its bound.
             let from = from.max(mark.events.saturating_sub(256));
-            let _ = save::write(backend, Write::Steps { chat: self.chat, mark, from, kept: self.kept }, now_ms()).await;
+            save::keep_steps(self.chat, mark, from, self.kept).await;
         });
     }
 

@@ -81,7 +81,9 @@ test('steps recorded but not stored yet when the page is reloaded are back in th
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   await script(env.server.origin, scope, [action('calculator', '6 * 7'), { hang: true }]);
   // The page's timers stand still: the save its steps ask for a moment later never comes, as
-  // for a page reloaded within that moment.
+  // for a page reloaded within that moment. (Once the chat database is open: its opening is
+  // not held up.)
+  await page.waitForFunction(async () => (await indexedDB.databases()).length > 0);
   await page.clock.install();
   await page.clock.pauseAt(Date.now() + 1000);
   await ask(page, 'What is six times seven?');

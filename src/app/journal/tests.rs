@@ -230,3 +230,17 @@ fn through_text_of(text: &str) -> Vec<crate::agent::Event> {
     let value: serde_json::Value = serde_json::from_str(text).unwrap();
     crate::storage::trace_read::events(&value).unwrap()
 }
+
+#[test]
+fn once_a_save_holds_the_question_the_run_s_steps_write_no_record_of_it() {
+    let mut journal = Journal::default();
+    let mut chat = asked("c", &["q"]);
+    assert!(journal.note(&chat, 1.0).is_some());
+    assert_eq!(journal.stored(&Mark::of(&chat).unwrap()), Some("c".into()));
+    chat.record(0, thought(0, "a step"));
+    assert_eq!(journal.note(&chat, 2.0), None, "the question is stored: no record again at each step");
+    // A reply is new, and is journaled.
+    chat.end(0, Outcome::Asks("?".into()));
+    chat.reply("yes".into());
+    assert!(journal.note(&chat, 3.0).is_some());
+}

@@ -39,8 +39,20 @@ pub enum Write {
 /// The chat's summary once stored; `None` when the open chat is no longer the one to write.
 type Saving = Pin<Box<dyn Future<Output = Result<Option<ChatSummary>, String>>>>;
 
-crate::ui::parts::part!(save_chat, preload = preload, pub fn writing(backend: Rc<dyn Backend>, write: Write, now_ms: f64) -> Saving {
+crate::ui::parts::part!(save_chat, preload = preload, pub fn writing(backend: Option<Rc<dyn Backend>>, write: Write, now_ms: f64) -> Saving {
     Box::pin(async move {
+        // Steps are kept as text, not in the database: a run may go on before it is open.
+        if let Write::Steps { chat, mark, from, kept } = write {
+            let text = chat.try_with_untracked(|c| {
+                let events = c.runs.get(mark.run).map(|r| &r.events[from.min(r.events.len())..mark.events.min(r.events.len())])?;
+                Some(crate::app::journal::bounded_events(events, crate::storage::event::events_json))
+            });
+            if let Some(text) = text.flatten() {
+                let _ = kept.try_set_value(Some(KeptSteps { mark, text }));
+            }
+            return Ok(None);
+        }
+        let Some(backend) = backend else { return Err("Chats cannot be saved in this browser yet.".into()) };
         let saved = match write {
             Write::Open { chat, id, writer } => {
                 // Only what changed since the last save that committed is serialised and written.
@@ -59,16 +71,7 @@ crate::ui::parts::part!(save_chat, preload = preload, pub fn writing(backend: Rc
                 let Some(chat) = crate::app::journal::restore(stored, &entry, &events) else { return Ok(None) };
                 store::save(backend.as_ref(), &chat, now_ms).await
             }
-            Write::Steps { chat, mark, from, kept } => {
-                let text = chat.try_with_untracked(|c| {
-                    let events = c.runs.get(mark.run).map(|r| &r.events[from.min(r.events.len())..mark.events.min(r.events.len())])?;
-                    Some(crate::app::journal::bounded_events(events, crate::storage::event::events_json))
-                });
-                if let Some(text) = text.flatten() {
-                    let _ = kept.try_set_value(Some(KeptSteps { mark, text }));
-                }
-                return Ok(None);
-            }
+            Write::Steps { .. } => return Ok(None),
         };
         saved.map(Some).map_err(|e| e.to_string())
     })
@@ -76,8 +79,16 @@ crate::ui::parts::part!(save_chat, preload = preload, pub fn writing(backend: Rc
 
 /// Writes `write`; the error says what to do, a part that did not arrive included.
 pub async fn write(backend: Rc<dyn Backend>, write: Write, now_ms: f64) -> Result<Option<ChatSummary>, String> {
-    match writing(backend, write, now_ms).await {
+    match writing(Some(backend), write, now_ms).await {
         Ok(saving) => saving.await,
         Err(missing) => Err(missing.message("Saving")),
+    }
+}
+
+/// Writes the open chat's latest steps from `from` up to `mark` as text into `kept`, with or
+/// without a database; a part that cannot be fetched leaves them to their save.
+pub async fn keep_steps(chat: RwSignal<Conversation>, mark: Mark, from: usize, kept: StoredValue<Option<KeptSteps>>) {
+    if let Ok(saving) = writing(None, Write::Steps { chat, mark, from, kept }, 0.0).await {
+        let _ = saving.await;
     }
 }
