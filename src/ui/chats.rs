@@ -178,13 +178,14 @@ impl Chats {
         });
     }
 
-    /// The page is being hidden while a run goes on: the open chat's latest steps that are not
-    /// stored yet go into the journal, synchronously (a burst of steps is saved a moment after
+    /// The page is being hidden: the open chat's latest steps that this page's run recorded and
+    /// no save holds yet go into the journal, synchronously (a burst of steps is saved a moment after
     /// it, and the page may be gone by then). Without the agent's part no run went on here.
     fn keep_unsaved(self) {
-        // Only a run this page is driving has steps no save holds yet (an imported chat is
-        // the person's own copy; one run by another tab is that tab's).
-        if !self.running() || self.saves.with_value(Saves::live_elsewhere) {
+        // Only a run this page drove has steps written ahead (an imported chat is the person's
+        // own copy; one run by another tab is that tab's). Not "is it running": a page going
+        // away cuts its requests off, which may end the run just before this is heard.
+        if self.saves.with_value(Saves::live_elsewhere) {
             return;
         }
         let kept = self.kept.get_value();

@@ -86,13 +86,20 @@ pub(super) fn ask_line(question: &str, default: &str) -> Option<String> {
 pub(super) fn on_hidden(hidden: impl Fn() + Clone + 'static) {
     #[cfg(target_arch = "wasm32")]
     {
+        use wasm_bindgen::JsCast;
         let again = hidden.clone();
         let _ = leptos::prelude::window_event_listener(leptos::ev::pagehide, move |_| hidden());
-        let _ = leptos::prelude::window_event_listener(leptos::ev::visibilitychange, move |_| {
-            if leptos::prelude::document().hidden() {
+        // Fired at the document (it does not reach the window), and before `pagehide`.
+        let document = leptos::prelude::document();
+        let watched = document.clone();
+        let on_change = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+            if watched.hidden() {
                 again();
             }
         });
+        let _ = document.add_event_listener_with_callback("visibilitychange", on_change.as_ref().unchecked_ref());
+        // Heard for the page's whole life.
+        on_change.forget();
     }
     #[cfg(not(target_arch = "wasm32"))]
     drop(hidden);
