@@ -232,9 +232,16 @@ pub fn restore(stored: Option<Conversation>, entry: &JournalEntry, events: &[Eve
             added
         }
     };
-    // The record's steps end the run (the page went away between its last step and that
-    // step's save): it ended as they say. Otherwise it was cut off.
-    let ended = chat.runs.last_mut().filter(|r| added && r.events.last().is_some_and(|e| matches!(e.kind, crate::agent::EventKind::RunStopped { .. })));
+    // The record's steps end the run with an answer or a question to the person (the page
+    // went away between that step and its save): it ended as they say. Any other end may be
+    // the page's own doing (going away cuts its requests off, and the run fails on that), so
+    // the run is marked cut off, its steps kept.
+    let ended = chat.runs.last_mut().filter(|r| {
+        added
+            && r.events.last().is_some_and(|e| {
+                matches!(e.kind, crate::agent::EventKind::RunStopped { reason: crate::agent::trace::StopReason::Answered | crate::agent::trace::StopReason::AskedPerson, .. })
+            })
+    });
     match ended {
         Some(run) => run.outcome = Some(crate::conversation::outcome(&run.events)),
         None => {

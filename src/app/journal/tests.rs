@@ -244,3 +244,16 @@ fn once_a_save_holds_the_question_the_run_s_steps_write_no_record_of_it() {
     chat.reply("yes".into());
     assert!(journal.note(&chat, 3.0).is_some());
 }
+
+#[test]
+fn a_run_that_failed_as_the_page_went_away_comes_back_cut_off_with_its_steps() {
+    let mut journal = Journal::default();
+    let mut chat = asked("c", &["q"]);
+    chat.record(0, thought(0, "a step"));
+    // Going away cut the model request off: the run failed on that just before the page went.
+    chat.record(0, step(0, crate::agent::EventKind::RunStopped { reason: crate::agent::trace::StopReason::ModelFailed, message: "Could not reach the model.".into() }));
+    let entry = journal.unsaved(&chat, 1.0, kept(&journal, &chat).as_ref()).unwrap();
+    let restored = restore(None, &entry, &through_text_of(&entry.events)).unwrap();
+    assert!(matches!(&restored.runs[0].outcome, Some(Outcome::Ended(why)) if why.contains("interrupted")), "{:?}", restored.runs[0].outcome);
+    assert_eq!(restored.runs[0].events.len(), 3, "its steps, then the mark");
+}
