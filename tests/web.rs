@@ -12,7 +12,8 @@ use thoughtline::net::{Fetch, FetchFailed, HttpRequest, Redirects};
 
 use thoughtline::browser::BrowserClock;
 use thoughtline::llm::{Connection, Preset, Provider, ProviderConfig};
-use thoughtline::storage::{load_settings, save_settings, Settings, SETTINGS_KEY};
+use thoughtline::app::settings::{load_settings, save_settings, Settings};
+use thoughtline::storage::SETTINGS_KEY;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
