@@ -63,11 +63,9 @@ crate::ui::parts::part!(save_chat, preload = preload, pub fn writing(backend: Op
             }
             Write::Whole(chat) => store::save(backend.as_ref(), &chat, now_ms).await,
             Write::Restore { stored, entry } => {
-                // Steps whose text cannot be read cost only themselves: the question comes back.
-                let events = serde_json::from_str::<serde_json::Value>(&entry.events)
-                    .ok()
-                    .and_then(|value| crate::storage::trace_read::events(&value).ok())
-                    .unwrap_or_default();
+                // Read as stored steps are: one that cannot be read costs only itself, and the
+                // question comes back whatever the steps' text holds.
+                let events = crate::storage::lenient::read_lenient::<Vec<crate::agent::Event>>(&entry.events).map(|read| read.value).unwrap_or_default();
                 let Some(chat) = crate::app::journal::restore(stored, &entry, &events) else { return Ok(None) };
                 store::save(backend.as_ref(), &chat, now_ms).await
             }
