@@ -37,8 +37,8 @@ pub struct JournalEntry {
     pub clarified: Vec<StoredClarification>,
     /// The run's latest events not known to be stored, as stored events are written
     /// (`storage::event`), a JSON array; empty when the record holds none. Kept as text so
-    /// the first load carries neither the events' writer nor their reader: the agent's part
-    /// writes it, the reading part reads it (`ui/chats`).
+    /// the first load carries neither the events' writer nor their reader: the saving part
+    /// writes it and reads it back (`ui/chats/save.rs`).
     #[serde(skip_serializing_if = "String::is_empty", serialize_with = "raw_json")]
     pub events: String,
     /// When it was written (milliseconds since 1970).
@@ -72,7 +72,7 @@ fn raw_json<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok, S:
 pub fn entry_from_json(text: &str) -> Option<JournalEntry> {
     let value: Value = serde_json::from_str(text).ok()?;
     let mut entry = entry(&value).ok()?;
-    // The steps as written, their text untouched: a part reads them (`ui/chats/read.rs`).
+    // The steps as written, their text untouched: the saving part reads them (`ui/chats/save.rs`).
     let fields = serde_json::from_str::<std::collections::BTreeMap<String, Box<serde_json::value::RawValue>>>(text).ok()?;
     entry.events = fields.get("events").map(|raw| raw.get().to_string()).filter(|t| t.starts_with('[')).unwrap_or_default();
     Some(entry)
