@@ -34,6 +34,26 @@ setup_browser() {
   fi
 }
 
+# Firefox and WebKit, for the tests that run in every engine (tests/engines/, docs/testing.md):
+# Debian's Firefox ESR and WebKitGTK (its MiniBrowser and WebKitWebDriver), Xvfb for the
+# display MiniBrowser needs, and geckodriver (crates.io), the WebDriver server for Firefox.
+GECKODRIVER_VERSION="0.37.1"
+setup_engines() {
+  if [ -x /usr/bin/firefox-esr ] && [ -x /usr/bin/WebKitWebDriver ] && command -v xvfb-run >/dev/null; then
+    say "firefox-esr + WebKitWebDriver + xvfb: already installed ($(/usr/bin/firefox-esr --version 2>/dev/null | head -1))"
+  else
+    say "installing firefox-esr, webkit2gtk-driver and xvfb (apt)"
+    apt_install firefox-esr webkit2gtk-driver xvfb
+  fi
+  if [ -x "$TOOLS/bin/geckodriver" ] && "$TOOLS/bin/geckodriver" --version 2>/dev/null | head -1 | grep -q " $GECKODRIVER_VERSION"; then
+    say "geckodriver $GECKODRIVER_VERSION: already installed"
+  else
+    say "installing geckodriver $GECKODRIVER_VERSION (cargo, about a minute and a half)"
+    cargo install -q --locked geckodriver --version "$GECKODRIVER_VERSION" --root "$TOOLS" --force
+  fi
+  export GECKODRIVER="$TOOLS/bin/geckodriver"
+}
+
 # Sets WASM_ENV: a file to source before any wasm32 cargo command (empty on the rustup route).
 setup_wasm_target() {
   WASM_ENV="$TOOLS/wasm-env.sh"
@@ -148,6 +168,8 @@ release_attempt() {
     if [ "$split" = split ]; then
       node "$ROOT/scripts/split-page.mjs" "$dist" "${CARGO_TARGET_DIR:-$ROOT/target}/wasm32-unknown-unknown/release/thoughtline.wasm" || exit 1
     fi
+    # Last: the service worker lists every file the steps above wrote.
+    node "$ROOT/scripts/service-worker.mjs" "$dist" || exit 1
   )
 }
 

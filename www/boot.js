@@ -32,6 +32,8 @@ const tag = document.querySelector('script[data-js][data-wasm]');
 try {
   const { default: init } = await import(tag.dataset.js);
   await init({ module_or_path: tag.dataset.wasm });
+  // Offline use and updates (www/offline.js): after the first screen, never in its way.
+  setTimeout(() => import('./offline.js').catch(() => {}), 0);
 } catch (error) {
   showFatal(
     isTrap(error) ? stopped : 'Thoughtline could not start. Reload the page to try again.',

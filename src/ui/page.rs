@@ -33,10 +33,18 @@ pub(super) fn next_frame(f: impl FnOnce() + 'static) {
     leptos::prelude::request_animation_frame(f);
 }
 
-/// Calls `f` once, when the page is idle.
+/// Calls `f` once, when the page is idle. WebKit has no `requestIdleCallback`: there it is
+/// called once the next frame is drawn, a moment later.
 pub(super) fn when_idle(f: impl Fn() + 'static) {
     #[cfg(target_arch = "wasm32")]
-    leptos::prelude::request_idle_callback(f);
+    {
+        let idle = web_sys::window().is_some_and(|w| js_sys::Reflect::has(&w, &"requestIdleCallback".into()).unwrap_or(false));
+        if idle {
+            leptos::prelude::request_idle_callback(f);
+        } else {
+            next_frame(move || after(Duration::from_millis(1), f));
+        }
+    }
     #[cfg(not(target_arch = "wasm32"))]
     drop(f);
 }

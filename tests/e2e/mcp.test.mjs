@@ -1,43 +1,16 @@
 // End-to-end: tools from a real MCP server no one here wrote, the official TypeScript SDK's
 // Streamable HTTP server (tests/server/mcp.mjs starts it on a loopback port, with CORS, without
 // it, or wanting a token). The model is the loopback server, scripted as in the other tests.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { startMcp } from './mcp-server.mjs';
 import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, showAll, untilStored } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const env = suite();
 const finalAnswer = (text) => ({ text: `Thought: I can answer now.\nFinal Answer: ${text}` });
-const running = [];
 
-/** Starts tests/server/mcp.mjs with `flags`; resolves to { url, state(), post(path), stop() }. */
-async function startMcp(...flags) {
-  const port = flags.includes('--port') ? [] : ['--port', '0'];
-  const child = spawn(process.execPath, [path.join(here, '..', 'server', 'mcp.mjs'), ...port, ...flags], { stdio: ['ignore', 'pipe', 'inherit'] });
-  running.push(child);
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/listening (http:\/\/\S+)/);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`MCP server exited with ${code}`)));
-  });
-  const origin = new URL(url).origin;
-  const stopped = new Promise((resolve) => child.on('exit', resolve));
-  return {
-    url,
-    state: async () => (await fetch(`${origin}/__state`)).json(),
-    post: (p) => fetch(`${origin}${p}`, { method: 'POST' }),
-    stop: async () => { child.kill('SIGTERM'); await stopped; },
-  };
-}
-after(() => running.forEach((c) => c.kill('SIGTERM')));
+
 
 /** Adds a server in Settings → Tools → MCP servers and presses Connect; returns its status text.
  *  Its tools are then set to "Always allow" unless `ask` (new tools ask before each call). */

@@ -38,6 +38,7 @@
 //        | {"text": "...", "stall_after": N}: N streamed text chunks, then silence (open)
 //        | {"endless": true}: a stream of text deltas that never ends
 //        optional "delay_ms" before answering.
+//   GET  /blank                          an empty page of the app's origin
 //   GET  /s/<scope>/__seen               every request under the scope (method, path, headers)
 //   POST /s/<scope>/otlp/v1/traces       an OTLP/HTTP receiver, read back at GET /s/<scope>/__otlp;
 //   POST /s/<scope>/otlp-refuse/v1/traces  one that answers 401
@@ -257,6 +258,12 @@ const server = http.createServer(async (req, res) => {
   if (p === '/' || p === '/thoughtline') {
     res.writeHead(302, { Location: '/thoughtline/' });
     return res.end();
+  }
+  if (p === '/blank') {
+    // An empty page of the app's origin: a WebDriver test stores settings from here before
+    // the app first opens (WebDriver has no script that runs before a page's own).
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    return res.end('<!doctype html><title>blank</title>');
   }
   if (p.startsWith('/thoughtline/')) return serveStatic(req, res, p);
   if (p.startsWith('/models/')) return serveModel(req, res, p, url.searchParams);

@@ -1,0 +1,33 @@
+// Starts tests/server/mcp.mjs (the official MCP TypeScript SDK's Streamable HTTP server) for a
+// test file; every server started is stopped when the file's process ends.
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const running = [];
+
+/** Starts tests/server/mcp.mjs with `flags`; resolves to { url, state(), post(path), stop() }. */
+export async function startMcp(...flags) {
+  const port = flags.includes('--port') ? [] : ['--port', '0'];
+  const child = spawn(process.execPath, [path.join(here, '..', 'server', 'mcp.mjs'), ...port, ...flags], { stdio: ['ignore', 'pipe', 'inherit'] });
+  running.push(child);
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening (http:\/\/\S+)/);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`MCP server exited with ${code}`)));
+  });
+  const origin = new URL(url).origin;
+  const stopped = new Promise((resolve) => child.on('exit', resolve));
+  return {
+    url,
+    state: async () => (await fetch(`${origin}/__state`)).json(),
+    post: (p) => fetch(`${origin}${p}`, { method: 'POST' }),
+    stop: async () => { child.kill('SIGTERM'); await stopped; },
+  };
+}
+process.on('exit', () => running.forEach((c) => c.kill('SIGTERM')));

@@ -1,0 +1,249 @@
+// The end-to-end suite's core, in every engine (tests/engines/driver.mjs): Chromium, Firefox
+// and WebKit, each driven through its own WebDriver server against the release page served by
+// the loopback server under a sub-path. What runs here and what runs in Chromium alone is
+// written down in docs/testing.md.
+import { describe, test, before, after, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServer, script, requests, loopbackSettings, action } from '../e2e/harness.mjs';
+import { startMcp } from '../e2e/mcp-server.mjs';
+import { llamaModel } from '../e2e/llama.mjs';
+import { chosenEngines, startDriver, session, Key } from './driver.mjs';
+
+const server = {};
+before(async () => Object.assign(server, await startServer()));
+after(() => server.stop?.());
+
+let scopes = 0;
+/** Opens the app in `b`; with `seed`, stored settings are written first (as if saved earlier). */
+async function openApp(b, { seed } = {}) {
+  const scope = `w${process.pid}-${++scopes}`;
+  const base = `${server.origin}/s/${scope}/v1`;
+  if (seed) {
+    await b.open(`${server.origin}/blank`);
+    await b.run((value) => localStorage.setItem('thoughtline.settings', value), JSON.stringify(seed(`${server.origin}/s/${scope}`, base)));
+  }
+  await b.open(`${server.origin}/thoughtline/`);
+  await b.find('composer');
+  return { scope, base };
+}
+
+async function ask(b, question) {
+  await b.type('composer', question);
+  await b.type('composer', Key.ENTER);
+}
+
+/** Waits for the `n`th answer and returns its text. */
+async function answer(b, n = 1) {
+  return b.until((i) => document.querySelectorAll('.bubble.assistant .text')[i - 1]?.textContent, [n], { what: `answer ${n}` });
+}
+
+/** The trace as "kind:tone" strings, once every row is drawn. */
+async function traceTones(b) {
+  await b.until(() => {
+    const list = document.querySelector('[data-testid="trace"]');
+    return list && list.querySelectorAll('[data-testid="event"]').length === Number(list.dataset.events);
+  }, [], { what: 'every trace row is drawn' });
+  return b.run(() => [...document.querySelectorAll('[data-testid="event"]')].map((e) => `${e.dataset.kind}:${e.dataset.tone}`));
+}
+
+/** Everything the page stored (localStorage and every IndexedDB store), as text. */
+function storedText(b) {
+  return b.run(async () => {
+    const request = (r) => new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
+    const parts = [JSON.stringify({ ...localStorage })];
+    const names = indexedDB.databases ? (await indexedDB.databases()).map((d) => d.name) : ['thoughtline'];
+    for (const name of names) {
+      const db = await request(indexedDB.open(name));
+      for (const store of db.objectStoreNames) parts.push(JSON.stringify(await request(db.transaction(store).objectStore(store).getAll())));
+      db.close();
+    }
+    return parts.join('\n');
+  });
+}
+
+async function untilStored(b, text) {
+  const end = Date.now() + 20_000;
+  while (!(await storedText(b)).includes(text)) {
+    if (Date.now() > end) throw new Error(`${b.name}: "${text}" was not stored within 20 s`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+/** Chooses an option of a <select>, as a person would (by clicking it). */
+async function choose(b, target, value) {
+  await (await b.find(`${target.startsWith('[') ? target : `[data-testid="${target}"]`} option[value="${value}"]`)).click();
+}
+
+for (const engine of chosenEngines) {
+  describe(engine, () => {
+    let driver;
+    let b;
+    let mcp;
+    before(async () => { driver = await startDriver(engine); });
+    after(async () => { await mcp?.stop(); driver?.stop(); });
+    beforeEach(async () => { b = await session(engine, driver.url); });
+    afterEach(async () => {
+      // Whatever the test did, the page never stopped on an internal error.
+      const fatal = await b.run(() => document.querySelector('[data-testid="fatal-banner"]')?.textContent ?? null).catch(() => null);
+      await b.quit();
+      assert.equal(fatal, null, `${engine}: the page stopped: ${fatal}`);
+    });
+
+    test('first look: the page starts, offers a model in the page, and Settings opens', async () => {
+      await openApp(b);
+      assert.match(await b.waitText('in-page-offer', /about \d+ MB/), /about \d+ MB/);
+      await b.click('settings-toggle');
+      await b.find('preset');
+      await b.click('settings-close');
+      await b.until(() => !document.querySelector('[data-testid="preset"]'), [], { what: 'Settings closed' });
+    });
+
+    test('a run with a tool answers, its trace is green, and a reload keeps it', async () => {
+      const { scope } = await openApp(b, { seed: loopbackSettings });
+      await script(server.origin, scope, [action('calculator', '6*7'), { text: 'Final Answer: 42' }]);
+      await ask(b, 'What is six times seven?');
+      assert.equal(await answer(b), '42');
+      const tones = await traceTones(b);
+      assert.ok(tones.includes('tool_result:success'), tones.join(' '));
+      assert.ok(!tones.some((t) => t.endsWith(':error')), tones.join(' '));
+      const sent = await requests(server.origin, scope);
+      assert.match(sent[1].body.messages.at(-1).content, /Observation: 6\*7 = 42/);
+      await untilStored(b, 'Final Answer: 42');
+      await b.open(`${server.origin}/thoughtline/`);
+      assert.equal(await answer(b), '42');
+      assert.equal(await b.text('.bubble.user .text'), 'What is six times seven?');
+      assert.deepEqual(await traceTones(b), tones);
+    });
+
+    test("the trace's search counts matches and moves between them", async () => {
+      const { scope } = await openApp(b, { seed: loopbackSettings });
+      await script(server.origin, scope, [action('wikipedia', 'Python programming'), action('calculator', '6*7'), { text: 'Final Answer: done' }]);
+      await ask(b, 'Python, then 6*7');
+      await answer(b);
+      await traceTones(b);
+      await b.type('trace-search', 'calculator');
+      const first = await b.waitText('trace-search-count', /^1 of \d+$/);
+      const total = Number(first.split(' of ')[1]);
+      assert.ok(total >= 3, first);
+      await b.click('search-next');
+      await b.waitText('trace-search-count', new RegExp(`^2 of ${total}$`));
+      assert.equal(await b.count('[data-testid="event"].hit'), total);
+      // Where the engine has the CSS Custom Highlight API, the words themselves are marked.
+      const marked = await b.until(() => (globalThis.CSS && CSS.highlights ? CSS.highlights.get('trace-match')?.size : 'no API'), [], { what: 'the matching words are marked' });
+      assert.ok(marked > 0 || marked === 'no API', `highlight: ${marked}`);
+      await b.type('trace-search', Key.ESCAPE);
+      await b.waitText('trace-search-count', /^$/);
+    });
+
+    test('export and import carry the run, and the export holds no key', async () => {
+      const { scope } = await openApp(b, { seed: loopbackSettings });
+      await script(server.origin, scope, [action('calculator', '2+2'), { text: 'Final Answer: four' }]);
+      await ask(b, 'Two and two?');
+      await answer(b);
+      const tones = await traceTones(b);
+      // The file the page hands to the browser's download, read where it is made.
+      await b.run(() => {
+        const make = URL.createObjectURL;
+        URL.createObjectURL = (blob) => { blob.text().then((t) => { window.__exported = t; }); return make(blob); };
+      });
+      await b.click('export');
+      const text = await b.until(() => window.__exported, [], { what: 'the export was made' });
+      assert.ok(!text.includes('sk-test'), 'no key in the export');
+      const exported = JSON.parse(text);
+      assert.equal(exported.format, 'thoughtline.run');
+      assert.deepEqual(exported.runs.map((r) => r.outcome), [{ kind: 'answer', text: 'four' }]);
+
+      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'thoughtline-engine-')), 'run.json');
+      fs.writeFileSync(file, text);
+      await b.click('new-chat');
+      await b.until(() => document.querySelectorAll('.bubble').length === 0, [], { what: 'a new, empty chat' });
+      await (await b.find('import')).sendKeys(file);
+      assert.equal(await answer(b), 'four');
+      assert.deepEqual(await traceTones(b), tones);
+      await b.until(() => document.querySelectorAll('[data-testid="chat-item"]').length === 2, [], { what: 'two chats listed' });
+    });
+
+    test("two tabs: a chat asked in one is listed in the other", async () => {
+      const { scope } = await openApp(b, { seed: loopbackSettings });
+      const first = await b.driver.getWindowHandle();
+      await b.driver.switchTo().newWindow('tab');
+      await b.open(`${server.origin}/thoughtline/`);
+      await b.find('composer');
+      const second = await b.driver.getWindowHandle();
+      await b.driver.switchTo().window(first);
+      await script(server.origin, scope, [{ text: 'Final Answer: from the first tab' }]);
+      await ask(b, 'Asked in the first tab');
+      await answer(b);
+      await b.driver.switchTo().window(second);
+      await b.until(() => [...document.querySelectorAll('.chat-title')].some((t) => t.textContent === 'Asked in the first tab'), [], { what: 'the other tab lists the chat' });
+    });
+
+    test('a key is kept only with Remember, goes only to its provider, and is stored nowhere else', async () => {
+      const { scope, base } = await openApp(b);
+      await b.click('settings-toggle');
+      await choose(b, 'preset', 'custom');
+      await b.fill('base-url', base);
+      await b.fill('model', 'test-model');
+      await b.fill('api-key', 'sk-engine-secret');
+      await b.click('settings-close');
+      await script(server.origin, scope, [{ text: 'Final Answer: keyed' }, { text: 'Final Answer: again' }]);
+      await ask(b, 'With a key');
+      await answer(b);
+      assert.equal((await requests(server.origin, scope))[0].headers.authorization, 'Bearer sk-engine-secret');
+      await untilStored(b, 'keyed');
+      assert.ok(!(await storedText(b)).includes('sk-engine-secret'), 'not stored without Remember');
+      assert.ok(!(await b.run(() => document.body.textContent)).includes('sk-engine-secret'), 'not shown in the page');
+
+      await b.open(`${server.origin}/thoughtline/`);
+      await b.click('settings-toggle');
+      assert.equal(await (await b.find('api-key')).getAttribute('value'), '', 'forgotten on reload');
+      await b.fill('api-key', 'sk-engine-secret');
+      await b.click('remember-key');
+      await b.until(() => localStorage.getItem('thoughtline.settings')?.includes('sk-engine-secret') ?? false, [], { what: 'the key is remembered' });
+      await b.open(`${server.origin}/thoughtline/`);
+      await b.click('settings-toggle');
+      assert.equal(await (await b.find('api-key')).getAttribute('value'), 'sk-engine-secret');
+    });
+
+    test("an MCP server's tool is listed on Connect and called in a run", async () => {
+      mcp ??= await startMcp();
+      const { scope } = await openApp(b, { seed: loopbackSettings });
+      await b.click('settings-toggle');
+      await b.click('[data-testid="mcp-servers"] summary');
+      await b.click('mcp-add');
+      await b.fill('mcp-url-0', mcp.url);
+      await b.click('mcp-connect-0');
+      const status = await b.until(() => {
+        const el = document.querySelector('[data-testid="mcp-status-0"]');
+        return el && el.textContent && !el.textContent.includes('Connecting') ? `${el.className}|${el.textContent}` : null;
+      }, [], { what: 'Connect ends' });
+      assert.match(status, /^ok\|/, status);
+      await choose(b, 'mcp-approval-0-get-sum', 'allow');
+      await b.click('settings-close');
+      await script(server.origin, scope, [action('get-sum', { a: 2, b: 3 }), { text: 'Final Answer: 2 + 3 is 5.' }]);
+      await ask(b, 'What is 2 + 3?');
+      assert.equal(await answer(b), '2 + 3 is 5.');
+      const sent = await requests(server.origin, scope);
+      assert.match(sent[1].body.messages.at(-1).content, /Observation: The sum of 2 and 3 is 5\./);
+    });
+
+    const inPage = fs.existsSync(llamaModel) ? false : `${llamaModel} is missing: run scripts/setup.sh`;
+    test('the model in the page answers, or the page says plainly what this browser lacks', { skip: inPage }, async () => {
+      const name = `engine-${engine}-${process.pid}.gguf`;
+      await openApp(b, {
+        seed: (scopeUrl) => ({
+          preset: 'in-page', model: `${new URL(scopeUrl).origin}/models/${name}`, connection: { context_tokens: 2048 },
+          agent: { max_iterations: 1, temperature: 0 },
+        }),
+      });
+      await ask(b, 'Say hello.');
+      await b.until(() => document.querySelector('[data-kind="run_stopped"]'), [], { timeout: 300_000, what: 'the run ends' });
+      const kinds = await b.run(() => [...document.querySelectorAll('[data-testid="event"]')].map((e) => e.dataset.kind));
+      const problem = await b.run(() => document.querySelector('.bubble.problem')?.textContent ?? '');
+      assert.ok(kinds.includes('llm_response'), `${engine}: ${kinds.join(' ')} ${problem}`);
+    });
+  });
+}
