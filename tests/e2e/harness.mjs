@@ -28,12 +28,21 @@ export async function startServer() {
   return { origin, stop: () => child.kill('SIGTERM') };
 }
 
+/**
+ * Debian's Chromium. Its contexts block the page's service worker unless a test asks for it
+ * (`newContext({ serviceWorkers: 'allow' })`): a worker that serves the page's files would
+ * hide them from the routes tests set up to slow or fail them (tests/e2e/offline.test.mjs
+ * tests the worker itself).
+ */
 export async function launch(extraArgs = []) {
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', ...extraArgs],
   });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = (options = {}) => newContext({ serviceWorkers: 'block', ...options });
+  return browser;
 }
 
 /**
@@ -71,8 +80,8 @@ let scopes = 0;
  * `beforeLoad(context, page)` runs before the page is opened (to set up routes, or to slow the
  * network with a CDP session on `page`).
  */
-export async function openApp(browser, origin, { viewport = { width: 1280, height: 800 }, seed, beforeLoad } = {}) {
-  const context = await browser.newContext({ viewport });
+export async function openApp(browser, origin, { viewport = { width: 1280, height: 800 }, seed, beforeLoad, serviceWorkers = 'block', path = '/thoughtline/' } = {}) {
+  const context = await browser.newContext({ viewport, serviceWorkers });
   const scope = `t${process.pid}-${++scopes}`;
   const base = `${origin}/s/${scope}/v1`;
   if (seed) {
@@ -95,7 +104,7 @@ export async function openApp(browser, origin, { viewport = { width: 1280, heigh
   });
   page.on('pageerror', (err) => errors.push(String(err)));
   if (beforeLoad) await beforeLoad(context, page);
-  await page.goto(`${origin}/thoughtline/`);
+  await page.goto(`${origin}${path}`);
   await page.getByTestId('composer').waitFor();
   return { page, context, errors, scope, base };
 }
