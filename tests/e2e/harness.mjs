@@ -12,8 +12,9 @@ import { chromium } from 'playwright-core';
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const screenshotDir = path.join(here, 'screenshots');
 
-export async function startServer() {
-  const child = spawn(process.execPath, [path.join(here, '..', 'server', 'loopback.mjs'), '--port', '0'], {
+/** Starts tests/server/loopback.mjs (`args`: more of its flags, e.g. `['--dist', dir]`). */
+export async function startServer(args = []) {
+  const child = spawn(process.execPath, [path.join(here, '..', 'server', 'loopback.mjs'), '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const origin = await new Promise((resolve, reject) => {
