@@ -112,8 +112,11 @@ for (const engine of chosenEngines) {
       const sent = await requests(server.origin, scope);
       assert.match(sent[1].body.messages.at(-1).content, /Observation: 6\*7 = 42/);
       await untilStored(b, 'Final Answer: 42');
+      // By now the service worker has taken the page; the reload is served by it, isolated.
+      await b.until(() => !!navigator.serviceWorker?.controller, [], { what: 'the service worker controls the page' });
       await b.open(`${server.origin}/thoughtline/`);
       assert.equal(await answer(b), '42');
+      assert.equal(await b.run(() => crossOriginIsolated), true, 'the page isolated itself');
       assert.equal(await b.text('.bubble.user .text'), 'What is six times seven?');
       assert.deepEqual(await traceTones(b), tones);
     });
@@ -244,6 +247,19 @@ for (const engine of chosenEngines) {
       const kinds = await b.run(() => [...document.querySelectorAll('[data-testid="event"]')].map((e) => e.dataset.kind));
       const problem = await b.run(() => document.querySelector('.bubble.problem')?.textContent ?? '');
       assert.ok(kinds.includes('llm_response'), `${engine}: ${kinds.join(' ')} ${problem}`);
+      // What was used, in words: Settings' status line and its note on this browser.
+      await b.click('settings-toggle');
+      const status = await b.waitText('in-page-status', /^Ready: /);
+      const note = await b.waitText('in-page-environment', /\S/);
+      if (engine === 'webkit') {
+        // No Memory64 (nor JSPI): the compatibility build. No OPFS: downloaded into memory.
+        assert.match(status, /· CPU, compatibility build \(slower\), 1 thread$/, status);
+        assert.match(note, /^CPU, compatibility build \(slower\), 1 thread: this host does not allow threads · this browser cannot keep models, so a model is downloaded again on each visit$/, note);
+        assert.equal(await b.count('[data-testid="in-page-cached-model"]'), 0, 'nothing listed as kept');
+      } else {
+        assert.doesNotMatch(`${status} ${note}`, /compatibility|cannot keep/, `${status} | ${note}`);
+        await b.find('[data-testid="in-page-cached-model"]'); // kept in this browser's storage
+      }
     });
   });
 }
