@@ -182,6 +182,18 @@ impl Provider {
         LlmError::new(LlmErrorKind::Network, format!("Could not reach {url} from the browser.{hint} The base URL is in Settings."))
     }
 
+    /// The message for a request that got no response: offline said as such, else [`Self::network_error`].
+    pub fn unreachable(&self, failed: &crate::net::FetchFailed) -> LlmError {
+        if failed.is_offline() {
+            let url = self.http_parts(&ChatRequest::new(vec![], 0.0, None), false).url;
+            return LlmError::new(
+                LlmErrorKind::Network,
+                format!("This browser is offline, so {url} cannot be reached. The model in the page answers offline once it has been loaded and kept."),
+            );
+        }
+        self.network_error()
+    }
+
     pub fn too_large_error(&self) -> LlmError {
         let limit_kb = self.connection.max_reply_kb;
         LlmError::new(

@@ -95,7 +95,7 @@ async fn start(method: &str, url: &str, headers: &[(String, String)], body: Opti
     let window = web_sys::window().ok_or_else(|| FetchFailed("no window".into()))?;
     let response: Response = JsFuture::from(window.fetch_with_request(&request))
         .await
-        .map_err(|e| FetchFailed(js_message(&e)))?
+        .map_err(|e| if window.navigator().on_line() { FetchFailed(js_message(&e)) } else { FetchFailed::offline() })?
         .unchecked_into();
     Ok(Opened { response, guard, reader: None })
 }

@@ -24,6 +24,19 @@ pub struct HttpResponse {
 #[derive(Debug, Clone)]
 pub struct FetchFailed(pub String);
 
+impl FetchFailed {
+    /// What the browser seam reports when a fetch fails while the browser says it has no network.
+    pub const OFFLINE: &'static str = "this browser is offline";
+
+    pub fn offline() -> Self {
+        FetchFailed(Self::OFFLINE.into())
+    }
+
+    pub fn is_offline(&self) -> bool {
+        self.0 == Self::OFFLINE
+    }
+}
+
 /// A request with any method, headers and body (a model call, MCP's JSON-RPC over POST, its
 /// event stream over GET).
 pub struct HttpRequest<'a> {

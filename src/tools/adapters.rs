@@ -12,6 +12,11 @@ impl From<ServiceError> for ToolError {
 }
 
 pub(super) fn unreachable_error(service: &str, failure: &FetchFailed) -> ToolError {
+    if failure.is_offline() {
+        return ToolError::new(format!(
+            "{service} needs the network, and this browser is offline. The calculator works offline; try {service} again once the connection is back."
+        ));
+    }
     ToolError::new(format!(
         "Could not reach {service} from the browser ({}). Check the network connection; if it persists, the service may be blocking browser requests (CORS).",
         failure.0

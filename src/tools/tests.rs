@@ -139,6 +139,14 @@ fn wikipedia_no_results_and_api_errors() {
     let (err, _) = call(only(&ToolSettings::default(), "wikipedia", fetch, FakeClock::default()).as_ref(), json!("x"), "");
     let err = err.unwrap_err();
     assert!(err.message.contains("Could not reach Wikipedia"), "{}", err.message);
+
+    // Offline, the tool says so and names what still works.
+    let fetch = Rc::new(FakeFetch::default());
+    fetch.routes.borrow_mut().push(("https://en.wikipedia.org".into(), Err(FetchFailed::OFFLINE.into())));
+    let (err, _) = call(only(&ToolSettings::default(), "wikipedia", fetch, FakeClock::default()).as_ref(), json!("x"), "");
+    let err = err.unwrap_err();
+    assert!(err.message.starts_with("Wikipedia needs the network, and this browser is offline."), "{}", err.message);
+    assert!(!err.message.contains("CORS"), "{}", err.message);
 }
 
 #[test]

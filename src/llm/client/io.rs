@@ -88,7 +88,7 @@ impl Provider {
         let opened = race(self.fetch.open(sent), self.clock.sleep(self.silence_ms())).await;
         let mut opened = match opened {
             Either::Left(Ok(opened)) => opened,
-            Either::Left(Err(_)) => return Err(Failure::Final(self.network_error())),
+            Either::Left(Err(failed)) => return Err(Failure::Final(self.unreachable(&failed))),
             Either::Right(()) => return Err(Failure::Final(self.timeout_error(false))),
         };
         if opened.is_redirect() {

@@ -66,6 +66,12 @@ fn network_errors_name_the_setting_to_fix() {
     assert!(provider(Preset::Ollama, "").network_error().message.contains("OLLAMA_ORIGINS"));
     assert!(provider(Preset::Anthropic, "k").network_error().message.contains("https://api.anthropic.com/v1/messages"));
     assert!(provider(Preset::LlamaCpp, "").timeout_error(false).message.contains("Request timeout"));
+    // Offline is said as such, not blamed on CORS.
+    let offline = provider(Preset::OpenAi, "k").unreachable(&crate::net::FetchFailed::offline()).message;
+    assert!(offline.starts_with("This browser is offline, so https://api.openai.com/"), "{offline}");
+    assert!(!offline.contains("CORS"));
+    let other = provider(Preset::OpenAi, "k").unreachable(&crate::net::FetchFailed("TypeError: Failed to fetch".into()));
+    assert_eq!(other, provider(Preset::OpenAi, "k").network_error());
 }
 
 #[test]

@@ -811,6 +811,12 @@ impl McpClient {
     async fn unreachable(&self, failure: &FetchFailed, had_session: bool) -> McpError {
         let cors = "The server must allow this page's origin (CORS: Access-Control-Allow-Origin, and allow the Content-Type, Accept, Authorization, Mcp-Session-Id and MCP-Protocol-Version request headers) and expose Mcp-Session-Id (Access-Control-Expose-Headers).";
         let detail = jsonrpc::bounded(&failure.0);
+        if failure.is_offline() {
+            return McpError::new(
+                McpErrorKind::Unreachable,
+                format!("The MCP server {} needs the network, and this browser is offline. Try again once the connection is back.", self.label),
+            );
+        }
         match self.fetch.reachable(&self.url).await {
             Some(true) => McpError::new(McpErrorKind::Blocked, format!("The MCP server {} answers, but not to this page: its CORS settings block it. {cors}", self.label)),
             Some(false) if had_session => McpError::new(
