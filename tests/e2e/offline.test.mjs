@@ -86,6 +86,36 @@ test('a host with no isolation headers: the page isolates itself, providers stil
   await context.close();
 });
 
+/** A streamed OpenAI-style reply of `text`, as the page's provider client reads it. */
+const sse = (text) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\n`
+  + `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
+
+test('offline, the page opens from its worker; web tools say they are offline and the calculator works', async () => {
+  const { page, context } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings, ...allow });
+  await controlled(page);
+  await context.setOffline(true);
+  await page.reload();
+  await page.getByTestId('composer').waitFor();
+  assert.equal(await page.evaluate(() => navigator.onLine), false);
+  // The model stands in for one that answers offline (as the one in the page does): its replies
+  // are given by the test, while every real request fails as offline.
+  const replies = [action('wikipedia', 'Ada Lovelace').text, action('calculator', '6*7').text, 'Thought: done.\nFinal Answer: 42'];
+  await context.route('**/v1/chat/completions', (route) => route.fulfill({
+    status: 200, headers: { 'Content-Type': 'text/event-stream', 'Access-Control-Allow-Origin': '*' }, body: sse(replies.shift() ?? 'Final Answer: no more'),
+  }));
+  await ask(page, 'Who was Ada Lovelace, and what is 6*7?');
+  await page.locator('.bubble.assistant').waitFor();
+  const failed = page.locator('[data-kind="tool_failed"]');
+  await failed.waitFor();
+  assert.match(await failed.textContent(), /Wikipedia needs the network, and this browser is offline/);
+  assert.doesNotMatch(await failed.textContent(), /CORS/);
+  assert.equal(await failed.getAttribute('data-tone'), 'error');
+  assert.match(await page.locator('[data-kind="tool_result"]').textContent(), /6\*7 = 42/);
+  assert.equal(await page.locator('.bubble.assistant .text').textContent(), '42');
+  await shot(page, 'offline-tools');
+  await context.close();
+});
+
 const inPageSkip = fs.existsSync(llamaModel) ? false : `${llamaModel} is missing: run scripts/setup.sh (setup_llm_server)`;
 test('offline after a first visit: the page opens with its chats and the model in the page answers', { skip: inPageSkip }, async () => {
   const name = `offline-${process.pid}.gguf`;

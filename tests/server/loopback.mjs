@@ -2,7 +2,7 @@
 // under a sub-path (as GitHub Pages would) and speaks the providers' wire formats from
 // scripts the tests post, replaying the recorded bodies in tests/fixtures.
 //
-//   node tests/server/loopback.mjs [--port N] [--dist DIR]
+//   node tests/server/loopback.mjs [--port N] [--dist DIR] [--isolate]
 // prints "listening http://127.0.0.1:PORT" once ready.
 //
 // Each test uses its own scope, /s/<scope>/..., so tests can run in parallel:
@@ -61,6 +61,9 @@ const arg = (name, dflt) => {
 };
 const port = Number(arg('--port', '0'));
 const dist = path.resolve(arg('--dist', path.join(root, 'dist')));
+// --isolate: the site's files carry COOP + COEP, as a host that can send headers does
+// (scripts/bench-isolation.mjs compares it with the page isolating itself).
+const isolateSite = args.includes('--isolate');
 
 const scopes = new Map(); // scope -> {replies: [], requests: [], toolRequests: [], seen: []}
 const scope = (id) => {
@@ -210,7 +213,9 @@ function serveStatic(req, res, urlPath) {
     res.writeHead(404, { 'Content-Type': 'text/plain' });
     return res.end('not found');
   }
-  res.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-store' });
+  const headers = { 'Content-Type': types[path.extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-store' };
+  if (isolateSite) Object.assign(headers, { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' });
+  res.writeHead(200, headers);
   fs.createReadStream(file).pipe(res);
 }
 
