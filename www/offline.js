@@ -37,6 +37,7 @@ function offer(worker) {
   text.textContent = 'A new version of Thoughtline is ready.';
   const reload = document.createElement('button');
   reload.type = 'button';
+  reload.className = 'primary small';
   reload.textContent = 'Reload';
   reload.setAttribute('data-testid', 'update-reload');
   reload.addEventListener('click', () => {
@@ -47,6 +48,7 @@ function offer(worker) {
   });
   const later = document.createElement('button');
   later.type = 'button';
+  later.className = 'ghost small';
   later.textContent = 'Later';
   later.setAttribute('data-testid', 'update-later');
   later.addEventListener('click', () => banner.remove());
