@@ -64,11 +64,16 @@ self.addEventListener('install', (event) => {
     const previous = builds.at(-1)?.files || {};
     const usedEngine = await Promise.all(Object.keys(previous).filter(onUse).map((p) => store.match(keyOf(previous[p]))))
       .then((found) => found.some(Boolean));
+    const wanted = [];
     for (const path of Object.keys(FILES)) {
-      if (await store.match(keyOf(FILES[path]))) continue;
       if (onUse(path) && !usedEngine) continue;
-      await fetchAndKeep(store, path);
+      if (!(await store.match(keyOf(FILES[path])))) wanted.push(path);
     }
+    // Six at a time, as a browser fetches from one host.
+    const next = async () => {
+      for (let path = wanted.shift(); path !== undefined; path = wanted.shift()) await fetchAndKeep(store, path);
+    };
+    await Promise.all(Array.from({ length: 6 }, next));
   })());
 });
 
