@@ -92,6 +92,12 @@ const part = (name, integrity) => () => {
 };
 function makeLoad(`);
 
+// A part's fetch cut short because the page is going away (a reload, a navigation) is no
+// error of the page's: Firefox reports it as an AbortError, which the loader would log.
+const logged = '        } catch (e) {\n            console.error(e);';
+if (!loader.includes(logged)) fail('the loader does not log a failed part as expected');
+loader = loader.replace(logged, "        } catch (e) {\n            if (e?.name !== 'AbortError') console.error(e);");
+
 const loaderName = `__wasm_split-${sha256(loader).slice(0, 16)}.js`;
 fs.writeFileSync(path.join(dist, loaderName), loader);
 const newJs = js.replace(importOfLoader, `$1$2./${loaderName}$2`);
