@@ -65,6 +65,7 @@ async function start() {
   } catch {
     return; // a development server without sw.js, or a browser that refuses workers
   }
+  if (!registration) return; // workers blocked (as a test harness may do)
   const watch = (worker) => {
     worker?.addEventListener('statechange', () => {
       if (worker.state === 'installed' && container.controller) offer(worker);
@@ -85,4 +86,4 @@ async function start() {
   setInterval(check, 60 * 60 * 1000);
 }
 
-if ('serviceWorker' in navigator && isSecureContext) start();
+if ('serviceWorker' in navigator && isSecureContext) start().catch(() => {});
