@@ -252,9 +252,10 @@ for (const engine of chosenEngines) {
       const status = await b.waitText('in-page-status', /^Ready: /);
       const note = await b.waitText('in-page-environment', /\S/);
       if (engine === 'webkit') {
-        // No Memory64 (nor JSPI): the compatibility build. No OPFS: downloaded into memory.
-        assert.match(status, /· CPU, compatibility build \(slower\), 1 thread$/, status);
-        assert.match(note, /^CPU, compatibility build \(slower\), 1 thread: this host does not allow threads · this browser cannot keep models, so a model is downloaded again on each visit$/, note);
+        // No Memory64 (nor JSPI): the compatibility build. No OPFS: downloaded into memory. One
+        // thread, isolated or not: WebKitGTK has no SharedArrayBuffer.
+        assert.match(status, /· CPU, compatibility build, 1 thread$/, status);
+        assert.match(note, /^CPU, compatibility build, 1 thread: (this host does not allow threads|this browser does not offer threads \(no SharedArrayBuffer\)) · this browser cannot keep models, so a model is downloaded again on each visit$/, note);
         assert.equal(await b.count('[data-testid="in-page-cached-model"]'), 0, 'nothing listed as kept');
       } else {
         assert.doesNotMatch(`${status} ${note}`, /compatibility|cannot keep/, `${status} | ${note}`);

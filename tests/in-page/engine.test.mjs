@@ -301,3 +301,70 @@ test('in-page engine: what a Content-Security-Policy refuses is kind blocked', {
   assert.deepEqual(await other.page.evaluate(() => cacheFiles()), []);
   await other.context.close();
 });
+
+test('in-page engine: without Memory64 and without storage, the compatibility build loads a model held in memory', { skip }, async () => {
+  // What WebKit lacks (tests/engines runs WebKit itself): Memory64 hidden from the page, no OPFS.
+  const context = await browser.newContext();
+  await context.addInitScript(() => {
+    const Memory = WebAssembly.Memory;
+    const NoMemory64 = function (d) {
+      if (d?.address === 'i64') throw new TypeError('no Memory64 in this test');
+      return new Memory(d);
+    };
+    NoMemory64.prototype = Memory.prototype;
+    WebAssembly.Memory = NoMemory64;
+    delete StorageManager.prototype.getDirectory;
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.origin}/page.html?csp=strict`);
+  const url = modelUrl();
+  const gets = () => hits('GET /models/smol.gguf');
+  const before = gets();
+  const compatBefore = hits('GET /in-page/wllama-compat.wasm');
+  const r = await page.evaluate(async (u) => {
+    const E = await import('/in-page/engine.js');
+    const attempt = async (f) => {
+      try {
+        return { value: await f() };
+      } catch (e) {
+        return { kind: e.kind, message: e.message };
+      }
+    };
+    const env = await E.environment();
+    const progress = [];
+    const info = await E.load({ url: u }, { nCtx: 512, onProgress: (p) => progress.push(p) });
+    const reply = await E.chat([{ role: 'user', content: 'Say hi.' }], { maxTokens: 4, temperature: 0 });
+    const again = await E.load({ url: u }, { nCtx: 512 });
+    await E.unload();
+    const stop = new AbortController();
+    const aborted = await attempt(() => E.load({ url: '/models/slow.gguf' }, {
+      signal: stop.signal, onProgress: (p) => { if (p.loaded > 4e6) stop.abort(); },
+    }));
+    const cut = await attempt(() => E.load({ url: '/models/cut.gguf' }));
+    const missing = await attempt(() => E.load({ url: '/models/none.gguf' }));
+    return { env, info, progress, reply, again, aborted, cut, missing, listed: await E.cachedModels(), deleted: await E.deleteCached(u) };
+  }, url);
+  assert.equal(r.env.supported, true);
+  assert.equal(r.env.compat, true);
+  assert.equal(r.env.storage, false);
+  assert.equal(r.env.note, 'CPU, compatibility build, 1 thread: this host does not allow threads'
+    + ' · this browser cannot keep models, so a model is downloaded again on each visit');
+  assert.deepEqual(r.info, { name: 'smol.gguf', sizeBytes: modelBytes, nCtx: 512, threads: 1,
+    backend: 'CPU, compatibility build', arch: 'llama', chatTemplate: true, cached: false });
+  assert.ok(r.progress.length >= 2, `progress events: ${r.progress.length}`);
+  assert.deepEqual([r.progress.at(-1).loaded, r.progress.at(-1).total], [modelBytes, modelBytes]);
+  assert.ok(r.reply.completionTokens > 0);
+  assert.equal(r.again.cached, false, 'nothing was kept: downloaded again');
+  assert.ok(hits('GET /in-page/wllama-compat.wasm') > compatBefore, 'the compatibility build came from this site');
+  assert.equal(gets() - before, 2);
+  assert.equal(r.aborted.kind, 'aborted', JSON.stringify(r.aborted));
+  assert.equal(r.cut.kind, 'network', JSON.stringify(r.cut));
+  assert.equal(r.missing.kind, 'network', JSON.stringify(r.missing));
+  assert.match(r.missing.message, /HTTP 404/);
+  assert.deepEqual(r.listed, []);
+  assert.equal(r.deleted, false);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -2,19 +2,32 @@
 // served next to this file as ./wllama.js and ./wllama.wasm). The app imports this module only
 // when a person picks that provider; the Rust side binds to the exports below.
 //
+// Browsers without WebAssembly Memory64 (Safari, WebKit) get the compatibility build instead
+// (@wllama/wllama-compat, ./wllama-compat.js and ./wllama-compat.wasm: 32-bit memory, Asyncify
+// instead of JS Promise Integration; it loads slower, and runs about as fast). Browsers that give the page no storage for models
+// (no Origin Private File System, as in WebKitGTK's MiniBrowser) download a model into memory on
+// every load. Every file comes from this site: nothing is fetched from a CDN.
+//
 // Every failure is an Error with `.kind`, one of:
 //   not_gguf, truncated, unknown_arch, out_of_memory, network, blocked, unsupported_browser,
 //   timeout, aborted, context_full, other
 // and a `.message` a person can act on. Nothing here waits forever: loads have a time limit,
 // chats a silence limit, and an abort answers at once.
-import { Wllama, ModelManager } from './wllama.js';
+import { Wllama, ModelManager, CacheManager } from './wllama.js';
 
 const WASM_URL = new URL('./wllama.wasm', import.meta.url).href;
+// The compatibility build, from this site (wllama would otherwise take it from a CDN).
+const COMPAT = {
+  wasm: new URL('./wllama-compat.wasm', import.meta.url).href,
+  worker: new URL('./wllama-compat.js', import.meta.url).href,
+};
+const COMPAT_LABEL = 'compatibility build';
 const MAX_REPLY_CHARS = 200_000; // a reply longer than this is cut (finishReason 'length')
 const MAX_CLEANUP_MS = 60_000; // the worker finishes its current batch within this, or is unloaded
 const GGUF_MAGIC = [0x47, 0x47, 0x55, 0x46]; // "GGUF"
 
-// Small WebAssembly modules that tell what this browser can compile (the wasm needs all three).
+// Small WebAssembly modules that tell what this browser can compile: both builds need SIMD and
+// exception handling; the normal build also needs Memory64.
 const PROBES = {
   memory64: [0, 97, 115, 109, 1, 0, 0, 0, 5, 3, 1, 4, 1], // (memory i64 1)
   simd: [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12,
@@ -32,6 +45,7 @@ let warmJob = null; // { controller, done }: the prefix being processed in the b
 let chatJob = null; // { end() }: the reply being generated
 let settling = Promise.resolve(); // the worker's last aborted request, until it has let go
 let models = null; // ModelManager over the download cache (OPFS)
+let storageChecked = null; // resolves to whether the page has that storage
 const log = []; // the engine's recent native log lines, to explain failures
 let logDropped = 0; // lines dropped from the front of `log`
 
@@ -60,8 +74,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Waits for `p`, but never longer than `ms`; true when it settled.
 const settledWithin = (p, ms) => Promise.race([p.then(() => true, () => true), sleep(ms).then(() => false)]);
 
-function modelManager() {
-  if (!models) models = new ModelManager({ logger });
+// The ModelManager over the download cache, or null when this browser gives no storage.
+async function modelManager() {
+  if (!(await hasStorage())) return null;
+  models ??= new ModelManager({ logger });
   return models;
 }
 
@@ -78,17 +94,54 @@ const fileName = (url) => decodeURIComponent(new URL(url).pathname.split('/').po
 
 // ---- environment -------------------------------------------------------------------------
 
-// What this browser lacks to run the engine, as a sentence, or null.
+const validates = (bytes) => { try { return WebAssembly.validate(new Uint8Array(bytes)); } catch { return false; } };
+
+// Whether the normal build can run: Memory64, to the validator and to the JS API (the test wllama
+// itself makes). Without it, load() takes the compatibility build.
+function hasMemory64() {
+  if (typeof WebAssembly !== 'object' || !validates(PROBES.memory64)) return false;
+  try {
+    new WebAssembly.Memory({ address: 'i64', initial: 1n });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// What this browser lacks to run even the compatibility build, as a sentence, or null.
 function browserProblem() {
   if (typeof WebAssembly !== 'object') return 'This browser has no WebAssembly.';
-  const missing = Object.entries(PROBES)
-    .filter(([, bytes]) => { try { return !WebAssembly.validate(new Uint8Array(bytes)); } catch { return true; } })
-    .map(([name]) => ({ memory64: 'Memory64', simd: 'SIMD', exceptions: 'exception handling' })[name]);
+  const missing = [];
+  if (!validates(PROBES.simd)) missing.push('SIMD');
+  if (!validates(PROBES.exceptions)) missing.push('exception handling');
   if (typeof Worker !== 'function') missing.push('Web Workers');
   if (!missing.length) return null;
   return `This browser cannot run models in the page (its WebAssembly lacks ${missing.join(', ')}): `
-    + 'use Chrome or Edge 133 or newer, or Firefox 134 or newer (Safari does not support it yet).';
+    + 'use a recent Chrome, Edge, Firefox or Safari.';
 }
+
+// Whether this browser gives the page storage to keep models in (the Origin Private File
+// System, wllama's download cache). WebKitGTK's MiniBrowser has none; a private window may
+// refuse it. Asked once.
+function hasStorage() {
+  storageChecked ??= (async () => {
+    if (typeof navigator.storage?.getDirectory !== 'function') return false;
+    const answer = navigator.storage.getDirectory().then(() => true, () => false);
+    return Promise.race([answer, sleep(5000).then(() => false)]);
+  })();
+  return storageChecked;
+}
+
+// A storage for wllama's cache that keeps nothing: wllama wants one even to load files, and
+// its own throws where there is no OPFS. Without storage, load() downloads into memory itself.
+const NO_STORAGE = {
+  isSupported: () => true,
+  read: async () => null,
+  write: async () => { throw new Error('this browser gives the page no storage'); },
+  getSize: async () => -1,
+  list: async () => [],
+  delete: async () => {},
+};
 
 // What the page's Content-Security-Policy refuses that the engine needs, as an Error, or null.
 // A refused worker only shows as an error event, so a tiny worker has to answer first.
@@ -115,33 +168,45 @@ async function policyProblem() {
   return fail('blocked', "This page's Content-Security-Policy does not allow the engine's worker: its worker-src needs blob:.");
 }
 
+// Threads need a cross-origin isolated page (COOP + COEP) and SharedArrayBuffer, which some
+// browsers leave out even then (WebKitGTK): wllama then runs on one thread.
+const threadsAllowed = () => globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
+
 let gpuChecked = null;
-async function hasWebGpu() {
-  // wllama uses WebGPU only with JS Promise Integration; otherwise it stays on the CPU.
-  if (!navigator.gpu || !WebAssembly.Suspending) return false;
+async function hasWebGpu(compat) {
+  // wllama uses WebGPU with JS Promise Integration, or in the compatibility build (Asyncify);
+  // the normal build without JSPI stays on the CPU.
+  if (!navigator.gpu || !(WebAssembly.Suspending || compat)) return false;
   gpuChecked ??= Promise.race([navigator.gpu.requestAdapter().then((a) => !!a, () => false), sleep(2000).then(() => false)]);
   return gpuChecked;
 }
 
 /**
- * What this page can do: `{ isolated, cores, threads, webgpu, supported, note }`.
+ * What this page can do: `{ isolated, cores, threads, webgpu, compat, storage, supported, note }`.
  * `threads` is what load() uses by default: all cores when the page is cross-origin isolated
- * (COOP + COEP headers), else 1. `supported` is false when load() would fail with
- * unsupported_browser or blocked; `note` then says why.
+ * (COOP + COEP headers) and the browser has SharedArrayBuffer, else 1. `compat`: load() takes
+ * the compatibility build (no Memory64). `storage`: a downloaded model is kept in this browser
+ * (else it is downloaded again on each visit). `supported` is false when load() would fail with unsupported_browser or
+ * blocked; `note` then says why, else what load() will use, in words.
  */
 export async function environment() {
   const isolated = globalThis.crossOriginIsolated === true;
   const cores = navigator.hardwareConcurrency || 1;
-  const threads = isolated ? cores : 1;
-  const webgpu = await hasWebGpu();
+  const threads = threadsAllowed() ? cores : 1;
+  const compat = !hasMemory64();
+  const webgpu = await hasWebGpu(compat);
+  const storage = await hasStorage();
   const problem = browserProblem() || (await policyProblem())?.message || null;
   let note = problem;
   if (!note) {
-    if (webgpu) note = 'WebGPU';
-    else if (!isolated) note = 'CPU, 1 thread: this host does not allow threads';
-    else note = `CPU, ${threads} thread${threads === 1 ? '' : 's'}`;
+    const build = compat ? `, ${COMPAT_LABEL}` : '';
+    if (webgpu) note = `WebGPU${build}`;
+    else if (!isolated) note = `CPU${build}, 1 thread: this host does not allow threads`;
+    else if (!threadsAllowed()) note = `CPU${build}, 1 thread: this browser does not offer threads (no SharedArrayBuffer)`;
+    else note = `CPU${build}, ${threads} thread${threads === 1 ? '' : 's'}`;
+    if (!storage) note += ' · this browser cannot keep models, so a model is downloaded again on each visit';
   }
-  return { isolated, cores, threads, webgpu, supported: !problem, note };
+  return { isolated, cores, threads, webgpu, compat, storage, supported: !problem, note };
 }
 
 // ---- model size and cache ----------------------------------------------------------------
@@ -185,7 +250,9 @@ export async function modelSize(url, signal) {
 export async function cachedModels() {
   let list;
   try {
-    list = await modelManager().getModels();
+    const manager = await modelManager();
+    if (!manager) return []; // no storage: nothing is kept
+    list = await manager.getModels();
   } catch {
     return []; // no storage (e.g. a private window that refuses it)
   }
@@ -194,8 +261,10 @@ export async function cachedModels() {
 
 /** Removes a model (all its parts) from this browser's storage; true if anything was removed. */
 export async function deleteCached(url) {
+  const manager = await modelManager();
+  if (!manager) return false; // no storage: nothing was kept
   try {
-    const cache = modelManager().cacheManager;
+    const cache = manager.cacheManager;
     const before = (await cache.list()).length;
     for (const part of shardUrls(absolute(url))) await cache.delete(part);
     return (await cache.list()).length < before;
@@ -207,7 +276,8 @@ export async function deleteCached(url) {
 // Removes what interrupted downloads left: files without their metadata (written last) or
 // shorter than it says. A file its writer still holds open refuses to go: try again later.
 async function dropPartial() {
-  const cache = modelManager().cacheManager;
+  const cache = (await modelManager())?.cacheManager;
+  if (!cache) return;
   for (let attempt = 0; attempt < 6; attempt++) {
     let bad;
     try {
@@ -236,6 +306,10 @@ function explainLoad(err, { lines, sizeBytes, nCtx, url, blockedHost, blockedWor
   const text = `${err?.message || err || ''}\n${lines}`;
   if (/must ends? with "?\.gguf/i.test(text)) {
     return fail('not_gguf', 'The model address must end in .gguf (a GGUF file, e.g. …/resolve/main/model-Q4_K_M.gguf).');
+  }
+  if (/Failed to fetch worker code/.test(err?.message || '')) {
+    return fail('other', "The engine's compatibility build (in-page/wllama-compat.js) could not be fetched from this site: "
+      + 'check the connection and reload the page.');
   }
   const http = /HTTP (\d{3})/.exec(err?.message || '');
   if (http) return fail('network', `The model server answered HTTP ${http[1]} for ${url}: check the address.`, { status: Number(http[1]) });
@@ -268,6 +342,57 @@ async function looksLikeGguf(blob) {
   return head.length === 4 && GGUF_MAGIC.every((b, i) => head[i] === b);
 }
 
+// Downloads a model (every part of a split GGUF) into memory, for a browser that cannot keep it:
+// resolves to one File a part, named as its URL (the order of the parts). `progress` gets
+// { loaded, total } as bytes arrive (total 0 when the server does not say); `signal` stops it.
+// An HTTP error throws "HTTP <status>", a dropped connection a TypeError, as fetch does.
+async function downloadToMemory(url, signal, progress) {
+  if (!/\.gguf(\?.*)?$/i.test(url)) throw new Error('The model URL must end with ".gguf"');
+  const parts = shardUrls(url);
+  // Every part's size up front when there are several, for a total; one part's comes with it.
+  const sizes = parts.length > 1 ? await Promise.all(parts.map((p) => sizeOf(p, signal))) : [null];
+  const total = () => (sizes.every((n) => n > 0) ? sizes.reduce((a, b) => a + b, 0) : 0);
+  const files = [];
+  let loaded = 0;
+  let reported = 0;
+  for (const [i, part] of parts.entries()) {
+    const response = await fetch(part, { signal });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const length = Number(response.headers.get('content-length')) || 0;
+    const plain = !response.headers.get('content-encoding'); // then the length counts the body's bytes
+    if (plain && length > 0) sizes[i] = length;
+    const reader = response.body.getReader();
+    const pieces = []; // Blobs of at most ~16 MB: the browser may keep them outside the JS heap
+    let chunks = [];
+    let pending = 0;
+    let got = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      pending += value.byteLength;
+      got += value.byteLength;
+      loaded += value.byteLength;
+      if (pending >= 16e6) {
+        pieces.push(new Blob(chunks));
+        chunks = [];
+        pending = 0;
+      }
+      const now = performance.now();
+      if (now - reported >= 100) {
+        reported = now;
+        progress({ loaded, total: total() });
+      }
+    }
+    if (plain && length > 0 && got < length) throw new TypeError('network: the download stopped early');
+    if (!plain || !(sizes[i] > 0)) sizes[i] = got;
+    pieces.push(new Blob(chunks));
+    files.push(new File(pieces, fileName(part)));
+  }
+  progress({ loaded, total: total() });
+  return files;
+}
+
 // A cross-origin fetch that failed: was it CORS (the host answers, but not to us) or the network?
 async function corsRefused(url) {
   if (new URL(url).origin === location.origin) return false;
@@ -280,13 +405,16 @@ async function corsRefused(url) {
 }
 
 /**
- * Loads a model: `source` is `{ url }` (downloaded once, then kept in this browser) or
- * `{ files: [File|Blob, ...] }` (parts of a split GGUF in any order). Unloads the previous model.
+ * Loads a model: `source` is `{ url }` (downloaded once, then kept in this browser; where the
+ * browser gives no storage, downloaded into memory each time) or `{ files: [File|Blob, ...] }`
+ * (parts of a split GGUF in any order). Unloads the previous model.
  * Options: nCtx (context size in tokens, default 4096), nThreads (default: environment().threads),
  * timeoutMs (the longest the load may go without progress, default 120000), signal,
  * onProgress({ loaded, total, bytesPerSecond }), llama (extra llama.cpp settings, e.g.
  * { n_batch, flash_attn, cache_type_k }; for benchmarks).
- * Resolves to { name, sizeBytes, nCtx, threads, backend, arch, chatTemplate, cached }.
+ * Resolves to { name, sizeBytes, nCtx, threads, backend, arch, chatTemplate, cached }: backend is
+ * 'cpu' or 'webgpu' with the normal build, and says so in words with the compatibility build
+ * ('CPU, compatibility build').
  */
 export async function load(source, { nCtx = 4096, nThreads, timeoutMs = 120_000, signal, onProgress, llama = {} } = {}) {
   await unload(); // also ends a load in progress: the newer load wins
@@ -295,23 +423,32 @@ export async function load(source, { nCtx = 4096, nThreads, timeoutMs = 120_000,
   if (problem) throw fail('unsupported_browser', problem);
   const blocked = await policyProblem();
   if (blocked) throw blocked;
+  const storage = await hasStorage();
   if (signal?.aborted || seq !== loadSeq) throw fail('aborted', 'Loading was cancelled.');
 
   const url = source?.url ? absolute(source.url) : null;
   const files = source?.files ? [...source.files] : null;
   if (!url && !files?.length) throw fail('other', 'Nothing to load: give a model URL or GGUF files.');
 
-  const threads = Math.max(1, nThreads ?? (globalThis.crossOriginIsolated ? navigator.hardwareConcurrency || 1 : 1));
-  const batch = Math.min(256, 64 * (globalThis.crossOriginIsolated ? threads : 1));
+  const threads = Math.max(1, nThreads ?? (threadsAllowed() ? navigator.hardwareConcurrency || 1 : 1));
+  const batch = Math.min(256, 64 * (threadsAllowed() ? threads : 1));
+  const compat = !hasMemory64();
   let wllama;
   try {
-    wllama = new Wllama({ default: WASM_URL }, { logger, parallelDownloads: 3 });
+    wllama = new Wllama({ default: WASM_URL }, {
+      logger,
+      parallelDownloads: 3,
+      // wllama's own cache throws where there is no OPFS: one that keeps nothing instead
+      ...(storage ? {} : { cacheManager: new CacheManager([NO_STORAGE]) }),
+    });
   } catch (e) {
-    // its download cache needs the Origin Private File System
-    throw fail('unsupported_browser', `This browser gives the page no storage for models (${e?.message || e}): `
-      + 'use Chrome or Edge 133 or newer, or Firefox 134 or newer, outside private browsing.');
+    throw fail('unsupported_browser', `The engine could not start in this browser (${e?.message || e}): `
+      + 'use a recent Chrome, Edge, Firefox or Safari.');
   }
-  wllama.setCompat(null); // never fetch a compatibility build from a public CDN
+  // The compatibility build exactly when Memory64 is missing, from this site: by itself wllama
+  // would fetch it from a CDN, and on Firefox never use it ('firefox_safari' lets a Firefox
+  // without Memory64 have it too). With Memory64, the normal build, with or without JSPI.
+  wllama.setCompat(compat ? COMPAT : null, 'firefox_safari');
   const controller = new AbortController();
   const logStart = logMark();
   const facts = { url, nCtx, sizeBytes: files ? files.reduce((n, f) => n + f.size, 0) : 0, received: 0, blockedHost: null, blockedWorker: false };
@@ -358,11 +495,15 @@ export async function load(source, { nCtx = 4096, nThreads, timeoutMs = 120_000,
   let cached = false;
   const work = (async () => {
     let blobs = files;
-    if (url) {
-      const known = await modelManager().getModels().catch(() => []);
+    if (url && storage) {
+      const known = await (await modelManager()).getModels().catch(() => []);
       cached = known.some((m) => m.url === url);
       const model = await wllama.modelManager.getModelOrDownload({ url }, { signal: controller.signal, progressCallback: progress });
       blobs = await model.open();
+      facts.sizeBytes = blobs.reduce((n, b) => n + b.size, 0);
+    } else if (url) {
+      // Nowhere to keep it: into memory, for this load only.
+      blobs = await downloadToMemory(url, controller.signal, progress);
       facts.sizeBytes = blobs.reduce((n, b) => n + b.size, 0);
     }
     for (const b of blobs) {
@@ -392,13 +533,15 @@ export async function load(source, { nCtx = 4096, nThreads, timeoutMs = 120_000,
     if (seq !== loadSeq) throw fail('aborted', 'Loading was cancelled.');
     const lines = logSince(logStart);
     const offloaded = /offloaded (\d+)\/\d+ layers to GPU/.exec(lines);
+    const gpu = !!offloaded && Number(offloaded[1]) > 0;
     current = { wllama, info };
     return {
       name: url ? fileName(url) : (files[0].name || 'model.gguf'),
       sizeBytes: facts.sizeBytes,
       nCtx: info.n_ctx,
       threads: wllama.getNumThreads(),
-      backend: offloaded && Number(offloaded[1]) > 0 ? 'webgpu' : 'cpu',
+      // The page shows an unknown backend as it is: the compatibility build says so there.
+      backend: compat ? `${gpu ? 'WebGPU' : 'CPU'}, ${COMPAT_LABEL}` : (gpu ? 'webgpu' : 'cpu'),
       arch: info.metadata['general.architecture'] || '',
       chatTemplate: !!wllama.getChatTemplate(),
       cached,
