@@ -1,5 +1,6 @@
 // Starts tests/server/mcp.mjs (the official MCP TypeScript SDK's Streamable HTTP server) for a
-// test file; every server started is stopped when the file's process ends.
+// test file; every server started is stopped once the file's tests are done.
+import { after } from 'node:test';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -30,4 +31,4 @@ export async function startMcp(...flags) {
     stop: async () => { child.kill('SIGTERM'); await stopped; },
   };
 }
-process.on('exit', () => running.forEach((c) => c.kill('SIGTERM')));
+after(() => running.forEach((c) => c.kill('SIGTERM')));
