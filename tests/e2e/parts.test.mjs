@@ -139,8 +139,10 @@ test('a part whose bytes are not the ones built is refused, not run', async () =
 test('a part on a slow connection says it is loading, then opens', async () => {
   const slowParts = /\/split_(settings|compare)-[0-9a-f]{10}\.wasm$/;
   const held = [];
+  let released = false;
   const { page, context, errors } = await openApp(env.browser, env.server.origin, {
-    beforeLoad: (c) => c.route(slowParts, (route) => held.push(route)),
+    // Held until released; a request that reaches the route after that goes on at once.
+    beforeLoad: (c) => c.route(slowParts, (route) => (released ? route.continue() : held.push(route))),
   });
   await page.getByTestId('settings-toggle').click();
   await page.getByTestId('part-loading').waitFor();
@@ -153,6 +155,7 @@ test('a part on a slow connection says it is loading, then opens', async () => {
   // Two on their way at once are both named.
   await page.getByTestId('compare-toggle').click();
   await page.getByText('Loading Settings and Compare…').waitFor();
+  released = true;
   for (const route of held.splice(0)) await route.continue();
   await page.getByTestId('settings').waitFor();
   await page.getByTestId('compare').waitFor();
