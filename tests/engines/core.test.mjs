@@ -84,7 +84,17 @@ for (const engine of chosenEngines) {
     let mcp;
     before(async () => { driver = await startDriver(engine); });
     after(async () => { await mcp?.stop(); driver?.stop(); });
-    beforeEach(async () => { b = await session(engine, driver.url); });
+    beforeEach(async () => {
+      try {
+        b = await session(engine, driver.url);
+      } catch (e) {
+        // Once more, with a new WebDriver server: the old one may be stuck on the failed start.
+        console.log(`# ${e.message}; starting ${engine}'s WebDriver server again`);
+        driver.stop();
+        driver = await startDriver(engine);
+        b = await session(engine, driver.url);
+      }
+    });
     afterEach(async () => {
       // Whatever the test did, the page never stopped on an internal error.
       const fatal = await b.run(() => document.querySelector('[data-testid="fatal-banner"]')?.textContent ?? null).catch(() => null);

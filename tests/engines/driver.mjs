@@ -92,7 +92,14 @@ export async function startDriver(name) {
  * in the page; its promise is awaited).
  */
 export async function session(name, driverUrl) {
-  const driver = await new Builder().usingServer(driverUrl).withCapabilities(engines[name].capabilities()).build();
+  // A browser that does not come up within 30 s fails the attempt (WebKitWebDriver has been
+  // seen to wait forever for a MiniBrowser that never started); the caller may try again.
+  let timer;
+  const building = new Builder().usingServer(driverUrl).withCapabilities(engines[name].capabilities()).build();
+  const driver = await Promise.race([
+    building,
+    new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${name}: no browser session within 30 s`)), 30_000); }),
+  ]).finally(() => clearTimeout(timer));
   await driver.manage().setTimeouts({ script: 30_000 });
   const css = (testid) => (testid.includes('[') || testid.includes('.') || testid.includes(' ') ? testid : `[data-testid="${testid}"]`);
   const s = {
@@ -147,7 +154,8 @@ export async function session(name, driverUrl) {
       return text;
     },
     async count(selector) { return s.run((q) => document.querySelectorAll(q).length, css(selector)); },
-    async quit() { await driver.quit().catch(() => {}); },
+    // Never waits more than 15 s: a browser that will not close is left to its server's end.
+    async quit() { await Promise.race([driver.quit().catch(() => {}), new Promise((r) => setTimeout(r, 15_000))]); },
   };
   return s;
 }
