@@ -7,6 +7,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
+pub mod fork;
 pub mod model;
 pub mod parse;
 pub mod plan;

@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::model::{ChatRequest, JsonFormat, Message, ToolCall, ToolSpec};
+use super::fork::Change;
 use super::request_record::{GrowingRequest, RequestRecord};
 use super::settings::{AgentSettings, Strategy};
 use super::tool::Tool;
@@ -438,6 +439,13 @@ impl Prompt {
             match &event.kind {
                 EventKind::LlmRequest { purpose, .. } => self.in_step_call = *purpose == LlmPurpose::Step,
                 EventKind::LlmResponse { text, tool_calls, .. } if self.in_step_call => self.write_reply(text, tool_calls, source),
+                // A branch: the person's text stands where the model's reply or the tool's
+                // result stood.
+                EventKind::Forked(fork) => match &fork.change {
+                    Change::Reply { text } if self.in_step_call => self.write_reply(text, &[], None),
+                    Change::Observation { text, .. } => self.write_tool_result(text, limit, None),
+                    _ => {}
+                },
                 kind => self.write_observation(kind, limit, source),
             }
         }
@@ -483,22 +491,29 @@ impl Prompt {
     fn write_observation(&mut self, kind: &EventKind, limit: usize, source: Option<(usize, &EventKind)>) {
         match kind {
             // The common case, written straight from the event (and quoted in the record).
-            EventKind::ToolResult { observation, .. } => {
-                self.start_observation();
-                match split_observation(observation, limit) {
-                    (kept, Some(total)) => {
-                        self.growing.push_from(kept, source);
-                        self.growing.push_text(&cut_marker(limit, total));
-                    }
-                    (kept, None) => self.growing.push_from(kept.trim_end(), source),
-                }
-            }
+            EventKind::ToolResult { observation, .. } => self.write_tool_result(observation, limit, source),
             kind => {
                 let Some(observation) = observation_for(kind, limit) else { return };
                 self.start_observation();
                 self.growing.push_text(observation.trim_end());
+                self.end_observation();
             }
         }
+    }
+
+    fn write_tool_result(&mut self, observation: &str, limit: usize, source: Option<(usize, &EventKind)>) {
+        self.start_observation();
+        match split_observation(observation, limit) {
+            (kept, Some(total)) => {
+                self.growing.push_from(kept, source);
+                self.growing.push_text(&cut_marker(limit, total));
+            }
+            (kept, None) => self.growing.push_from(kept.trim_end(), source),
+        }
+        self.end_observation();
+    }
+
+    fn end_observation(&mut self) {
         if self.strategy != Strategy::ToolCalling {
             self.growing.push_text("\nThought:");
             self.pending = "\n";

@@ -21,6 +21,7 @@ use super::tool::{input_as_text, Tool, ToolContext};
 use super::scope::{read_verdict, scope_request, SCOPE_TIMEOUT_MS};
 use super::settings::DEFAULT_DECLINE;
 use super::trace::{AnswerSource, ApprovalChoice, Decision, Event, EventKind, LlmPurpose, ScopeVerdict, StopReason, Trace};
+use super::fork::Change;
 use super::LocalBoxFuture;
 
 /// Receives events as they happen, for a live view. Every method has a no-op default.
@@ -53,6 +54,32 @@ pub struct RunInput<'a> {
     pub cancel: &'a CancelToken,
     /// Set when this run continues one that ended with a question to the person.
     pub answered: Option<AnsweredQuestion<'a>>,
+    /// Set for a branch of a run (`agent::fork`): its events so far, the steps it shares with
+    /// the run it came from, then its `Forked` event. The loop goes on from that event: reads
+    /// a changed reply as the model's, makes a changed tool call, asks the step again, or
+    /// asks for the next step after a changed observation. Limits count from there.
+    pub fork: Option<&'a [Event]>,
+}
+
+/// Where a branch goes on (`RunInput::fork`).
+enum Resume {
+    /// Read this reply as the model's answer to the step's request.
+    Reply(String),
+    /// Make this tool call (asking for approval where the tool says so).
+    Call { tool: String, input: Value },
+}
+
+/// The step a branch goes on in (its first step is that one again, or the next), and what it
+/// does first.
+fn resume_of(fork: &[Event]) -> (u32, Option<Resume>) {
+    let Some(Event { step, kind: EventKind::Forked(fork), .. }) = fork.last() else { return (fork.iter().map(|e| e.step).max().unwrap_or(0), None) };
+    let again = step.saturating_sub(1);
+    match &fork.change {
+        Change::Reply { text } => (again, Some(Resume::Reply(text.clone()))),
+        Change::ToolInput { tool, input } => (again, Some(Resume::Call { tool: tool.clone(), input: input.clone() })),
+        Change::AskAgain => (again, None),
+        Change::Observation { .. } | Change::Question { .. } => (*step, None),
+    }
 }
 
 /// The person's answer to the question an earlier run ended with. That run's events stay part
@@ -216,7 +243,12 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
     // step limit applies to this run's own steps.
     // Bounded: the earlier events may come from an imported file claiming any step number, and
     // counting on from there must neither overflow nor pin the count so the limit never hits.
-    let first_step = input.answered.as_ref().map_or(0, |r| r.earlier.iter().map(|e| e.step).max().unwrap_or(0)).min(u32::MAX / 2);
+    let (first_step, mut resume) = match (&input.answered, input.fork) {
+        (Some(r), _) => (r.earlier.iter().map(|e| e.step).max().unwrap_or(0), None),
+        (None, Some(fork)) => resume_of(fork),
+        (None, None) => (0, None),
+    };
+    let first_step = first_step.min(u32::MAX / 2);
     let run = Run {
         rec,
         input: &input,
@@ -238,7 +270,7 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
             history_turns: input.history.len(),
             started_unix_ms: input.clock.unix_ms().round(),
             strategy: settings.strategy,
-            continues: input.answered.is_some(),
+            continues: input.answered.is_some() || input.fork.is_some(),
             model: input.model.name(),
         },
     );
@@ -247,7 +279,7 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
     }
     // A new question goes through the scope gate first, when the settings give a scope; the
     // person's reply to the agent's question continues a run that already passed it.
-    if input.answered.is_none() && !settings.scope.trim().is_empty() && run.check_scope().await {
+    if input.answered.is_none() && input.fork.is_none() && !settings.scope.trim().is_empty() && run.check_scope().await {
         return run.rec.trace.into_inner();
     }
 
@@ -263,7 +295,12 @@ pub async fn run_agent(input: RunInput<'_>, observer: &dyn RunObserver) -> Trace
             break StopReason::MaxTime { limit_ms: settings.max_time_ms.unwrap_or(0.0) };
         }
         run.step.set(run.step.get().saturating_add(1));
-        match run.think().await {
+        let flow = match resume.take() {
+            None => run.think().await,
+            Some(Resume::Reply(text)) => run.understand(run.step.get(), ChatResponse { text, ..ChatResponse::default() }).await,
+            Some(Resume::Call { tool, input }) => run.act(run.step.get(), tool, input).await,
+        };
+        match flow {
             Flow::Next => {}
             Flow::Again => run.step.set(run.step.get().saturating_sub(1)),
             Flow::Done => return run.rec.trace.into_inner(),
@@ -352,9 +389,13 @@ impl<'a, 'r> Run<'a, 'r> {
         true
     }
 
-    /// Events of the run this one continues; empty for a new question.
+    /// Events of the run this one continues (or the branch's so far); empty for a new question.
     fn earlier(&self) -> &'r [Event] {
-        self.input.answered.as_ref().map_or(&[], |r| r.earlier)
+        match (&self.input.answered, self.input.fork) {
+            (Some(r), _) => r.earlier,
+            (None, Some(fork)) => fork,
+            (None, None) => &[],
+        }
     }
 
     /// Events so far, in this run and the one it continues, that match `kind`.
@@ -385,6 +426,12 @@ impl<'a, 'r> Run<'a, 'r> {
             }
             Guarded::OutOfTime | Guarded::TimedOut => return Flow::Limit(self.out_of_time()),
         };
+        self.understand(step, response).await
+    }
+
+    /// The rest of a step once the reply is in: understand it, then act or finish.
+    async fn understand(&self, step: u32, response: ChatResponse) -> Flow {
+        let strategy = self.strategy.get();
         if strategy == Strategy::ToolCalling {
             return self.native_reply(step, response).await;
         }

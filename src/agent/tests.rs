@@ -12,6 +12,7 @@ use super::trace::{AnswerSource, Decision, LlmPurpose};
 use super::*;
 
 mod approval;
+mod fork;
 mod otel;
 mod requests;
 mod strategies;
@@ -177,7 +178,7 @@ impl RunObserver for Recorded {
 fn run_with(model: &Script, tools: &[&dyn Tool], settings: &AgentSettings, cancel: &CancelToken, history: &[Turn]) -> (Trace, Recorded) {
     let clock = SystemClock::default();
     let observer = Recorded::default();
-    let input = RunInput { question: "What is the answer?", history, model, tools, settings, clock: &clock, cancel, answered: None };
+    let input = RunInput { question: "What is the answer?", history, model, tools, settings, clock: &clock, cancel, answered: None, fork: None };
     let trace = pollster::block_on(run_agent(input, &observer));
     (trace, observer)
 }
@@ -375,7 +376,7 @@ fn progress_starts_the_silence_limit_again_and_is_heard_live() {
     let clock = SystemClock::default();
     let heard = Heard::default();
     let cancel = CancelToken::new();
-    let input = RunInput { question: "q", history: &[], model: &model, tools: &[&tool], settings: &settings, clock: &clock, cancel: &cancel, answered: None };
+    let input = RunInput { question: "q", history: &[], model: &model, tools: &[&tool], settings: &settings, clock: &clock, cancel: &cancel, answered: None, fork: None };
     let trace = pollster::block_on(run_agent(input, &heard));
     assert!(trace.events.iter().any(|e| matches!(&e.kind, EventKind::ToolResult { observation, .. } if observation == "done at last")), "{:?}", kinds(&trace));
     assert_eq!(heard.0.borrow().iter().map(|(s, t, x)| (*s, t.as_str(), x.as_str())).collect::<Vec<_>>()[..2], [(1, "search", "1 of 6"), (1, "search", "2 of 6")]);

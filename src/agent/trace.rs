@@ -295,6 +295,9 @@ pub enum EventKind {
         verdict: ScopeVerdict,
         reason: String,
     },
+    /// A branch starts here: the person changed the step this replaces, or asked it again
+    /// (`agent::fork`). Boxed: rare, and larger than the common kinds.
+    Forked(Box<super::fork::Fork>),
 }
 
 /// The colour role of an event: blue while something is in progress, green for success, red
@@ -326,7 +329,8 @@ impl EventKind {
             EventKind::RunStarted { .. }
             | EventKind::PersonAnswered { .. }
             | EventKind::Plan { .. }
-            | EventKind::AskedPerson { .. } => Tone::Neutral,
+            | EventKind::AskedPerson { .. }
+            | EventKind::Forked(_) => Tone::Neutral,
             EventKind::LlmRequest { .. } | EventKind::ToolCall { .. } | EventKind::ApprovalAsked { .. } => Tone::Pending,
             EventKind::ApprovalGiven { choice: ApprovalChoice::Denied, .. } => Tone::Neutral,
             EventKind::ApprovalGiven { .. } => Tone::Success,
@@ -383,6 +387,7 @@ impl EventKind {
             EventKind::AskedPerson { .. } => "clarify",
             EventKind::StrategyFallback { .. } => "strategy_fallback",
             EventKind::ScopeChecked { .. } => "scope_checked",
+            EventKind::Forked(_) => "forked",
         }
     }
 
@@ -414,6 +419,8 @@ impl EventKind {
             EventKind::AskedPerson { .. } => "Question for you",
             EventKind::StrategyFallback { .. } => "Strategy fallback",
             EventKind::ScopeChecked { .. } => "Scope check",
+            EventKind::Forked(fork) if fork.change == super::fork::Change::AskAgain => "Asked again",
+            EventKind::Forked(_) => "Edited by you",
         }
     }
 }

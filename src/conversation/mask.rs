@@ -2,6 +2,7 @@
 //! (`secrets::mask`). The page's run observer masks each event here as it is recorded, and an
 //! imported conversation is masked here before it is shown or stored.
 
+use crate::agent::fork::Change;
 use crate::agent::trace::{Decision, RequestRecord};
 use crate::agent::{Event, EventKind};
 use crate::secrets::{mask_field, mask_value, Secrets};
@@ -55,6 +56,11 @@ pub fn mask_event(event: &mut Event, secrets: &Secrets) {
         EventKind::FinalAnswer { answer, .. } => m(answer),
         EventKind::RunStopped { message, .. } => m(message),
         EventKind::ScopeChecked { reason, .. } => m(reason),
+        EventKind::Forked(fork) => match &mut fork.change {
+            Change::Question { text } | Change::Reply { text } | Change::Observation { text, .. } => m(text),
+            Change::ToolInput { input, .. } => mask_value(input, secrets),
+            Change::AskAgain => {}
+        },
     }
 }
 

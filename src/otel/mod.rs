@@ -63,6 +63,16 @@ pub struct Span {
     pub events: Vec<SpanEvent>,
     /// An error, with its message; `None` is OTLP's "unset".
     pub error: Option<String>,
+    /// Spans of other traces this one follows from (a branch's root: the step it forked from).
+    pub links: Vec<SpanLink>,
+}
+
+/// A span of another trace, and what it is to this one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpanLink {
+    pub trace_id: [u8; 16],
+    pub span_id: [u8; 8],
+    pub attributes: Vec<(&'static str, Attr)>,
 }
 
 /// One run's spans: the root first, then in the order they started.
@@ -76,18 +86,44 @@ pub struct RunTrace {
 /// start, the seed of its ids, so the same run always has the same trace id).
 pub struct RunSource<'a> {
     pub conversation_id: &'a str,
+    /// The events of the run, or of a branch from its `Forked` event on.
     pub events: &'a [Event],
+    /// For a branch: the events its parent's trace is made of (the run's, or the parent
+    /// branch's own), which its root links to at the step it forked from.
+    pub parent: Option<&'a [Event]>,
 }
 
-/// The spans of one run. `None` for a run without events (nothing happened to trace).
-pub fn run_trace(source: &RunSource<'_>, secrets: &Secrets) -> Option<RunTrace> {
-    let events = source.events;
+/// The trace id a run's (or a branch's) events are exported under.
+fn trace_id_of(conversation_id: &str, events: &[Event]) -> Option<[u8; 16]> {
     let first = events.first()?;
     let started_unix_ms = events.iter().find_map(|e| match &e.kind {
         EventKind::RunStarted { started_unix_ms, .. } => Some(*started_unix_ms - e.started_ms),
         _ => None,
     });
-    let trace_id = trace_id(source.conversation_id, started_unix_ms.unwrap_or(0.0), first);
+    Some(trace_id(conversation_id, started_unix_ms.unwrap_or(0.0), first))
+}
+
+/// The link from a branch's root to the span of its parent's trace that holds the step it
+/// forked from: that step's model call or tool call, or the parent's root.
+fn fork_link(conversation_id: &str, parent: &[Event], from: u32) -> Option<SpanLink> {
+    let trace_id = trace_id_of(conversation_id, parent)?;
+    let at = parent.iter().position(|e| e.index == from)?;
+    let step = parent[at].step;
+    let opener = parent[..=at].iter().rev().take_while(|e| e.step == step && step > 0).find(|e| {
+        matches!(e.kind, EventKind::LlmRequest { purpose: LlmPurpose::Step, .. } | EventKind::ToolCall { .. } | EventKind::Plan { .. })
+    });
+    let span_id = span_id(&trace_id, opener.map_or(u32::MAX, |e| e.index));
+    Some(SpanLink { trace_id, span_id, attributes: vec![("thoughtline.link", Attr::Str("forked_from".into())), ("thoughtline.forked_from.event", Attr::Int(from as i64))] })
+}
+
+/// The spans of one run. `None` for a run without events (nothing happened to trace).
+pub fn run_trace(source: &RunSource<'_>, secrets: &Secrets) -> Option<RunTrace> {
+    let events = source.events;
+    let started_unix_ms = events.iter().find_map(|e| match &e.kind {
+        EventKind::RunStarted { started_unix_ms, .. } => Some(*started_unix_ms - e.started_ms),
+        _ => None,
+    });
+    let trace_id = trace_id_of(source.conversation_id, events)?;
     let mut b = Builder { trace_id, secrets, spans: Vec::new(), base_ms: started_unix_ms.unwrap_or(0.0), model: ModelName::default(), requests: Rebuilder::default() };
     b.walk(source);
     Some(RunTrace { trace_id, spans: b.spans })
@@ -122,7 +158,7 @@ impl Builder<'_> {
 
     fn span(&mut self, index: u32, parent: Option<[u8; 8]>, name: String, kind: SpanKind, start_ms: f64) -> usize {
         let start = self.ns(start_ms);
-        self.spans.push(Span { id: span_id(&self.trace_id, index), parent, name, kind, start_ns: start, end_ns: start, attributes: Vec::new(), events: Vec::new(), error: None });
+        self.spans.push(Span { id: span_id(&self.trace_id, index), parent, name, kind, start_ns: start, end_ns: start, attributes: Vec::new(), events: Vec::new(), error: None, links: Vec::new() });
         self.spans.len() - 1
     }
 
@@ -322,6 +358,20 @@ impl Builder<'_> {
                     }
                 }
                 EventKind::Decided { .. } => {}
+                EventKind::Forked(fork) => {
+                    let text = self.text(&fork.change.text());
+                    self.event(root, "thoughtline.forked", e.started_ms, vec![
+                        ("thoughtline.change", Attr::Str(fork.change.name().into())),
+                        ("thoughtline.edited_text", text),
+                        ("thoughtline.settings", Attr::Str(fork.settings.name().into())),
+                    ]);
+                    let span = &mut self.spans[root];
+                    span.attributes.push(("thoughtline.branch.from", Attr::Int(fork.branch as i64)));
+                    span.attributes.push(("thoughtline.edited", Attr::Bool(fork.change != crate::agent::fork::Change::AskAgain)));
+                    if let Some(link) = source.parent.and_then(|parent| fork_link(source.conversation_id, parent, fork.from)) {
+                        span.links.push(link);
+                    }
+                }
             }
         }
         // A call still open when the events end (a run cut off): it ends with the run.

@@ -50,6 +50,13 @@ fn span_json(trace_id: &[u8; 16], s: &Span) -> Value {
             .map(|e| json!({"timeUnixNano": e.unix_ns.to_string(), "name": e.name, "attributes": e.attributes.iter().map(|(k, v)| attribute(k, v)).collect::<Vec<_>>()}))
             .collect();
     }
+    if !s.links.is_empty() {
+        span["links"] = s
+            .links
+            .iter()
+            .map(|l| json!({"traceId": hex(&l.trace_id), "spanId": hex(&l.span_id), "attributes": l.attributes.iter().map(|(k, v)| attribute(k, v)).collect::<Vec<_>>()}))
+            .collect();
+    }
     // Status codes: 0 unset, 1 ok, 2 error.
     if let Some(message) = &s.error {
         span["status"] = json!({"code": 2, "message": message});

@@ -12,6 +12,7 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::agent::fork::{Change, ForkSettings};
 use crate::agent::model::{LlmError, ToolCall, Usage};
 use crate::agent::trace::{AnswerSource, ApprovalChoice, Decision, LlmPurpose, RequestRecord, ScopeVerdict};
 use crate::agent::{Event, EventKind, StopReason, Strategy, Trace};
@@ -106,6 +107,47 @@ enum StoredKind<'a> {
     FinalAnswer { answer: &'a str, source: AnswerSource },
     RunStopped { reason: StoredStop<'a>, message: &'a str },
     ScopeChecked { verdict: ScopeVerdict, reason: &'a str },
+    /// New in chat version 4: only a branch holds one.
+    Forked {
+        branch: u32,
+        from: u32,
+        change: StoredChange<'a>,
+        settings: StoredForkSettings,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        provider: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        model: &'a str,
+        strategy: Strategy,
+    },
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+enum StoredChange<'a> {
+    Question { text: &'a str },
+    Reply { text: &'a str },
+    ToolInput { tool: &'a str, input: &'a Value },
+    Observation { tool: &'a str, text: &'a str },
+    AskAgain,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+enum StoredForkSettings {
+    Run,
+    Now,
+}
+
+impl<'a> From<&'a Change> for StoredChange<'a> {
+    fn from(change: &'a Change) -> Self {
+        match change {
+            Change::Question { text } => StoredChange::Question { text },
+            Change::Reply { text } => StoredChange::Reply { text },
+            Change::ToolInput { tool, input } => StoredChange::ToolInput { tool, input },
+            Change::Observation { tool, text } => StoredChange::Observation { tool, text },
+            Change::AskAgain => StoredChange::AskAgain,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -185,6 +227,18 @@ impl<'a> From<&'a EventKind> for StoredKind<'a> {
             K::FinalAnswer { answer, source } => S::FinalAnswer { answer, source: *source },
             K::RunStopped { reason, message } => S::RunStopped { reason: reason.into(), message },
             K::ScopeChecked { verdict, reason } => S::ScopeChecked { verdict: *verdict, reason },
+            K::Forked(fork) => S::Forked {
+                branch: fork.branch,
+                from: fork.from,
+                change: (&fork.change).into(),
+                settings: match fork.settings {
+                    ForkSettings::Run => StoredForkSettings::Run,
+                    ForkSettings::Now => StoredForkSettings::Now,
+                },
+                provider: &fork.model.provider,
+                model: &fork.model.model,
+                strategy: fork.strategy,
+            },
         }
     }
 }

@@ -19,6 +19,7 @@
 
 use serde_json::Value;
 
+use crate::agent::fork::Fork;
 use crate::agent::model::{JsonFormat, LlmError, LlmErrorKind, Message, ModelName, Role, ToolCall, ToolSpec, Usage};
 use crate::agent::request_record::RequestRecord;
 use crate::agent::settings::Strategy;
@@ -129,6 +130,16 @@ fn event_kind(value: &Value) -> Read<EventKind> {
         "final_answer" => Some(Struct(|f| Ok(K::FinalAnswer { answer: f.get("answer", string)?, source: f.get("source", answer_source)? }))),
         "run_stopped" => Some(Struct(|f| Ok(K::RunStopped { reason: f.get("reason", stop_reason)?, message: f.get("message", string)? }))),
         "scope_checked" => Some(Struct(|f| Ok(K::ScopeChecked { verdict: f.get("verdict", scope_verdict)?, reason: f.get("reason", string)? }))),
+        "forked" => Some(Struct(|f| {
+            Ok(K::Forked(Box::new(Fork {
+                branch: f.get("branch", uint32)?,
+                from: f.get("from", uint32)?,
+                change: f.get("change", parts::change)?,
+                settings: f.get("settings", parts::fork_settings)?,
+                model: ModelName { provider: f.or_default("provider", string)?, model: f.or_default("model", string)? },
+                strategy: f.or_default("strategy", strategy)?,
+            })))
+        })),
         _ => None,
     };
     read_variant(tag, inner, variant, "event kind")

@@ -239,7 +239,7 @@ impl RunControl {
         let agent = agent_settings(&settings);
         let answered = answer.as_deref().map(|answer| AnsweredQuestion { earlier: &earlier, answer });
         let observer = Observer { control: self, run, secrets: &secrets, mcp: &settings.tools.mcp };
-        let input = RunInput { question: &question, history: &history, model: env.model, tools: env.tools, settings: &agent, clock: env.clock, cancel: &token, answered };
+        let input = RunInput { question: &question, history: &history, model: env.model, tools: env.tools, settings: &agent, clock: env.clock, cancel: &token, answered, fork: None };
         run_agent(input, &observer).await;
         // Read from the run as the conversation holds it: masked on the way in, once.
         self.chat.with_untracked(|c| c.runs.get(run).map(|r| outcome(&r.events))).unwrap_or_else(|| outcome(&[]))

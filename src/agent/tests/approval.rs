@@ -41,7 +41,7 @@ fn guarded(name: &'static str) -> FakeTool {
 
 fn run_asking(model: &Script, tools: &[&dyn Tool], person: &Person, settings: &AgentSettings, cancel: &CancelToken) -> Trace {
     let clock = SystemClock::default();
-    let input = RunInput { question: "What is the answer?", history: &[], model, tools, settings, clock: &clock, cancel, answered: None };
+    let input = RunInput { question: "What is the answer?", history: &[], model, tools, settings, clock: &clock, cancel, answered: None, fork: None };
     pollster::block_on(run_agent(input, person))
 }
 

@@ -9,7 +9,7 @@ use crate::secrets::Secrets;
 use super::*;
 
 fn trace_of(trace: &Trace) -> RunTrace {
-    run_trace(&RunSource { conversation_id: "chat-1", events: &trace.events }, &Secrets::default()).expect("a run with events")
+    run_trace(&RunSource { conversation_id: "chat-1", events: &trace.events, parent: None }, &Secrets::default()).expect("a run with events")
 }
 
 fn attr<'a>(span: &'a Span, key: &str) -> Option<&'a Attr> {
@@ -147,7 +147,7 @@ fn a_failed_run_is_an_error_on_its_root_and_secrets_are_masked() {
     let model = Script::new(vec![Say::Fail(LlmErrorKind::RateLimited)]);
     let (trace, _) = run_with(&model, &[], &AgentSettings::default(), &CancelToken::new(), &[]);
     let secrets = Secrets::new(["What is the answer"]);
-    let run = run_trace(&RunSource { conversation_id: "chat-1", events: &trace.events }, &secrets).expect("spans");
+    let run = run_trace(&RunSource { conversation_id: "chat-1", events: &trace.events, parent: None }, &secrets).expect("spans");
     check_shape(&run, &trace);
     assert_eq!(attr(&run.spans[0], "error.type"), Some(&Attr::Str("model_failed".into())));
     let chat = named(&run, "chat ")[0];
@@ -160,7 +160,7 @@ fn a_failed_run_is_an_error_on_its_root_and_secrets_are_masked() {
 
 #[test]
 fn a_run_without_events_has_no_spans() {
-    assert!(run_trace(&RunSource { conversation_id: "c", events: &[] }, &Secrets::default()).is_none());
+    assert!(run_trace(&RunSource { conversation_id: "c", events: &[], parent: None }, &Secrets::default()).is_none());
     let empty: Value = serde_json::from_str(&otlp_json_of(None)).expect("JSON");
     assert_eq!(empty["resourceSpans"][0]["scopeSpans"][0]["spans"], json!([]));
 }

@@ -119,7 +119,7 @@ fn check_random_run(seed: u64, strategy: Strategy) {
     for round in 0..3 {
         let script = Script::new((0..12).map(|_| random_reply(&mut dice, strategy, structured)).collect());
         let answered = continued.as_deref().map(|earlier| AnsweredQuestion { earlier, answer: "2020, in Oslo" });
-        let input = RunInput { question: "What is the answer?", history: &history, model: &script, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered };
+        let input = RunInput { question: "What is the answer?", history: &history, model: &script, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered, fork: None };
         let trace = pollster::block_on(run_agent(input, &()));
         let case = format!("seed {seed}, {strategy:?}, round {round}");
         let received = script.requests.borrow();

@@ -175,6 +175,7 @@ fn a_question_to_the_person_ends_the_run_and_their_answer_continues_it() {
         clock: &clock,
         cancel: &CancelToken::new(),
         answered: Some(AnsweredQuestion { earlier: &first.events, answer: "Oslo" }),
+        fork: None,
     };
     let second = pollster::block_on(run_agent(input, &()));
     assert_eq!(kinds(&second)[..2], ["run_started", "person_replied"]);
@@ -207,6 +208,7 @@ fn asking_the_person_through_a_native_call_is_answered_by_its_id() {
         clock: &clock,
         cancel: &CancelToken::new(),
         answered: Some(AnsweredQuestion { earlier: &first.events, answer: "2020" }),
+        fork: None,
     };
     let second = pollster::block_on(run_agent(input, &()));
     let messages = &model.requests.borrow()[0].messages;

@@ -172,7 +172,7 @@ impl EventKind {
                     meta.push_str(&format!(" · remembers {history_turns} earlier turn{}", if *history_turns == 1 { "" } else { "s" }));
                 }
                 if *continues {
-                    meta.push_str(" · continues after your answer");
+                    meta.push_str(" · continues the run above");
                 }
                 Row { summary: question.clone(), parts: vec![], meta }
             }
@@ -294,6 +294,14 @@ impl EventKind {
                 parts: if reason.is_empty() { vec![] } else { vec![Part::Text(reason.clone())] },
                 meta: String::new(),
             },
+            EventKind::Forked(fork) => {
+                let text = fork.change.text();
+                Row {
+                    summary: format!("{}; the run went on from here", fork.change.what()),
+                    parts: if text.is_empty() { vec![] } else { vec![Part::Text(text)] },
+                    meta: format!("{} · made from branch {}, event {}", fork.settings_text(), fork.branch + 1, fork.from + 1),
+                }
+            }
         }
     }
 }

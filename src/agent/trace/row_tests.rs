@@ -116,7 +116,7 @@ fn every_kind_of_event_reads_as_words() {
     for ((kind, text), want) in kinds.iter().zip(&words).zip(expect) {
         assert!(text.contains(want), "{} should say {want:?}: {text:?}", kind.name());
     }
-    assert!(kinds[0].row().meta.contains("remembers 2 earlier turns") && kinds[0].row().meta.contains("continues after your answer"));
+    assert!(kinds[0].row().meta.contains("remembers 2 earlier turns") && kinds[0].row().meta.contains("continues the run above"));
     assert_eq!(kinds[9].row().parts, vec![Part::Answer("**42**".into())], "an answer is Markdown, drawn sanitised");
     assert_eq!(kinds[10].row().meta, "2 steps · version 2 · revised after a failure");
 }

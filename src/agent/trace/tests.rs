@@ -55,6 +55,7 @@ fn continuing_a_crafted_import_counts_on_without_overflow() {
         clock: &clock,
         cancel: &cancel,
         answered: Some(AnsweredQuestion { earlier: &earlier, answer: "the second" }),
+        fork: None,
     };
     let trace = pollster::block_on(run_agent(input, &()));
     assert_eq!(trace.final_answer(), Some("the second one"));

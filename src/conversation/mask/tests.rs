@@ -69,7 +69,7 @@ fn a_masked_trace_still_rebuilds_every_request_it_sent() {
     let (settings, clock, cancel) = (crate::agent::AgentSettings::default(), crate::agent::time::SystemClock::default(), crate::agent::CancelToken::new());
     let tools: Vec<&dyn crate::agent::Tool> = vec![&Leaky];
     let model = TwoSteps(std::cell::Cell::new(0));
-    let input = crate::agent::RunInput { question: "q", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered: None };
+    let input = crate::agent::RunInput { question: "q", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered: None, fork: None };
     let mut events = pollster::block_on(crate::agent::run_agent(input, &())).events;
     let requests: Vec<usize> = events.iter().enumerate().filter(|(_, e)| matches!(e.kind, EventKind::LlmRequest { .. })).map(|(i, _)| i).collect();
     let last = *requests.last().unwrap();

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::json_read::{any, boolean, float, float32, list, read_variant, string, strings, tagged, uint16, uint32, Fields, Read, ReadError, Variant};
 use crate::agent::model::{JsonFormat, LlmError, LlmErrorKind, Message, Role, ToolCall, ToolSpec, Usage};
+use crate::agent::fork::{Change, ForkSettings};
 use crate::agent::request_record::RequestRecord;
 use crate::agent::settings::Strategy;
 use crate::agent::trace::{AnswerSource, ApprovalChoice, Decision, LlmPurpose, ScopeVerdict, StopReason};
@@ -84,6 +85,29 @@ pub(super) fn stop_reason(value: &Value) -> Read<StopReason> {
         _ => None,
     };
     read_variant(tag, inner, variant, "stop reason")
+}
+
+pub(super) fn change(value: &Value) -> Read<Change> {
+    let (tag, inner) = tagged(value)?;
+    let variant = match tag {
+        "question" => Some(Struct(|f| Ok(Change::Question { text: f.get("text", string)? }))),
+        "reply" => Some(Struct(|f| Ok(Change::Reply { text: f.get("text", string)? }))),
+        "tool_input" => Some(Struct(|f| Ok(Change::ToolInput { tool: f.get("tool", string)?, input: f.get("input", any)? }))),
+        "observation" => Some(Struct(|f| Ok(Change::Observation { tool: f.get("tool", string)?, text: f.get("text", string)? }))),
+        "ask_again" => Some(Unit(Change::AskAgain)),
+        _ => None,
+    };
+    read_variant(tag, inner, variant, "change")
+}
+
+pub(super) fn fork_settings(value: &Value) -> Read<ForkSettings> {
+    let (tag, inner) = tagged(value)?;
+    let variant = match tag {
+        "run" => Some(ForkSettings::Run),
+        "now" => Some(ForkSettings::Now),
+        _ => None,
+    };
+    read_variant(tag, inner, variant.map(Unit), "fork settings")
 }
 
 pub(super) fn strategy(value: &Value) -> Read<Strategy> {

@@ -937,7 +937,7 @@ fn a_react_run_lists_the_tool_with_its_input_calls_the_server_and_traces_where()
     let settings = AgentSettings::default();
     let clock = crate::agent::time::SystemClock::default();
     let cancel = CancelToken::new();
-    let input = RunInput { question: "2+3?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered: None };
+    let input = RunInput { question: "2+3?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered: None, fork: None };
     let trace = run(run_agent(input, &()));
     assert_eq!(trace.final_answer(), Some("5"));
     let system = &model.sent.borrow()[0].messages[0].content;

@@ -11,7 +11,7 @@ pub use crate::app::run::Sent;
 
 /// A run's events as an OTLP JSON file's text, masked.
 pub(in crate::ui) fn otlp(conversation_id: &str, events: &[Event], secrets: &Secrets) -> String {
-    let run = crate::otel::run_trace(&crate::otel::RunSource { conversation_id, events }, secrets);
+    let run = crate::otel::run_trace(&crate::otel::RunSource { conversation_id, events, parent: None }, secrets);
     crate::otel::otlp_json_of(run.as_ref())
 }
 

@@ -8,11 +8,14 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 use super::*;
+use crate::agent::fork::{Change, ForkSettings};
 use crate::agent::ModelName;
 
 /// Each enum in an event and how many variants it has.
-pub const COUNTS: [(&str, usize); 10] = [
-    ("EventKind", 21),
+pub const COUNTS: [(&str, usize); 12] = [
+    ("EventKind", 22),
+    ("Change", 5),
+    ("ForkSettings", 2),
     ("LlmPurpose", 4),
     ("Decision", 2),
     ("AnswerSource", 5),
@@ -157,7 +160,21 @@ fn error_kind(rng: &mut Rng) -> LlmErrorKind {
 }
 
 fn kind(rng: &mut Rng) -> EventKind {
-    match rng.below(21) {
+    match rng.below(22) {
+        21 => EventKind::Forked(Box::new(crate::agent::fork::Fork {
+            branch: uint(rng),
+            from: uint(rng),
+            change: match rng.below(5) {
+                0 => Change::Question { text: text(rng) },
+                1 => Change::Reply { text: text(rng) },
+                2 => Change::ToolInput { tool: text(rng), input: value(rng) },
+                3 => Change::Observation { tool: text(rng), text: text(rng) },
+                _ => Change::AskAgain,
+            },
+            settings: rng.pick(&[ForkSettings::Run, ForkSettings::Now]),
+            model: ModelName { provider: text(rng), model: text(rng) },
+            strategy: strategy(rng),
+        })),
         0 => EventKind::RunStarted {
             question: text(rng),
             tools: texts(rng),
@@ -322,6 +339,21 @@ pub fn variants(kind: &EventKind, seen: &mut BTreeSet<(&'static str, usize)>) {
                 ApprovalChoice::Denied => 2,
             });
             20
+        }
+        EventKind::Forked(fork) => {
+            see("Change", match fork.change {
+                Change::Question { .. } => 0,
+                Change::Reply { .. } => 1,
+                Change::ToolInput { .. } => 2,
+                Change::Observation { .. } => 3,
+                Change::AskAgain => 4,
+            });
+            see("ForkSettings", match fork.settings {
+                ForkSettings::Run => 0,
+                ForkSettings::Now => 1,
+            });
+            see("Strategy", strategy(&fork.strategy));
+            21
         }
     };
     see("EventKind", n);

@@ -1,0 +1,257 @@
+//! Forking a run: a person changes one step (the question, a model reply, a tool call's input,
+//! an observation) or asks the model the same step again, and the agent runs on from there in a
+//! branch of its own. The branch keeps the steps before the fork as they were, then an
+//! `EventKind::Forked` event that says what the person changed (so nobody takes their words
+//! for the model's or a tool's), then what the agent did next.
+//!
+//! Pure: which step can be changed and how (`Editable::at`), where the branch starts
+//! (`fork_point`), and the text a person edits and what it becomes (`Change`). The loop reads
+//! the `Forked` event to know where to go on (`run.rs`), the prompt writes the changed text
+//! where the original stood (`prompt.rs`). Tested with scripted runs in `agent/tests/fork.rs`.
+
+use serde_json::Value;
+
+use super::model::ModelName;
+use super::settings::Strategy;
+use super::trace::{value_as_text, Event, EventKind, LlmPurpose};
+
+/// The longest text a person can put in place of a step, in characters; a longer one is cut
+/// with a note, like any outside text.
+pub const MAX_EDIT_CHARS: usize = 64 * 1024;
+
+/// What the person changed at the fork.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// The question: the branch is a new run of the changed question.
+    Question { text: String },
+    /// The model's reply (its thought and its action or answer): read as if the model wrote it.
+    Reply { text: String },
+    /// The input of a tool call: the call is made with it.
+    ToolInput { tool: String, input: Value },
+    /// What a tool answered: the model reads it as the tool's result.
+    Observation { tool: String, text: String },
+    /// Nothing: the same request goes to the model again for a new reply.
+    AskAgain,
+}
+
+impl Change {
+    /// The person's own words in the change (empty for "ask again").
+    pub fn text(&self) -> String {
+        match self {
+            Change::Question { text } | Change::Reply { text } | Change::Observation { text, .. } => text.clone(),
+            Change::ToolInput { input, .. } => value_as_text(input),
+            Change::AskAgain => String::new(),
+        }
+    }
+
+    /// What was changed, for a row's line and the transcript.
+    pub fn what(&self) -> String {
+        match self {
+            Change::Question { .. } => "You changed the question".into(),
+            Change::Reply { .. } => "You changed the model's reply".into(),
+            Change::ToolInput { tool, .. } => format!("You changed the input of {tool}"),
+            Change::Observation { tool, .. } => format!("You changed what {tool} answered"),
+            Change::AskAgain => "You asked the model this step again".into(),
+        }
+    }
+
+    /// The stored tag of the change.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Change::Question { .. } => "question",
+            Change::Reply { .. } => "reply",
+            Change::ToolInput { .. } => "tool_input",
+            Change::Observation { .. } => "observation",
+            Change::AskAgain => "ask_again",
+        }
+    }
+}
+
+/// Which settings a branch runs with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForkSettings {
+    /// The run's own: its model, strategy and tools as its trace recorded them.
+    Run,
+    /// The ones in Settings now.
+    Now,
+}
+
+impl ForkSettings {
+    pub fn name(self) -> &'static str {
+        match self {
+            ForkSettings::Run => "run",
+            ForkSettings::Now => "now",
+        }
+    }
+}
+
+/// Everything the `Forked` event says: where the branch comes from, what changed and what it
+/// runs with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fork {
+    /// The branch it was made from (0: the run as first asked).
+    pub branch: u32,
+    /// The index, in that branch, of the step changed or asked again.
+    pub from: u32,
+    pub change: Change,
+    pub settings: ForkSettings,
+    /// The model and strategy the branch runs with (said in the trace either way).
+    pub model: ModelName,
+    pub strategy: Strategy,
+}
+
+impl Fork {
+    /// The trace row's line on the settings, said plainly.
+    pub fn settings_text(&self) -> String {
+        let which = match self.settings {
+            ForkSettings::Run => "the run's own settings",
+            ForkSettings::Now => "the settings as they are now",
+        };
+        let model = if self.model.model.is_empty() { self.model.provider.clone() } else { format!("{} · {}", self.model.provider, self.model.model) };
+        format!("Runs on with {which}: {model}, {}", self.strategy.label())
+    }
+}
+
+/// What a step offers to change, with the text the editor starts from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Editable {
+    Question(String),
+    Reply(String),
+    ToolInput { tool: String, input: String },
+    Observation { tool: String, text: String },
+}
+
+impl Editable {
+    /// What event `i` of a run's events lets a person change, if anything: the question (the
+    /// run's first start), a step's reply (on its reply or its decision), a tool call's input,
+    /// or what a tool answered.
+    pub fn at(events: &[Event], i: usize) -> Option<Editable> {
+        match &events.get(i)?.kind {
+            EventKind::RunStarted { question, continues: false, .. } if first_start(events) == Some(i) => Some(Editable::Question(question.clone())),
+            EventKind::LlmResponse { .. } | EventKind::Decided { .. } => {
+                let reply = step_reply(events, i)?;
+                match &events[reply].kind {
+                    EventKind::LlmResponse { text, tool_calls, .. } if tool_calls.is_empty() => Some(Editable::Reply(text.clone())),
+                    _ => None,
+                }
+            }
+            EventKind::ToolCall { tool, input, .. } => Some(Editable::ToolInput { tool: tool.clone(), input: input_text(input) }),
+            EventKind::ToolResult { tool, observation } => Some(Editable::Observation { tool: tool.clone(), text: observation.clone() }),
+            EventKind::ToolFailed { tool, message, .. } => Some(Editable::Observation { tool: tool.clone(), text: message.clone() }),
+            _ => None,
+        }
+    }
+
+    /// The text the editor starts from.
+    pub fn text(&self) -> &str {
+        match self {
+            Editable::Question(t) | Editable::Reply(t) => t,
+            Editable::ToolInput { input, .. } => input,
+            Editable::Observation { text, .. } => text,
+        }
+    }
+
+    /// The change the edited `text` makes (cut to `MAX_EDIT_CHARS`). A tool input that reads
+    /// as JSON is given to the tool as that JSON, any other as a string.
+    pub fn change(&self, text: &str) -> Change {
+        let text = bounded(text);
+        match self {
+            Editable::Question(_) => Change::Question { text },
+            Editable::Reply(_) => Change::Reply { text },
+            Editable::ToolInput { tool, .. } => {
+                let input = match serde_json::from_str::<Value>(text.trim()) {
+                    Ok(value @ (Value::Object(_) | Value::Array(_))) => value,
+                    _ => Value::String(text),
+                };
+                Change::ToolInput { tool: tool.clone(), input }
+            }
+            Editable::Observation { tool, .. } => Change::Observation { tool: tool.clone(), text },
+        }
+    }
+}
+
+/// Whether event `i` offers "ask this step again": a step's reply (or its decision) that came
+/// from a model call of the agent's own.
+pub fn can_ask_again(events: &[Event], i: usize) -> bool {
+    matches!(events.get(i).map(|e| &e.kind), Some(EventKind::LlmResponse { .. } | EventKind::Decided { .. })) && step_request(events, i).is_some()
+}
+
+/// Where a branch made at event `i` with `change` starts: the index of its `Forked` event; the
+/// events before it are the ones it shares. `None` when the change does not fit that event.
+pub fn fork_point(events: &[Event], i: usize, change: &Change) -> Option<usize> {
+    let fits = match change {
+        Change::AskAgain => return step_request(events, i),
+        Change::Question { .. } => matches!(Editable::at(events, i), Some(Editable::Question(_))),
+        Change::Reply { .. } => return step_reply(events, i).filter(|_| matches!(Editable::at(events, i), Some(Editable::Reply(_)))),
+        Change::ToolInput { .. } => matches!(Editable::at(events, i), Some(Editable::ToolInput { .. })),
+        Change::Observation { .. } => matches!(Editable::at(events, i), Some(Editable::Observation { .. })),
+    };
+    if !fits {
+        return None;
+    }
+    Some(match change {
+        Change::Question { .. } => 0,
+        // The approval a call waited for is asked again for the changed call.
+        Change::ToolInput { .. } => {
+            let step = events[i].step;
+            let mut at = i;
+            while at > 0 && events[at - 1].step == step && matches!(events[at - 1].kind, EventKind::ApprovalAsked { .. } | EventKind::ApprovalGiven { .. }) {
+                at -= 1;
+            }
+            at
+        }
+        _ => i,
+    })
+}
+
+/// The `Forked` event a branch starts with: numbered `at`, in the step of the event it replaces,
+/// at that event's time.
+pub fn forked_event(events: &[Event], at: usize, fork: Fork) -> Event {
+    let (step, time) = events.get(at).map_or((0, 0.0), |e| (e.step, e.started_ms));
+    Event { index: at as u32, step, started_ms: time, ended_ms: time, kind: EventKind::Forked(Box::new(fork)) }
+}
+
+/// The index of the first `RunStarted`, which holds the question as asked.
+fn first_start(events: &[Event]) -> Option<usize> {
+    events.iter().position(|e| matches!(e.kind, EventKind::RunStarted { .. }))
+}
+
+/// The agent's own model reply of the step event `i` belongs to (the reply itself, or the one a
+/// decision read).
+fn step_reply(events: &[Event], i: usize) -> Option<usize> {
+    let step = events.get(i)?.step;
+    let request = step_request(events, i)?;
+    (request..=i).rev().find(|&j| events[j].step == step && matches!(events[j].kind, EventKind::LlmResponse { .. }))
+}
+
+/// The request of the agent's own model call that event `i` (a reply or a decision) answers.
+fn step_request(events: &[Event], i: usize) -> Option<usize> {
+    let step = events.get(i)?.step;
+    if step == 0 {
+        return None;
+    }
+    for j in (0..=i).rev() {
+        if events[j].step != step {
+            return None;
+        }
+        if let EventKind::LlmRequest { purpose, .. } = &events[j].kind {
+            return (*purpose == LlmPurpose::Step).then_some(j);
+        }
+    }
+    None
+}
+
+/// A tool's input as a person edits it: a string as it is, anything else as indented JSON.
+fn input_text(input: &Value) -> String {
+    match input {
+        Value::String(s) => s.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+    }
+}
+
+fn bounded(text: &str) -> String {
+    match text.char_indices().nth(MAX_EDIT_CHARS) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}\n[… cut: the edit kept its first {MAX_EDIT_CHARS} characters]", &text[..end]),
+    }
+}
