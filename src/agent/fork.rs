@@ -124,7 +124,7 @@ pub enum Editable {
 impl Editable {
     /// What event `i` of a run's events lets a person change, if anything: the question (the
     /// run's first start), a step's reply (on its reply or its decision), a tool call's input,
-    /// or what a tool answered.
+    /// or what a tool answered; in a branch, the change it was made with, again.
     pub fn at(events: &[Event], i: usize) -> Option<Editable> {
         match &events.get(i)?.kind {
             EventKind::RunStarted { question, continues: false, .. } if first_start(events) == Some(i) => Some(Editable::Question(question.clone())),
@@ -132,9 +132,20 @@ impl Editable {
                 let reply = step_reply(events, i)?;
                 match &events[reply].kind {
                     EventKind::LlmResponse { text, tool_calls, .. } if tool_calls.is_empty() => Some(Editable::Reply(text.clone())),
+                    EventKind::Forked(fork) => match &fork.change {
+                        Change::Reply { text } => Some(Editable::Reply(text.clone())),
+                        _ => None,
+                    },
                     _ => None,
                 }
             }
+            EventKind::Forked(fork) => match &fork.change {
+                Change::Question { text } => Some(Editable::Question(text.clone())),
+                Change::Reply { text } => Some(Editable::Reply(text.clone())),
+                Change::ToolInput { tool, input } => Some(Editable::ToolInput { tool: tool.clone(), input: input_text(input) }),
+                Change::Observation { tool, text } => Some(Editable::Observation { tool: tool.clone(), text: text.clone() }),
+                Change::AskAgain => None,
+            },
             EventKind::ToolCall { tool, input, .. } => Some(Editable::ToolInput { tool: tool.clone(), input: input_text(input) }),
             EventKind::ToolResult { tool, observation } => Some(Editable::Observation { tool: tool.clone(), text: observation.clone() }),
             EventKind::ToolFailed { tool, message, .. } => Some(Editable::Observation { tool: tool.clone(), text: message.clone() }),
@@ -173,7 +184,12 @@ impl Editable {
 /// Whether event `i` offers "ask this step again": a step's reply (or its decision) that came
 /// from a model call of the agent's own.
 pub fn can_ask_again(events: &[Event], i: usize) -> bool {
-    matches!(events.get(i).map(|e| &e.kind), Some(EventKind::LlmResponse { .. } | EventKind::Decided { .. })) && step_request(events, i).is_some()
+    let reply = match events.get(i).map(|e| &e.kind) {
+        Some(EventKind::LlmResponse { .. } | EventKind::Decided { .. }) => true,
+        Some(EventKind::Forked(fork)) => matches!(fork.change, Change::Reply { .. }),
+        _ => false,
+    };
+    reply && step_request(events, i).is_some()
 }
 
 /// Where a branch made at event `i` with `change` starts: the index of its `Forked` event; the
@@ -211,9 +227,13 @@ pub fn forked_event(events: &[Event], at: usize, fork: Fork) -> Event {
     Event { index: at as u32, step, started_ms: time, ended_ms: time, kind: EventKind::Forked(Box::new(fork)) }
 }
 
-/// The index of the first `RunStarted`, which holds the question as asked.
+/// The index of the first `RunStarted`, which holds the question as asked (a branch made
+/// with another question offers it on its `Forked` event instead).
 fn first_start(events: &[Event]) -> Option<usize> {
-    events.iter().position(|e| matches!(e.kind, EventKind::RunStarted { .. }))
+    match events.first().map(|e| &e.kind) {
+        Some(EventKind::Forked(_)) => None,
+        _ => events.iter().position(|e| matches!(e.kind, EventKind::RunStarted { .. })),
+    }
 }
 
 /// The agent's own model reply of the step event `i` belongs to (the reply itself, or the one a
@@ -221,7 +241,14 @@ fn first_start(events: &[Event]) -> Option<usize> {
 fn step_reply(events: &[Event], i: usize) -> Option<usize> {
     let step = events.get(i)?.step;
     let request = step_request(events, i)?;
-    (request..=i).rev().find(|&j| events[j].step == step && matches!(events[j].kind, EventKind::LlmResponse { .. }))
+    (request..=i).rev().find(|&j| {
+        events[j].step == step
+            && match &events[j].kind {
+                EventKind::LlmResponse { .. } => true,
+                EventKind::Forked(fork) => matches!(fork.change, Change::Reply { .. }),
+                _ => false,
+            }
+    })
 }
 
 /// The request of the agent's own model call that event `i` (a reply or a decision) answers.
@@ -245,7 +272,7 @@ fn step_request(events: &[Event], i: usize) -> Option<usize> {
 fn input_text(input: &Value) -> String {
     match input {
         Value::String(s) => s.clone(),
-        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+        other => format!("{other:#}"),
     }
 }
 

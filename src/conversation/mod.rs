@@ -12,10 +12,12 @@
 use crate::agent::trace::{final_answer, open_question, stop_reason};
 use crate::agent::{Event, EventKind, StopReason, Turn};
 
+mod branches;
 mod mask;
 #[cfg(test)]
 mod tests;
 
+pub use branches::{Branch, ForkAsk, Line};
 pub use mask::{mask_event, mask_events};
 
 /// How a run ended, read from its trace.
@@ -113,20 +115,26 @@ pub struct Run {
     pub steps_kept: bool,
     /// `None` while the run goes on.
     pub outcome: Option<Outcome>,
+    /// The branches a person made from its steps (`branches.rs`), numbered from 1; the fields
+    /// above are line 0, the run as first asked.
+    pub branches: Vec<Branch>,
+    /// The line shown, and remembered by later questions (0: the run as first asked).
+    pub shown: usize,
 }
 
 impl Run {
     pub fn new(question: String) -> Self {
-        Run { question, clarified: Vec::new(), attached: Vec::new(), events: Vec::new(), steps_kept: true, outcome: None }
+        Run { question, clarified: Vec::new(), attached: Vec::new(), events: Vec::new(), steps_kept: true, outcome: None, branches: Vec::new(), shown: 0 }
     }
 
+    /// Whether its shown line goes on (only that one can).
     pub fn is_running(&self) -> bool {
-        self.outcome.is_none()
+        self.shown_line().outcome.is_none()
     }
 
-    /// Waiting for the person's reply to the agent's question.
+    /// Its shown line waits for the person's reply to the agent's question.
     pub fn waiting(&self) -> bool {
-        matches!(self.outcome, Some(Outcome::Asks(_)))
+        matches!(self.shown_line().outcome, Some(Outcome::Asks(_)))
     }
 }
 
@@ -188,14 +196,20 @@ impl Conversation {
         self.runs.is_empty()
     }
 
-    /// The run going on, if any (only the latest can be).
+    /// The run going on, if any: the latest, or an earlier one a person forked.
     pub fn running(&self) -> Option<usize> {
-        self.runs.last().filter(|r| r.is_running()).map(|_| self.runs.len() - 1)
+        self.runs.iter().rposition(Run::is_running)
     }
 
-    /// The latest run waits for the person's reply to the agent's question.
+    /// The run whose shown line waits for the person's reply: the one shown, or else the latest.
+    pub fn waiting_run(&self) -> Option<usize> {
+        let shown = self.shown().filter(|&i| self.runs[i].waiting());
+        shown.or_else(|| self.runs.len().checked_sub(1).filter(|&i| self.runs[i].waiting()))
+    }
+
+    /// A run waits for the person's reply to the agent's question.
     pub fn waiting(&self) -> bool {
-        self.runs.last().is_some_and(Run::waiting)
+        self.waiting_run().is_some()
     }
 
     /// The title shown and stored: the one given, or the first question's.
@@ -216,11 +230,12 @@ impl Conversation {
     /// The person's reply to the agent's question: the waiting run goes on. `None` when no run
     /// waits (the reply is then a new question).
     pub fn reply(&mut self, reply: String) -> Option<usize> {
-        let run = self.runs.last_mut().filter(|r| r.waiting())?;
-        let Some(Outcome::Asks(asked)) = run.outcome.take() else { return None };
-        run.clarified.push(Clarification { asked, reply });
-        self.shown = None;
-        Some(self.runs.len() - 1)
+        let at = self.waiting_run()?;
+        let (clarified, _, outcome) = self.runs[at].shown_mut();
+        let Some(Outcome::Asks(asked)) = outcome.take() else { return None };
+        clarified.push(Clarification { asked, reply });
+        self.shown = (at + 1 != self.runs.len()).then_some(at);
+        Some(at)
     }
 
     /// A question that could not be run (a setting is missing): a run that ended at once.
@@ -229,12 +244,35 @@ impl Conversation {
         self.runs[at].outcome = Some(Outcome::Ended(why));
     }
 
-    /// Appends an event to run `run`, numbered after the events it already holds.
+    /// Appends an event to run `run`'s shown line, numbered after the events it already holds.
     pub fn record(&mut self, run: usize, mut event: Event) -> Save {
         let Some(run) = self.runs.get_mut(run) else { return Save::No };
-        event.index = run.events.len() as u32;
-        run.events.push(event);
+        let (_, events, _) = run.shown_mut();
+        event.index = events.len() as u32;
+        events.push(event);
         Save::Soon
+    }
+
+    /// A branch of run `run` from its shown line at a step (`Run::fork`); the run and the new
+    /// branch are shown. Saved at once: the person's words are in it.
+    pub fn fork(&mut self, run: usize, ask: ForkAsk) -> Result<usize, String> {
+        if let Some(other) = self.running().filter(|&r| r != run) {
+            return Err(format!("Question {} is still running: stop it or wait for it to end first.", other + 1));
+        }
+        let branch = self.runs.get_mut(run).ok_or_else(|| "That run is not in this chat.".to_string())?.fork(ask)?;
+        self.shown = (run + 1 != self.runs.len()).then_some(run);
+        Ok(branch)
+    }
+
+    /// Shows line `number` of run `run`; later questions remember its answer, so it is saved.
+    pub fn show_branch(&mut self, run: usize, number: usize) -> Save {
+        if self.running().is_some() {
+            return Save::No;
+        }
+        match self.runs.get_mut(run).map(|r| r.show_line(number)) {
+            Some(true) => Save::Now,
+            _ => Save::No,
+        }
     }
 
     /// A new question with the resources the person attached to it; its run's number.
@@ -246,7 +284,7 @@ impl Conversation {
 
     pub fn end(&mut self, run: usize, outcome: Outcome) -> Save {
         let Some(run) = self.runs.get_mut(run) else { return Save::No };
-        run.outcome = Some(outcome);
+        *run.shown_mut().2 = Some(outcome);
         Save::Now
     }
 
@@ -274,8 +312,11 @@ impl Conversation {
 
     /// The index of the run whose steps are shown.
     pub fn shown(&self) -> Option<usize> {
+        if let Some(running) = self.running() {
+            return Some(running);
+        }
         match self.shown {
-            Some(i) if i < self.runs.len() && self.running().is_none() => Some(i),
+            Some(i) if i < self.runs.len() => Some(i),
             _ => self.runs.len().checked_sub(1),
         }
     }
@@ -284,9 +325,9 @@ impl Conversation {
         self.shown().map(|i| &self.runs[i])
     }
 
-    /// The events of the run shown (empty when there is none).
+    /// The events of the run shown, its shown line (empty when there is none).
     pub fn shown_events(&self) -> &[Event] {
-        self.shown_run().map(|r| r.events.as_slice()).unwrap_or(&[])
+        self.shown_run().map(|r| r.shown_line().events).unwrap_or(&[])
     }
 
     /// Whether the pane shows an earlier run rather than the latest.
@@ -298,13 +339,14 @@ impl Conversation {
     pub fn messages(&self) -> Vec<ChatMessage> {
         let mut out = Vec::new();
         for (i, run) in self.runs.iter().enumerate() {
+            let line = run.shown_line();
             let msg = |who, text: &str, ends_run| ChatMessage { who, text: text.to_string(), run: i, ends_run, attached: Vec::new() };
-            out.push(ChatMessage { attached: run.attached.iter().map(|a| a.name.clone()).collect(), ..msg(Who::User, &run.question, false) });
-            for c in &run.clarified {
+            out.push(ChatMessage { attached: run.attached.iter().map(|a| a.name.clone()).collect(), ..msg(Who::User, line.question, false) });
+            for c in line.clarified {
                 out.push(msg(Who::AskedPerson, &c.asked, false));
                 out.push(msg(Who::User, &c.reply, false));
             }
-            match &run.outcome {
+            match line.outcome {
                 Some(Outcome::Answer(text)) => out.push(msg(Who::Assistant, text, true)),
                 Some(Outcome::Asks(text)) => out.push(msg(Who::AskedPerson, text, true)),
                 Some(Outcome::Ended(text)) => out.push(msg(Who::Problem, text, true)),
@@ -315,14 +357,16 @@ impl Conversation {
     }
 
     /// Earlier question/answer pairs, as the model's memory: runs that ended with an answer,
-    /// each question with the agent's questions and the person's replies folded in.
+    /// each question with the agent's questions and the person's replies folded in. A run's
+    /// shown line is the one remembered.
     pub fn turns(&self) -> Vec<Turn> {
         self.runs
             .iter()
-            .filter_map(|run| match &run.outcome {
+            .map(Run::shown_line)
+            .filter_map(|run| match run.outcome {
                 Some(Outcome::Answer(answer)) => {
-                    let mut question = run.question.clone();
-                    for c in &run.clarified {
+                    let mut question = run.question.to_string();
+                    for c in run.clarified {
                         question.push_str(&format!("\n(Asked \"{}\", the person replied: {})", c.asked, c.reply));
                     }
                     Some(Turn { question, answer: answer.clone() })
@@ -337,16 +381,18 @@ impl Conversation {
     pub fn mask(&mut self, secrets: &crate::secrets::Secrets) {
         use crate::secrets::mask;
         for run in &mut self.runs {
-            run.question = mask(&run.question, secrets);
-            for c in &mut run.clarified {
-                c.asked = mask(&c.asked, secrets);
-                c.reply = mask(&c.reply, secrets);
-            }
-            if let Some(outcome) = &mut run.outcome {
-                let text = outcome.text_mut();
-                *text = mask(text, secrets);
-            }
-            mask::mask_events(&mut run.events, secrets);
+            run.each_line_mut(|question, clarified, events, outcome| {
+                *question = mask(question, secrets);
+                for c in clarified.iter_mut() {
+                    c.asked = mask(&c.asked, secrets);
+                    c.reply = mask(&c.reply, secrets);
+                }
+                if let Some(outcome) = outcome {
+                    let text = outcome.text_mut();
+                    *text = mask(text, secrets);
+                }
+                mask::mask_events(events, secrets);
+            });
         }
         self.title = mask(&self.title, secrets);
     }
@@ -355,17 +401,17 @@ impl Conversation {
     /// Returns whether anything changed.
     pub fn mark_interrupted(&mut self) -> bool {
         let Some(at) = self.running() else { return false };
-        let run = &mut self.runs[at];
+        let (_, events, outcome) = self.runs[at].shown_mut();
         let message = "This run was interrupted (the page was reloaded or closed before it finished). Ask again to run it anew.";
-        let (step, at_ms) = run.events.last().map(|e| (e.step, e.ended_ms)).unwrap_or((0, 0.0));
-        run.events.push(Event {
-            index: run.events.len() as u32,
+        let (step, at_ms) = events.last().map(|e| (e.step, e.ended_ms)).unwrap_or((0, 0.0));
+        events.push(Event {
+            index: events.len() as u32,
             step,
             started_ms: at_ms,
             ended_ms: at_ms,
             kind: EventKind::RunStopped { reason: StopReason::Interrupted, message: message.into() },
         });
-        run.outcome = Some(Outcome::Ended(message.into()));
+        *outcome = Some(Outcome::Ended(message.into()));
         true
     }
 }

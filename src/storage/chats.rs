@@ -8,6 +8,12 @@
 //!   its steps were kept and how many events it has;
 //! - its events in **chunks** of `CHUNK` events, under `{id}/{run}/{chunk}`.
 //!
+//! Version 4 is version 3 with branches (`conversation::Branch`): a run's record lists them, and
+//! each branch's own events (from its `Forked` event on; the ones it shares with the line it
+//! came from are not stored twice) go in chunks under `{id}/{run}/b{branch}/{chunk}`. A chat
+//! is written as version 4 only when it has a branch, so a page of the previous release still
+//! opens every other chat (and refuses, without touching, one with branches).
+//!
 //! Versions 1 (the `localStorage` release) and 2 kept one record per chat: its messages and
 //! the trace of its latest run only. They read as runs: the messages give each run's question
 //! and outcome, the trace goes to the run it belongs to, and the other runs say their steps
@@ -20,9 +26,20 @@ use serde::Serialize;
 use super::lenient::{read_lenient, stored_version};
 use crate::agent::trace::question;
 use crate::agent::{Event, EventKind};
-use crate::conversation::{Attached, Clarification, Conversation, Outcome, Run};
+use crate::conversation::{Attached, Branch, Clarification, Conversation, Line, Outcome, Run};
 
-pub const CHAT_VERSION: u32 = 3;
+pub const CHAT_VERSION: u32 = 4;
+/// The version of a chat without branches, which the previous release reads too.
+pub const PLAIN_VERSION: u32 = 3;
+
+/// The version `chat` is written as: the oldest that holds all of it.
+pub fn version_of(chat: &Conversation) -> u32 {
+    if chat.runs.iter().any(|r| !r.branches.is_empty()) {
+        CHAT_VERSION
+    } else {
+        PLAIN_VERSION
+    }
+}
 /// Events per stored chunk: a save rewrites at most the chunk still filling.
 pub const CHUNK: usize = 8;
 
@@ -34,6 +51,14 @@ pub fn run_key(id: &str, run: usize) -> String {
 /// The key of chunk `chunk` of run `run`'s events.
 pub fn chunk_key(id: &str, run: usize, chunk: usize) -> String {
     format!("{id}/{run}/{chunk}")
+}
+
+/// The key of chunk `chunk` of line `line`'s own events (line 0: the run as first asked).
+pub fn line_chunk_key(id: &str, run: usize, line: usize, chunk: usize) -> String {
+    match line {
+        0 => chunk_key(id, run, chunk),
+        _ => format!("{id}/{run}/b{line}/{chunk}"),
+    }
 }
 
 /// The head record of a version 3 chat.
@@ -86,12 +111,57 @@ pub struct StoredRun {
     pub outcome: Option<StoredOutcome>,
     /// How many events the run has (stored in chunks beside it).
     pub events: u32,
+    /// Its branches, in the order they were made (version 4).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<StoredBranch>,
+    /// The line shown and remembered (0: the run as first asked).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub shown: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Default for StoredRun {
     fn default() -> Self {
-        StoredRun { question: String::new(), clarified: Vec::new(), attached: Vec::new(), steps_kept: true, outcome: None, events: 0 }
+        StoredRun { question: String::new(), clarified: Vec::new(), attached: Vec::new(), steps_kept: true, outcome: None, events: 0, branches: Vec::new(), shown: 0 }
     }
+}
+
+/// A branch as stored: where it was made, and how many events of its own it has (stored in
+/// chunks beside it, `line_chunk_key`). Read by hand (`read.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct StoredBranch {
+    pub parent: u32,
+    pub at: u32,
+    pub question: String,
+    pub clarified: Vec<StoredClarification>,
+    pub outcome: Option<StoredOutcome>,
+    pub events: u32,
+}
+
+impl StoredBranch {
+    fn of(b: &Branch) -> Self {
+        StoredBranch {
+            parent: b.parent as u32,
+            at: b.at as u32,
+            question: b.question.clone(),
+            clarified: clarifications(&b.clarified),
+            outcome: b.outcome.as_ref().map(StoredOutcome::from),
+            events: b.events.len().saturating_sub(b.at) as u32,
+        }
+    }
+}
+
+fn clarifications(list: &[Clarification]) -> Vec<StoredClarification> {
+    list.iter().map(|c| StoredClarification { asked: c.asked.clone(), reply: c.reply.clone() }).collect()
+}
+
+/// A line's own events: what it does not share with the line it came from.
+pub fn own_events<'a>(line: &Line<'a>) -> &'a [Event] {
+    let from = line.fork.map_or(0, |(_, at)| at);
+    line.events.get(from..).unwrap_or_default()
 }
 
 impl From<&Outcome> for StoredOutcome {
@@ -127,23 +197,53 @@ impl StoredRun {
     pub fn of(run: &Run) -> Self {
         StoredRun {
             question: run.question.clone(),
-            clarified: run.clarified.iter().map(|c| StoredClarification { asked: c.asked.clone(), reply: c.reply.clone() }).collect(),
+            clarified: clarifications(&run.clarified),
             attached: run.attached.iter().map(|a| StoredAttached { name: a.name.clone(), uri: a.uri.clone(), server: a.server.clone() }).collect(),
             steps_kept: run.steps_kept,
             outcome: run.outcome.as_ref().map(StoredOutcome::from),
             events: run.events.len() as u32,
+            branches: run.branches.iter().map(StoredBranch::of).collect(),
+            shown: run.shown_number() as u32,
         }
     }
 
-    pub fn into_run(self, events: Vec<Event>) -> Run {
-        Run {
+    /// The run, with the events of the run as first asked and each branch's own events
+    /// (`own[i]` for branch `i + 1`). A branch that cannot stand (it names a later line, or
+    /// forks past the end of its parent) is left out and named in `dropped`.
+    pub fn into_run(self, events: Vec<Event>, own: Vec<Vec<Event>>, dropped: &mut Vec<String>) -> Run {
+        let mut run = Run {
             question: self.question,
             clarified: self.clarified.into_iter().map(|c| Clarification { asked: c.asked, reply: c.reply }).collect(),
             attached: self.attached.into_iter().map(|a| Attached { name: a.name, uri: a.uri, server: a.server }).collect(),
             events,
             steps_kept: self.steps_kept,
             outcome: self.outcome.map(Outcome::from),
+            branches: Vec::new(),
+            shown: 0,
+        };
+        // Numbers of the stored branches as kept here (one left out renumbers the later ones).
+        let mut kept: Vec<Option<usize>> = vec![Some(0)];
+        for (i, (b, own)) in self.branches.into_iter().zip(own.into_iter().chain(std::iter::repeat_with(Vec::new))).enumerate() {
+            let parent = kept.get(b.parent as usize).copied().flatten().filter(|_| (b.parent as usize) <= i);
+            let shared = parent.and_then(|p| run.line(p)).and_then(|line| line.events.get(..b.at as usize)).map(<[Event]>::to_vec);
+            let (Some(parent), Some(mut whole)) = (parent, shared) else {
+                dropped.push(format!("branch {}", i + 2));
+                kept.push(None);
+                continue;
+            };
+            whole.extend(own);
+            run.branches.push(Branch {
+                parent,
+                at: b.at as usize,
+                question: if b.question.is_empty() { run.question.clone() } else { b.question },
+                clarified: b.clarified.into_iter().map(|c| Clarification { asked: c.asked, reply: c.reply }).collect(),
+                events: whole,
+                outcome: b.outcome.map(Outcome::from),
+            });
+            kept.push(Some(run.branches.len()));
         }
+        run.shown = kept.get(self.shown as usize).copied().flatten().unwrap_or(0);
+        run
     }
 }
 
@@ -260,7 +360,7 @@ impl Default for ChatSummary {
 
 impl ChatSummary {
     pub fn of(chat: &Conversation, updated_unix_ms: f64) -> Self {
-        ChatSummary { id: chat.id.clone(), title: chat.title(), updated_unix_ms, ..Default::default() }
+        ChatSummary { version: version_of(chat), id: chat.id.clone(), title: chat.title(), updated_unix_ms, problem: None }
     }
 }
 
@@ -286,7 +386,7 @@ pub fn read_chat(id: &str, body: &str, parts: &BTreeMap<String, String>) -> Read
         return ReadChat::Unreadable { reason: SAVED_BY_NEWER.into() };
     }
     let mut dropped = Vec::new();
-    let chat = if version == CHAT_VERSION {
+    let chat = if version >= PLAIN_VERSION {
         let head = match read_lenient::<StoredHead>(body) {
             Ok(read) => {
                 dropped.extend(read.dropped);
@@ -311,7 +411,7 @@ pub fn read_chat(id: &str, body: &str, parts: &BTreeMap<String, String>) -> Read
     };
     let note = (!dropped.is_empty())
         .then(|| format!("Parts of this chat could not be read and are left out ({}); the rest is shown.", dropped.join(", ")));
-    ReadChat::Chat { chat, note, current: version == CHAT_VERSION }
+    ReadChat::Chat { chat, note, current: version >= PLAIN_VERSION }
 }
 
 /// Run `run` of a version 3 chat, with every event that can be read. A missing or damaged
@@ -328,20 +428,30 @@ fn read_run(id: &str, run: usize, parts: &BTreeMap<String, String>, dropped: &mu
             return Run { steps_kept: false, outcome: Some(Outcome::Ended("This run could not be read.".into())), ..Run::new(String::new()) };
         }
     };
-    let count = stored.events as usize;
-    let mut events = Vec::with_capacity(count);
+    let events = read_chunks(id, run, 0, stored.events as usize, parts, dropped);
+    let own = stored.branches.iter().enumerate().map(|(b, branch)| read_chunks(id, run, b + 1, branch.events as usize, parts, dropped)).collect();
+    let mut gone = Vec::new();
+    let read = stored.into_run(events, own, &mut gone);
+    dropped.extend(gone.into_iter().map(|g| format!("run {}: {g}", run + 1)));
+    read
+}
+
+/// The `count` events of line `line` of run `run` that can be read.
+fn read_chunks(id: &str, run: usize, line: usize, count: usize, parts: &BTreeMap<String, String>, dropped: &mut Vec<String>) -> Vec<Event> {
+    let whose = if line == 0 { format!("run {}", run + 1) } else { format!("run {}, branch {}", run + 1, line + 1) };
+    let mut events = Vec::with_capacity(count.min(4096));
     for chunk in 0..count.div_ceil(CHUNK) {
-        match parts.get(&chunk_key(id, run, chunk)).map(|text| read_lenient::<Vec<Event>>(text)) {
+        match parts.get(&line_chunk_key(id, run, line, chunk)).map(|text| read_lenient::<Vec<Event>>(text)) {
             Some(Ok(read)) => {
                 if !read.dropped.is_empty() {
-                    dropped.push(format!("run {}: {} of its events", run + 1, read.dropped.len()));
+                    dropped.push(format!("{whose}: {} of its events", read.dropped.len()));
                 }
                 events.extend(read.value);
             }
-            _ => dropped.push(format!("run {}: events {} to {}", run + 1, chunk * CHUNK + 1, ((chunk + 1) * CHUNK).min(count))),
+            _ => dropped.push(format!("{whose}: events {} to {}", chunk * CHUNK + 1, ((chunk + 1) * CHUNK).min(count))),
         }
     }
-    stored.into_run(events)
+    events
 }
 
 /// When the chat's latest run started (for ordering a list whose times were not kept).

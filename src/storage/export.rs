@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::chats::{StoredAttached, StoredClarification, StoredOutcome, StoredRun};
+use super::chats::{own_events, StoredAttached, StoredBranch, StoredClarification, StoredOutcome, StoredRun};
 use super::read::{stored_attached, stored_clarification, stored_outcome};
 use super::settings::connection;
 use crate::storage::agent_settings_read::agent_settings;
@@ -18,9 +18,12 @@ use crate::storage::tool_settings_read::tool_settings;
 use crate::tools::ToolSettings;
 
 pub const EXPORT_FORMAT: &str = "thoughtline.run";
-/// Version 3 holds every run of a conversation; versions 1 and 2 held one run (2 records each
-/// model request as what it adds to the previous one; 1 whole requests, read the same way).
-pub const EXPORT_VERSION: u32 = 3;
+/// Version 4 is version 3 with branches: a run lists them, each with its own events (from its
+/// `Forked` event on). A file is written as version 4 only when a run has a branch. Version 3
+/// holds every run of a conversation; versions 1 and 2 held one run (2 records each model
+/// request as what it adds to the previous one; 1 whole requests, read the same way).
+pub const EXPORT_VERSION: u32 = 4;
+const PLAIN_EXPORT_VERSION: u32 = 3;
 
 /// The settings a run used, as exported: everything but the secrets. Read by hand
 /// (`read.rs`): a missing field takes its value from `Default` below.
@@ -61,6 +64,26 @@ pub struct ExportedRun {
     pub outcome: Option<StoredOutcome>,
     #[serde(serialize_with = "super::event::trace_as_stored")]
     pub trace: Trace,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<ExportedBranch>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub shown: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// A branch in an export: the stored branch record, and its own events inline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExportedBranch {
+    pub parent: u32,
+    pub at: u32,
+    pub question: String,
+    pub clarified: Vec<StoredClarification>,
+    pub outcome: Option<StoredOutcome>,
+    #[serde(serialize_with = "super::event::trace_as_stored")]
+    pub trace: Trace,
 }
 
 /// A conversation as a file. Read by hand (`read.rs`).
@@ -86,16 +109,34 @@ pub struct SingleRun {
 
 impl ExportedRun {
     fn of(run: &Run) -> Self {
-        let StoredRun { question, clarified, attached, steps_kept, outcome, .. } = StoredRun::of(run);
-        ExportedRun { question, clarified, attached, steps_kept, outcome, trace: Trace { events: run.events.clone() } }
+        let StoredRun { question, clarified, attached, steps_kept, outcome, branches, shown, .. } = StoredRun::of(run);
+        let branches = branches
+            .into_iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let own = run.line(i + 1).map(|line| own_events(&line).to_vec()).unwrap_or_default();
+                ExportedBranch { parent: b.parent, at: b.at, question: b.question, clarified: b.clarified, outcome: b.outcome, trace: Trace { events: own } }
+            })
+            .collect();
+        ExportedRun { question, clarified, attached, steps_kept, outcome, trace: Trace { events: run.events.clone() }, branches, shown }
     }
 
-    fn into_run(self) -> Run {
-        let stored = StoredRun { question: self.question, clarified: self.clarified, attached: self.attached, steps_kept: self.steps_kept, outcome: self.outcome, events: 0 };
-        let mut run = stored.into_run(self.trace.events);
-        // A file cut off mid-run has no outcome: it is not running here.
+    fn into_run(self, dropped: &mut Vec<String>) -> Run {
+        let (records, own): (Vec<StoredBranch>, Vec<Vec<Event>>) = self
+            .branches
+            .into_iter()
+            .map(|b| (StoredBranch { parent: b.parent, at: b.at, question: b.question, clarified: b.clarified, outcome: b.outcome, events: 0 }, b.trace.events))
+            .unzip();
+        let stored = StoredRun { question: self.question, clarified: self.clarified, attached: self.attached, steps_kept: self.steps_kept, outcome: self.outcome, events: 0, branches: records, shown: self.shown };
+        let mut run = stored.into_run(self.trace.events, own, dropped);
+        // A file cut off mid-run has no outcome: it is not running here (any line of it).
         if run.outcome.is_none() {
             run.outcome = Some(outcome(&run.events));
+        }
+        for b in &mut run.branches {
+            if b.outcome.is_none() {
+                b.outcome = Some(outcome(&b.events));
+            }
         }
         run
     }
@@ -104,9 +145,10 @@ impl ExportedRun {
 /// The whole conversation, every run with its steps, as export text, with the settings as
 /// exported (`ExportedSettings::from(&Settings)` in `app::settings`: without their secrets).
 pub fn export_chat(chat: &Conversation, settings: &ExportedSettings, now_unix_ms: f64) -> String {
+    let branched = chat.runs.iter().any(|r| !r.branches.is_empty());
     let file = ExportedChat {
         format: EXPORT_FORMAT.into(),
-        version: EXPORT_VERSION,
+        version: if branched { EXPORT_VERSION } else { PLAIN_EXPORT_VERSION },
         app_version: env!("CARGO_PKG_VERSION").into(),
         exported_unix_ms: now_unix_ms.round(),
         title: chat.title(),
@@ -124,7 +166,7 @@ fn single_run(file: SingleRun) -> Run {
         Some(answer) => Outcome::Answer(answer),
         None => outcome(&events),
     };
-    Run { question: file.question, clarified: clarified_of(&events), attached: Vec::new(), events, steps_kept: true, outcome: Some(ended) }
+    Run { clarified: clarified_of(&events), events, outcome: Some(ended), ..Run::new(file.question) }
 }
 
 /// Reads an export as a conversation (its id empty: the caller gives it one), saying what is
@@ -143,7 +185,16 @@ pub fn import_chat(json: &str) -> Result<Conversation, String> {
     let damaged = |e: crate::json_read::ReadError| format!("This export is damaged: {e}.");
     if version >= 3 {
         let file = exported_chat(&value).map_err(damaged)?;
-        let runs = file.runs.into_iter().map(ExportedRun::into_run).collect();
+        let mut dropped = Vec::new();
+        let runs = file.runs.into_iter().enumerate().map(|(i, r)| {
+            let mut gone = Vec::new();
+            let run = r.into_run(&mut gone);
+            dropped.extend(gone.into_iter().map(|g| format!("run {}: {g}", i + 1)));
+            run
+        }).collect();
+        if !dropped.is_empty() {
+            return Err(format!("This export is damaged: {} cannot be placed in the run it belongs to.", dropped.join(", ")));
+        }
         Ok(Conversation::with_runs(String::new(), file.title, runs))
     } else {
         let run = single_run(exported_single_run(&value).map_err(damaged)?);
@@ -200,6 +251,20 @@ fn exported_run(value: &Value) -> Read<ExportedRun> {
         clarified: f.or_default("clarified", |v| list(v, stored_clarification))?,
         attached: f.or_default("attached", |v| list(v, stored_attached))?,
         steps_kept: f.or("steps_kept", boolean, true)?,
+        outcome: f.option("outcome", stored_outcome)?,
+        trace: f.get("trace", trace)?,
+        branches: f.or_default("branches", |v| list(v, exported_branch))?,
+        shown: f.or_default("shown", uint32)?,
+    })
+}
+
+fn exported_branch(value: &Value) -> Read<ExportedBranch> {
+    let f = Fields::of(value)?;
+    Ok(ExportedBranch {
+        parent: f.get("parent", uint32)?,
+        at: f.get("at", uint32)?,
+        question: f.or_default("question", string)?,
+        clarified: f.or_default("clarified", |v| list(v, stored_clarification))?,
         outcome: f.option("outcome", stored_outcome)?,
         trace: f.get("trace", trace)?,
     })

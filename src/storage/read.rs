@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarification, StoredHead, StoredMessage, StoredAttached, StoredOutcome, StoredRun, StoredWho};
+use super::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredBranch, StoredClarification, StoredHead, StoredMessage, StoredAttached, StoredOutcome, StoredRun, StoredWho};
 use crate::storage::trace_read::events;
 use crate::json_read::{boolean, deserialize_via_value, float, list, read_name, string, uint32, Fields, Read};
 
@@ -54,6 +54,20 @@ fn stored_run(value: &Value) -> Read<StoredRun> {
         steps_kept: f.or("steps_kept", boolean, d.steps_kept)?,
         outcome: f.option_or("outcome", stored_outcome, d.outcome)?,
         events: f.or("events", uint32, d.events)?,
+        branches: f.or("branches", |v| list(v, stored_branch), d.branches)?,
+        shown: f.or("shown", uint32, d.shown)?,
+    })
+}
+
+pub(crate) fn stored_branch(value: &Value) -> Read<StoredBranch> {
+    let f = Fields::of(value)?;
+    Ok(StoredBranch {
+        parent: f.get("parent", uint32)?,
+        at: f.get("at", uint32)?,
+        question: f.or_default("question", string)?,
+        clarified: f.or_default("clarified", |v| list(v, stored_clarification))?,
+        outcome: f.option("outcome", stored_outcome)?,
+        events: f.or_default("events", uint32)?,
     })
 }
 

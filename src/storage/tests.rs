@@ -380,3 +380,92 @@ fn renamed_kinds_are_written_under_their_first_tags() {
     assert!(settings::to_json(&stored).contains("\"ask_clarifying\":false"));
     assert_eq!(serde_json::to_string(&StoredWho::AskedPerson).unwrap(), "\"clarify\"");
 }
+
+/// A chat whose second run has two branches, the second made from the first, one shown.
+fn branched() -> Conversation {
+    use crate::agent::fork::{Change, ForkSettings};
+    use crate::conversation::ForkAsk;
+    let mut chat = conversation("c1", 2);
+    let ask = |event: usize, text: &str| ForkAsk {
+        event,
+        change: Change::Observation { tool: "calculator".into(), text: text.into() },
+        settings: ForkSettings::Run,
+        model: crate::agent::ModelName { provider: "openai".into(), model: "m".into() },
+        strategy: Default::default(),
+    };
+    chat.fork(1, ask(1, "seven")).unwrap();
+    chat.record(1, ev(0, crate::agent::EventKind::FinalAnswer { answer: "7".into(), source: crate::agent::trace::AnswerSource::Model }));
+    chat.end(1, Outcome::Answer("7".into()));
+    chat.fork(1, ask(1, "eight")).unwrap();
+    chat.end(1, Outcome::Answer("8".into()));
+    chat
+}
+
+#[test]
+fn branches_are_stored_as_their_own_steps_and_read_back_whole() {
+    let chat = branched();
+    let stored = stored_whole(&chat);
+    assert!(stored.body.contains("\"version\":4"), "a chat with branches is version 4: {}", stored.body);
+    // Only a branch's own steps are stored: the shared ones are not written twice.
+    let own = &stored.parts[&chats::line_chunk_key("c1", 1, 1, 0)];
+    assert!(own.starts_with("[{\"index\":1,") && own.contains("\"forked\"") && !own.contains("run_started"), "{own}");
+    match read("c1", &stored) {
+        ReadChat::Chat { chat: back, note, current } => {
+            assert!(current && note.is_none(), "{note:?}");
+            assert_eq!(back.runs, chat.runs, "every branch whole, and the one shown");
+            assert_eq!(back.runs[1].shown_number(), 2);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A chat without branches stays version 3, which the previous release reads.
+    let plain = stored_whole(&conversation("c2", 1));
+    assert!(plain.body.contains("\"version\":3"), "{}", plain.body);
+    let summary = ChatWriter::default().batch(&conversation("c2", 1), 1.0).record.summary;
+    assert!(summary.contains("\"version\":3"), "{summary}");
+}
+
+#[test]
+fn a_save_writes_only_the_branch_that_grew() {
+    let mut chat = branched();
+    let mut writer = ChatWriter::default();
+    let first = writer.batch(&chat, 1.0);
+    writer.committed(&first);
+    chat.show_branch(1, 0);
+    chat.fork(1, crate::conversation::ForkAsk {
+        event: 0,
+        change: crate::agent::fork::Change::Question { text: "Another?".into() },
+        settings: crate::agent::fork::ForkSettings::Now,
+        model: Default::default(),
+        strategy: Default::default(),
+    })
+    .unwrap();
+    let next = writer.batch(&chat, 2.0);
+    let keys: Vec<&str> = next.record.parts.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["c1/1", "c1/1/b3/0"], "the run's record and the new branch's first chunk");
+}
+
+#[test]
+fn a_branch_that_cannot_stand_is_left_out_and_named() {
+    let chat = branched();
+    let mut stored = stored_whole(&chat);
+    // Branch 2 claims to fork past the end of the run.
+    let key = chats::run_key("c1", 1);
+    let record = stored.parts[&key].replacen("\"at\":1", "\"at\":99", 1);
+    stored.parts.insert(key, record);
+    let ReadChat::Chat { chat: back, note, .. } = read("c1", &stored) else { panic!() };
+    // It and the branch made from it are left out; the run as first asked is whole.
+    assert_eq!(back.runs[1].lines(), 1);
+    assert_eq!(back.runs[1].events, chat.runs[1].events);
+    assert!(note.unwrap().contains("branch 2"));
+}
+
+#[test]
+fn exports_carry_branches_and_read_back_whole() {
+    let chat = branched();
+    let json = export_chat(&chat, &ExportedSettings::default(), 1000.0);
+    assert!(json.contains("\"version\":4") && json.contains("\"branches\""), "{json}");
+    let back = import_chat(&json).unwrap();
+    assert_eq!(back.runs, chat.runs);
+    let plain = export_chat(&conversation("c2", 1), &ExportedSettings::default(), 1000.0);
+    assert!(plain.contains("\"version\":3") && !plain.contains("branches"));
+}

@@ -6,7 +6,7 @@
 //!
 //! A save that fails marks nothing written: the next one writes all of it again.
 
-use super::chats::{chunk_key, run_key, ChatSummary, StoredHead, StoredRun, CHAT_VERSION, CHUNK};
+use super::chats::{line_chunk_key, own_events, run_key, version_of, ChatSummary, StoredHead, StoredRun, CHUNK};
 use crate::conversation::Conversation;
 
 /// One save of a chat: its id, its list line, its head (or, before version 3, the whole chat)
@@ -20,11 +20,16 @@ pub struct Record {
     pub parts: Vec<(String, String)>,
 }
 
-/// What has been written of one run.
+/// What has been written of one run: its record, and how many own events of each line (the
+/// run as first asked, then its branches).
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Written {
     record: String,
-    events: usize,
+    events: Vec<usize>,
+}
+
+fn own_counts(run: &crate::conversation::Run) -> Vec<usize> {
+    (0..run.lines()).filter_map(|n| run.line(n)).map(|line| own_events(&line).len()).collect()
 }
 
 /// What is known to be stored of the open chat.
@@ -54,7 +59,7 @@ impl ChatWriter {
     /// The chat was read from records of the current version: all of it is stored.
     pub fn loaded(&mut self, chat: &Conversation) {
         self.chat = chat.id.clone();
-        self.runs = chat.runs.iter().map(|run| Written { record: run_json(&StoredRun::of(run)), events: run.events.len() }).collect();
+        self.runs = chat.runs.iter().map(|run| Written { record: run_json(&StoredRun::of(run)), events: own_counts(run) }).collect();
     }
 
     /// The records that bring what is stored of `chat` up to date.
@@ -69,21 +74,25 @@ impl ChatWriter {
             if changed {
                 parts.push((run_key(&chat.id, i), record.clone()));
             }
-            let total = run.events.len();
-            // Whole chunks already written stay; the first one not complete is written again.
-            let first = written.events.min(total) / CHUNK;
-            for chunk in first..total.div_ceil(CHUNK) {
-                let events = &run.events[chunk * CHUNK..((chunk + 1) * CHUNK).min(total)];
-                if chunk * CHUNK + events.len() <= written.events {
-                    continue;
+            let counts = own_counts(run);
+            for (n, &total) in counts.iter().enumerate() {
+                let Some(line) = run.line(n) else { continue };
+                let own = own_events(&line);
+                let done = written.events.get(n).copied().unwrap_or(0);
+                // Whole chunks already written stay; the first one not complete is written again.
+                for chunk in done.min(total) / CHUNK..total.div_ceil(CHUNK) {
+                    let events = &own[chunk * CHUNK..((chunk + 1) * CHUNK).min(total)];
+                    if chunk * CHUNK + events.len() <= done {
+                        continue;
+                    }
+                    parts.push((line_chunk_key(&chat.id, i, n, chunk), super::event::events_json(events)));
                 }
-                parts.push((chunk_key(&chat.id, i, chunk), super::event::events_json(events)));
             }
-            if changed || total != written.events {
-                marks.push((i, Written { record, events: total }));
+            if changed || counts != written.events {
+                marks.push((i, Written { record, events: counts }));
             }
         }
-        let head = StoredHead { version: CHAT_VERSION, id: chat.id.clone(), title: chat.title.clone(), runs: chat.runs.len() as u32 };
+        let head = StoredHead { version: version_of(chat), id: chat.id.clone(), title: chat.title.clone(), runs: chat.runs.len() as u32 };
         let summary = ChatSummary::of(chat, now_unix_ms);
         let record = Record {
             id: chat.id.clone(),
@@ -105,7 +114,9 @@ impl ChatWriter {
                 self.runs.resize(i + 1, Written::default());
             }
             // Saves commit in order, but a slower one must not roll a later one's marks back.
-            if written.events >= self.runs[*i].events {
+            let current = &self.runs[*i].events;
+            let later = current.len() > written.events.len() || current.iter().zip(&written.events).any(|(now, then)| now > then);
+            if !later {
                 self.runs[*i] = written.clone();
             }
         }

@@ -133,7 +133,7 @@ fn exports_say_what_they_are_before_they_are_read() {
     assert!(import_chat("[1]").unwrap_err().starts_with("This file is not a JSON object"));
     assert!(import_chat(r#"{"format":7}"#).unwrap_err().starts_with("This file is not a JSON object (format: expected a string)"));
     assert!(import_chat(r#"{"format":"other"}"#).unwrap_err().contains("not a Thoughtline export"));
-    assert!(import_chat(r#"{"format":"thoughtline.run","version":4}"#).unwrap_err().contains("newer Thoughtline"));
+    assert!(import_chat(r#"{"format":"thoughtline.run","version":5}"#).unwrap_err().contains("newer Thoughtline"));
     assert!(import_chat(r#"{"format":"thoughtline.run","version":2,"question":"q","settings":{},"trace":{"events":[]}}"#).unwrap().runs.len() == 1);
     assert!(import_chat(r#"{"format":"thoughtline.run","version":2}"#).unwrap_err().starts_with("This export is damaged: question: missing"));
 }

@@ -95,6 +95,17 @@ fn each_kind_reads_from_its_required_fields_alone() {
         (r#"{"scope_checked":{"verdict":"out_of_scope","reason":"r"}}"#, EventKind::ScopeChecked { verdict: ScopeVerdict::OutOfScope, reason: "r".into() }),
         (r#"{"approval_asked":{"tool":"t","input":{}}}"#, EventKind::ApprovalAsked { tool: "t".into(), input: json!({}), via: None }),
         (r#"{"approval_given":{"tool":"t","choice":"denied"}}"#, EventKind::ApprovalGiven { tool: "t".into(), choice: ApprovalChoice::Denied }),
+        (
+            r#"{"forked":{"branch":0,"from":4,"change":"ask_again","settings":"now"}}"#,
+            EventKind::Forked(Box::new(crate::agent::fork::Fork {
+                branch: 0,
+                from: 4,
+                change: crate::agent::fork::Change::AskAgain,
+                settings: crate::agent::fork::ForkSettings::Now,
+                model: Default::default(),
+                strategy: Strategy::React,
+            })),
+        ),
     ];
     let mut seen = BTreeSet::new();
     for (json, want) in cases {

@@ -7,8 +7,8 @@ use crate::agent::settings::{EarlyStopping, Strategy};
 use crate::agent::{AgentSettings, Event, EventKind, StopReason, Trace};
 use crate::llm::{Connection, Preset, ProviderConfig};
 use crate::storage::keys::{ProviderKeys, SavedKey};
-use crate::storage::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarification, StoredHead, StoredMessage, StoredAttached, StoredOutcome, StoredRun, StoredWho};
-use crate::storage::export::{ExportedChat, ExportedRun, ExportedSettings};
+use crate::storage::chats::{ChatSummary, LegacyChat, OutcomeKind, StoredClarification, StoredHead, StoredMessage, StoredAttached, StoredBranch, StoredOutcome, StoredRun, StoredWho};
+use crate::storage::export::{ExportedBranch, ExportedChat, ExportedRun, ExportedSettings};
 use crate::app::settings::Settings;
 use crate::test_support::Rng;
 use crate::tools::mcp::{McpArgument, McpItem, McpOffers, McpServer, McpSettings, McpToolInfo, RememberedSecret};
@@ -200,6 +200,15 @@ pub fn exported_run(rng: &mut Rng) -> ExportedRun {
         steps_kept: flag(rng),
         outcome: maybe(rng, stored_outcome),
         trace: Trace { events: many(rng, 3, event) },
+        branches: many(rng, 2, |rng| ExportedBranch {
+            parent: uint(rng),
+            at: uint(rng),
+            question: text(rng),
+            clarified: many(rng, 2, stored_clarification),
+            outcome: maybe(rng, stored_outcome),
+            trace: Trace { events: many(rng, 2, event) },
+        }),
+        shown: uint(rng),
     }
 }
 
@@ -216,7 +225,20 @@ pub fn stored_attached(rng: &mut Rng) -> StoredAttached {
 }
 
 pub fn stored_run(rng: &mut Rng) -> StoredRun {
-    StoredRun { question: text(rng), clarified: many(rng, 2, stored_clarification), attached: many(rng, 2, stored_attached), steps_kept: flag(rng), outcome: maybe(rng, stored_outcome), events: uint(rng) }
+    StoredRun {
+        question: text(rng),
+        clarified: many(rng, 2, stored_clarification),
+        attached: many(rng, 2, stored_attached),
+        steps_kept: flag(rng),
+        outcome: maybe(rng, stored_outcome),
+        events: uint(rng),
+        branches: many(rng, 2, stored_branch),
+        shown: uint(rng),
+    }
+}
+
+pub fn stored_branch(rng: &mut Rng) -> StoredBranch {
+    StoredBranch { parent: uint(rng), at: uint(rng), question: text(rng), clarified: many(rng, 2, stored_clarification), outcome: maybe(rng, stored_outcome), events: uint(rng) }
 }
 
 pub fn stored_head(rng: &mut Rng) -> StoredHead {
