@@ -8,6 +8,7 @@ use crate::agent::fork::{can_ask_again, Change, Editable, ForkSettings};
 use crate::agent::{Event, EventKind, ModelName, Strategy};
 use crate::conversation::ForkAsk;
 use crate::llm::Preset;
+use crate::secrets::{mask, mask_value};
 
 use super::settings::keys::switch_provider;
 use super::settings::Settings;
@@ -70,6 +71,18 @@ pub fn ask_again(run: usize, line_events: &[Event], event: usize, settings: Fork
 }
 
 fn plan(run: usize, event: usize, change: Change, which: ForkSettings, now: &Settings, line_events: &[Event]) -> Result<ForkPlan, String> {
+    // The person's words are masked like any input: a key pasted in never reaches the record.
+    let secrets = super::settings::keys::collect(now);
+    let change = match change {
+        Change::Question { text } => Change::Question { text: mask(&text, &secrets) },
+        Change::Reply { text } => Change::Reply { text: mask(&text, &secrets) },
+        Change::Observation { tool, text } => Change::Observation { tool, text: mask(&text, &secrets) },
+        Change::ToolInput { tool, mut input } => {
+            mask_value(&mut input, &secrets);
+            Change::ToolInput { tool, input }
+        }
+        Change::AskAgain => Change::AskAgain,
+    };
     let (settings, tools) = match which {
         ForkSettings::Now => (now.clone(), None),
         ForkSettings::Run => run_settings(now, line_events, event),

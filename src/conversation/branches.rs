@@ -153,6 +153,30 @@ impl Run {
         }
     }
 
+    /// The events line `number` is exported as (the whole run for line 0, a branch's own
+    /// events from its `Forked` event on), and those of the line it came from, which its
+    /// OpenTelemetry trace links to.
+    pub fn traced(&self, number: usize) -> Option<(&[Event], Option<&[Event]>)> {
+        fn own(line: Line<'_>) -> &[Event] {
+            &line.events[line.fork.map_or(0, |(_, at)| at).min(line.events.len())..]
+        }
+        let line = self.line(number)?;
+        let parent = line.fork.and_then(|(p, _)| self.line(p)).map(own);
+        Some((own(line), parent))
+    }
+
+    /// The line that recorded event `index` of line `line`: a branch's shared events are its
+    /// parent's (and so on up).
+    pub fn origin_of(&self, mut line: usize, index: usize) -> usize {
+        while let Some((parent, at)) = self.line(line).and_then(|l| l.fork) {
+            if index >= at {
+                break;
+            }
+            line = parent;
+        }
+        line
+    }
+
     /// The `Forked` event of a line, if it is a branch.
     pub fn forked_of<'a>(line: &Line<'a>) -> Option<&'a Fork> {
         let (_, at) = line.fork?;

@@ -360,7 +360,12 @@ impl Conversation {
     /// each question with the agent's questions and the person's replies folded in. A run's
     /// shown line is the one remembered.
     pub fn turns(&self) -> Vec<Turn> {
-        self.runs
+        self.turns_before(self.runs.len())
+    }
+
+    /// The memory a run of number `run` starts with: the turns of the runs before it.
+    pub fn turns_before(&self, run: usize) -> Vec<Turn> {
+        self.runs[..run.min(self.runs.len())]
             .iter()
             .map(Run::shown_line)
             .filter_map(|run| match run.outcome {

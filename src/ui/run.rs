@@ -70,6 +70,9 @@ pub enum Ask {
     /// The person's answer to the question the latest run ended with: that run goes on, with
     /// its original question, after the events it holds.
     Answer(String),
+    /// The branch just made in run `run` (`Conversation::fork`, its shown line): the agent
+    /// goes on from its `Forked` event, with only the `tools` named when they are given.
+    Branch { run: usize, tools: Option<Vec<String>> },
 }
 
 /// A run that has been set up (its run in the conversation made, the token made) and is about
@@ -84,6 +87,10 @@ pub(super) struct Job {
     run: usize,
     /// The events of the run this one continues (empty for a new question).
     earlier: Vec<Event>,
+    /// `earlier` ends with a branch's `Forked` event, which the agent goes on from.
+    fork: bool,
+    /// The tools the run may use, by name; `None` for all the settings enable.
+    pub(super) only_tools: Option<Vec<String>>,
     /// Earlier turns of the conversation, as memory.
     history: Vec<Turn>,
     /// Every secret the settings hold: masked out of what reaches the conversation.
@@ -134,10 +141,17 @@ impl RunControl {
         if !collector.is_on() {
             return;
         }
-        let finished = |r: &crate::conversation::Run| r.outcome.as_ref().is_some_and(RunSession::finished_for_sending);
-        let Some((chat, events)) = self.chat.with_untracked(|c| c.runs.get(run).filter(|r| finished(r)).map(|r| (c.id.clone(), r.events.clone()))) else { return };
+        let finished = |r: &crate::conversation::Run| r.shown_line().outcome.is_some_and(RunSession::finished_for_sending);
+        // A branch goes as its own trace, linked to the step it was made from.
+        let Some((chat, events, parent)) = self.chat.with_untracked(|c| {
+            c.runs.get(run).filter(|r| finished(r)).map(|r| {
+                let line = r.shown_line();
+                let (events, parent) = crate::ui::trace::otel::trace_of(r, line.number);
+                (c.id.clone(), events, parent)
+            })
+        }) else { return };
         leptos::task::spawn_local(async move {
-            let result = crate::ui::trace::otel::send(chat.clone(), events, secrets, collector).await;
+            let result = crate::ui::trace::otel::send(chat.clone(), events, parent, secrets, collector).await;
             self.session.update_value(|s| s.sent(Sent { chat, run, result }));
             self.sent.set(self.session.with_value(|s| s.sent_list().to_vec()));
         });
@@ -183,17 +197,34 @@ impl RunControl {
         let secrets = crate::app::settings::keys::collect(&settings);
         // A question becomes memory only with its answer, so one the agent is still asking
         // about is not part of it.
-        let history = self.chat.with_untracked(Conversation::turns);
+        let mut history = self.chat.with_untracked(Conversation::turns);
+        let (mut fork, mut only_tools) = (false, None);
         // What the person typed is sent to the model, but a key pasted into it is never shown
         // or stored.
         let (question, answer, run, earlier) = match ask {
+            Ask::Branch { run, tools } => {
+                // Remembered: the runs before this one only.
+                history = self.chat.with_untracked(|c| c.turns_before(run));
+                only_tools = tools;
+                let (question, earlier) = self.chat.with_untracked(|c| {
+                    c.runs.get(run).map(|r| {
+                        let line = r.shown_line();
+                        (line.question.to_string(), line.events.to_vec())
+                    })
+                }).unwrap_or_default();
+                // A changed question is a new run of it, after its `Forked` event; any other
+                // change goes on from that event.
+                fork = !matches!(earlier.last().map(|e| &e.kind), Some(EventKind::Forked(f)) if matches!(f.change, crate::agent::fork::Change::Question { .. }));
+                let earlier = if fork { earlier } else { Vec::new() };
+                (question, None, run, earlier)
+            }
             Ask::Answer(answer) => {
                 let mut run = None;
                 let mut earlier = Vec::new();
                 self.chat.update(|c| {
                     run = c.reply(mask(&answer, &secrets));
                     // Copied once: the agent reads these while new events are recorded.
-                    earlier = run.map(|r| c.runs[r].events.clone()).unwrap_or_default();
+                    earlier = run.map(|r| c.runs[r].shown_line().events.to_vec()).unwrap_or_default();
                 });
                 match run {
                     Some(run) => (question(&earlier).unwrap_or_default().to_string(), Some(answer), run, earlier),
@@ -219,36 +250,38 @@ impl RunControl {
             history_turns: history.len(),
             started_unix_ms: page::unix_ms().round(),
             strategy: settings.agent.strategy,
-            continues: answer.is_some(),
+            continues: answer.is_some() || fork,
             model: crate::agent::ModelName { provider: settings.provider.preset.id().to_string(), model: mask(&settings.provider.model, &secrets) },
         };
         // Attachments go with a new question; a reply to the agent's question leaves them for
         // the next one (the run it continues keeps its question as it was).
-        let attachments = self.session.try_update_value(|s| s.begin(run, earlier.len(), started).unwrap_or_default()).unwrap_or_default();
+        let holds = self.chat.with_untracked(|c| c.runs.get(run).map_or(0, |r| r.shown_line().events.len()));
+        let attachments = self.session.try_update_value(|s| s.begin(run, holds, started).unwrap_or_default()).unwrap_or_default();
         self.attached.set(self.session.with_value(|s| s.attached().to_vec()));
         self.streaming.set(String::new());
         self.running.set(true);
         self.changed(Save::Now);
         let token = CancelToken::new();
         self.cancel.set_value(Some(token.clone()));
-        Job { settings, question, answer, run, earlier, history, secrets, token, attachments }
+        Job { settings, question, answer, run, earlier, fork, only_tools, history, secrets, token, attachments }
     }
 
     async fn drive(self, job: Job, env: Env<'_>) -> Outcome {
-        let Job { settings, question, answer, run, earlier, history, secrets, token, .. } = job;
+        let Job { settings, question, answer, run, earlier, fork, history, secrets, token, .. } = job;
         let agent = agent_settings(&settings);
         let answered = answer.as_deref().map(|answer| AnsweredQuestion { earlier: &earlier, answer });
         let observer = Observer { control: self, run, secrets: &secrets, mcp: &settings.tools.mcp };
-        let input = RunInput { question: &question, history: &history, model: env.model, tools: env.tools, settings: &agent, clock: env.clock, cancel: &token, answered, fork: None };
+        let fork = fork.then_some(earlier.as_slice());
+        let input = RunInput { question: &question, history: &history, model: env.model, tools: env.tools, settings: &agent, clock: env.clock, cancel: &token, answered, fork };
         run_agent(input, &observer).await;
         // Read from the run as the conversation holds it: masked on the way in, once.
-        self.chat.with_untracked(|c| c.runs.get(run).map(|r| outcome(&r.events))).unwrap_or_else(|| outcome(&[]))
+        self.chat.with_untracked(|c| c.runs.get(run).map(|r| outcome(r.shown_line().events))).unwrap_or_else(|| outcome(&[]))
     }
 
     /// The run is over: its outcome goes into the conversation, which is saved at once. A run
     /// that ended before the agent recorded a step gets its start and its end as steps.
     fn end(self, run: usize, outcome: Outcome) {
-        let events = self.chat.with_untracked(|c| c.runs.get(run).map_or(0, |r| r.events.len()));
+        let events = self.chat.with_untracked(|c| c.runs.get(run).map_or(0, |r| r.shown_line().events.len()));
         let steps = self.session.try_update_value(|s| s.end(events, &outcome)).flatten().map(|(_, steps)| steps).unwrap_or_default();
         if !steps.is_empty() {
             self.chat.update(|c| {
@@ -434,7 +467,8 @@ mod page {
                 &http
             };
             let owned = tools(settings, control.mcp);
-            let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
+            // A branch run with the run's own settings uses the tools that run had.
+            let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).filter(|t| job.only_tools.as_ref().is_none_or(|names| names.iter().any(|n| n == t.name()))).collect();
             let mut job = job;
             if !job.attachments.is_empty() {
                 job.question = attach(&job.question, &job.attachments, control.mcp).await;

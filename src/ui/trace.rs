@@ -8,6 +8,7 @@
 use leptos::prelude::*;
 
 pub(crate) mod find;
+pub(crate) mod fork;
 pub(crate) mod otel;
 pub(crate) mod row;
 pub(crate) mod steps;
@@ -33,6 +34,10 @@ pub fn TracePane(
     progress: ReadSignal<String>,
     /// Finished runs sent to the OpenTelemetry collector, and how that went.
     sent: ReadSignal<Vec<crate::ui::trace::otel::Sent>>,
+    /// The chat's session: runs a branch made from a step (none in Compare, whose runs are
+    /// not kept).
+    #[prop(optional)]
+    session: Option<crate::ui::chat::session::Session>,
     children: Children,
 ) -> impl IntoView {
     let pane = NodeRef::<leptos::html::Section>::new();
@@ -66,7 +71,7 @@ pub fn TracePane(
     // (steps, timeline, find bar, totals) is a part of the page, which a first screen without
     // steps does not wait for.
     let has_runs = move || running.get() || chat.with(|c| !c.runs.is_empty());
-    let body = Body { chat, streaming, running, progress, sent, pane, keys, scrolled, follow };
+    let body = Body { chat, streaming, running, progress, sent, pane, keys, scrolled, follow, session };
     view! {
         <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll on:keydown=on_key>
             <div class="trace-head">
@@ -92,13 +97,15 @@ pub struct Body {
     keys: StoredValue<Option<Callback<leptos::ev::KeyboardEvent>>>,
     scrolled: Trigger,
     follow: StoredValue<bool>,
+    session: Option<crate::ui::chat::session::Session>,
 }
 
 /// The body of the pane, drawn by the trace part: every step of the run shown, the timeline,
 /// the find bar, the live reply and the totals.
 fn pane_body(b: Body) -> AnyView {
-    let Body { chat, streaming, running, progress, sent, pane, keys, scrolled, follow } = b;
+    let Body { chat, streaming, running, progress, sent, pane, keys, scrolled, follow, session } = b;
     let trace = Steps(chat);
+    let forking = session.map(|session| self::fork::Forking::new(session, chat, running));
     let look = Look::new(scrolled);
     keys.set_value(Some(Callback::new(move |ev| look.on_key(ev))));
     // The body goes when the chat shown has no run (another chat opened): its keys go with it,
@@ -137,7 +144,7 @@ fn pane_body(b: Body) -> AnyView {
     // an import) is drawn from its start, not all at once up to the count of the last one.
     let drawn_of = StoredValue::new(None::<RowKey>);
     Effect::new(move |_| {
-        let (len, first) = trace.with(|events| (events.len().min(MAX_ROWS), events.first().map(row_key)));
+        let (len, first) = trace.with(|events| (events.len().min(MAX_ROWS), events.first().map(|e| row_key(0, e))));
         let mut now = drawn.get();
         if first != drawn_of.get_value() {
             drawn_of.set_value(first);
@@ -229,13 +236,19 @@ fn pane_body(b: Body) -> AnyView {
             <ol class="events" data-testid="trace" data-events=move || trace.with(|events| events.len().min(MAX_ROWS).to_string()) tabindex="0" aria-label="Steps: j and k move between them, / searches">
                 // Keyed by the events' identities only: an update copies no event, and each row
                 // reads its event once, when it is first drawn (events never change afterwards).
-                <For each=move || trace.with(|events| {
+                // A branch's own rows are its own: switching branches draws them anew, and keeps
+                // the rows of the steps the branches share.
+                <For each=move || chat.with(|c| {
+                    let (run, line) = c.shown_run().map_or((None, 0), |r| (Some(r), r.shown_number()));
+                    let events = c.shown_events();
                     let window = &events[events.len().saturating_sub(MAX_ROWS)..];
-                    window.iter().take(drawn.get()).map(row_key).collect::<Vec<_>>()
+                    let origin = |e: &Event| run.map_or(0, |r| r.origin_of(line, e.index as usize)) as u32;
+                    window.iter().take(drawn.get()).map(|e| row_key(origin(e), e)).collect::<Vec<_>>()
                 }) key=|k| *k let:key>
-                    {event_for(trace, key).map(|event| view! { <EventRow event open trace look/> })}
+                    {event_for(trace, key).map(|event| view! { <EventRow event open trace look forking/> })}
                 </For>
             </ol>
+            {forking.map(self::fork::fork_error)}
             <Show when=move || writing.get()>
                 <LiveRow streaming/>
             </Show>
@@ -308,16 +321,17 @@ fn open_row(_pane: NodeRef<leptos::html::Section>, _index: u32) -> Option<String
     None
 }
 
-/// A row's identity. Index alone is not unique across conversations and imports; timing makes it so.
-type RowKey = (u32, u64, u64);
+/// A row's identity: the line of its run that recorded it, its index and its timing. Index
+/// alone is not unique across conversations and imports; timing makes it so.
+type RowKey = (u32, u32, u64, u64);
 
 /// Rows drawn per frame while a whole trace arrives at once: more than a screenful, and about
 /// 10 ms of work.
 const ROWS_PER_FRAME: usize = 60;
 
 
-fn row_key(e: &Event) -> RowKey {
-    (e.index, e.started_ms.to_bits(), e.ended_ms.to_bits())
+fn row_key(origin: u32, e: &Event) -> RowKey {
+    (origin, e.index, e.started_ms.to_bits(), e.ended_ms.to_bits())
 }
 
 
@@ -384,7 +398,8 @@ fn foot(chat: RwSignal<Conversation>, sent: ReadSignal<Vec<crate::ui::trace::ote
 /// lost an event before it.
 fn event_for(trace: Steps, key: RowKey) -> Option<Event> {
     trace.with_untracked(|events| {
-        let at = events.get(key.0 as usize).filter(|e| row_key(e) == key);
-        at.or_else(|| events.iter().find(|e| row_key(e) == key)).cloned()
+        let same = |e: &&Event| row_key(key.0, e) == key;
+        let at = events.get(key.1 as usize).filter(same);
+        at.or_else(|| events.iter().find(same)).cloned()
     })
 }

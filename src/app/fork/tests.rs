@@ -87,3 +87,16 @@ fn only_a_models_reply_can_be_asked_again() {
     let events = events();
     assert!(ask_again(0, &events, 2, ForkSettings::Now, &now()).unwrap_err().contains("Only a model's reply"));
 }
+
+#[test]
+fn a_key_pasted_into_the_edit_is_masked_before_it_reaches_the_record() {
+    let events = events();
+    let mut editor = ForkEditor::open(0, 0, &events, 2).unwrap();
+    editor.text = "the key is sk-openai-key".into();
+    let plan = editor.plan(&now(), &events).unwrap();
+    assert!(!plan.ask.change.text().contains("sk-openai-key"), "{:?}", plan.ask.change);
+    let mut call = ForkEditor::open(0, 0, &events, 1).unwrap();
+    call.text = "{\"q\": \"sk-openai-key\"}".into();
+    let plan = call.plan(&now(), &events).unwrap();
+    assert!(!format!("{:?}", plan.ask.change).contains("sk-openai-key"));
+}

@@ -59,5 +59,37 @@ impl Session {
     }
 }
 
+impl Session {
+    /// A changed step run on from there: `make` makes the branch in the open chat
+    /// (`Conversation::fork`), then the agent goes on in it with `settings`, using only `tools`
+    /// when they are named. `Err` says why nothing was run (a run going on, a setting missing,
+    /// the change not fitting the step).
+    pub fn branch(self, run: usize, settings: Settings, tools: Option<Vec<String>>, make: impl FnOnce(&mut crate::conversation::Conversation) -> Result<usize, String>) -> Result<(), String> {
+        if self.run.running.get_untracked() {
+            return Err("A run is going on: stop it or wait for it to end first.".into());
+        }
+        if let Some(problem) = missing_setting(&settings) {
+            return Err(problem);
+        }
+        self.chats.run_starting();
+        self.chats.chat.try_update(make).unwrap_or_else(|| Err("This chat is gone.".into()))?;
+        self.run.start(Start { settings, ask: Ask::Branch { run, tools } });
+        Ok(())
+    }
+
+    /// Shows line `line` of run `run` (its branch switcher), saved: later questions remember it.
+    pub fn show_branch(self, run: usize, line: usize) {
+        if self.run.running.get_untracked() {
+            return;
+        }
+        let save = self.chats.chat.try_update(|c| c.show_branch(run, line)).unwrap_or(Save::No);
+        self.chats.changed(save);
+    }
+
+    pub fn settings(self) -> ReadSignal<Settings> {
+        self.settings
+    }
+}
+
 #[cfg(test)]
 mod tests;

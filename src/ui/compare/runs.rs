@@ -14,7 +14,8 @@ use crate::app::settings::Settings;
 /// Where a run a person can pick is: a run of the open conversation, or one from a file.
 #[derive(Clone, Copy, PartialEq)]
 enum Source {
-    Chat(usize),
+    /// A run of the conversation and one of its lines (0: the run as first asked).
+    Chat(usize, usize),
     File(usize),
 }
 
@@ -40,24 +41,43 @@ pub fn RunsCompare(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>,
     let status = RwSignal::new(String::new());
     // The runs that have ended, by label; no event is copied, so a live run elsewhere costs a
     // look at each run's outcome per event, nothing more.
+    // Every branch of a run is a run to compare.
     let choices = Memo::new(move |_| {
         let mut all: Vec<Choice> = chat.with(|c| {
             c.runs
                 .iter()
                 .enumerate()
-                .filter(|(_, r)| r.steps_kept && r.outcome.is_some() && !r.events.is_empty())
-                .map(|(i, r)| Choice { label: format!("Question {}: {}", i + 1, r.question), source: Source::Chat(i), len: r.events.len() })
+                .filter(|(_, r)| r.steps_kept)
+                .flat_map(|(i, r)| (0..r.lines()).filter_map(move |n| r.line(n).map(|line| (i, r.lines(), line))))
+                .filter(|(_, _, line)| line.outcome.is_some() && !line.events.is_empty())
+                .map(|(i, lines, line)| {
+                    let label = if lines > 1 { format!("Question {}, branch {}: {}", i + 1, line.number + 1, line.question) } else { format!("Question {}: {}", i + 1, line.question) };
+                    Choice { label, source: Source::Chat(i, line.number), len: line.events.len() }
+                })
                 .collect()
         });
         files.with(|f| all.extend(f.iter().enumerate().map(|(i, (label, events))| Choice { label: label.clone(), source: Source::File(i), len: events.len() })));
         all
     });
-    // The two latest runs, until the person picks others.
+    // A branch shown in the chat and the line it came from; else the two latest runs. Until
+    // the person picks others.
     let a = RwSignal::new(None::<usize>);
     let b = RwSignal::new(None::<usize>);
+    let branch_pair = Memo::new(move |_| {
+        let (run, line, parent) = chat.with(|c| {
+            let run = c.shown()?;
+            let line = c.runs[run].shown_line();
+            Some((run, line.number, line.fork?.0))
+        })?;
+        choices.with(|all| {
+            let at = |n: usize| all.iter().position(|c| c.source == Source::Chat(run, n));
+            Some((at(parent)?, at(line)?))
+        })
+    });
     let picked = move |side: RwSignal<Option<usize>>, fallback_back: usize| {
         let n = choices.with(Vec::len);
-        side.get().filter(|i| *i < n).or_else(|| n.checked_sub(fallback_back))
+        let default = branch_pair.get().map(|(p, l)| if fallback_back == 2 { p } else { l });
+        side.get().filter(|i| *i < n).or(default).or_else(|| n.checked_sub(fallback_back))
     };
     let pair = Memo::new(move |_| {
         let (l, r) = (picked(a, 2), picked(b, 1));
@@ -67,10 +87,20 @@ pub fn RunsCompare(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>,
     let aligned = Memo::new(move |_| {
         let (x, y) = pair.get()?;
         let events = |c: &Choice| match c.source {
-            Source::Chat(i) => chat.with_untracked(|chat| chat.runs.get(i).map(|r| r.events.clone()).unwrap_or_default()),
+            Source::Chat(i, n) => chat.with_untracked(|chat| chat.runs.get(i).and_then(|r| r.line(n)).map(|l| l.events.to_vec()).unwrap_or_default()),
             Source::File(i) => files.with_untracked(|f| f.get(i).map(|(_, e)| e.clone()).unwrap_or_default()),
         };
-        Some(align(&events(&x), &events(&y)))
+        // A branch and the line it came from are aligned from the fork on: before it they are
+        // the same steps.
+        let from = match (x.source, y.source) {
+            (Source::Chat(i, p), Source::Chat(j, l)) if i == j => chat.with_untracked(|c| {
+                let fork = |child: usize, parent: usize| c.runs[i].line(child).and_then(|line| line.fork).filter(|(of, _)| *of == parent).map(|(_, at)| at);
+                fork(l, p).or_else(|| fork(p, l)).unwrap_or(0)
+            }),
+            _ => 0,
+        };
+        let (x, y) = (events(&x), events(&y));
+        Some(align(&x[from.min(x.len())..], &y[from.min(y.len())..]))
     });
     let section = NodeRef::<leptos::html::Section>::new();
     // Opened from the trace's "Compare runs": brought into view.

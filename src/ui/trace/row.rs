@@ -22,7 +22,7 @@ fn icon(tone: Tone) -> &'static str {
 }
 
 #[component]
-pub fn EventRow(event: Event, open: Memo<Option<u32>>, trace: Steps, look: Look) -> impl IntoView {
+pub fn EventRow(event: Event, open: Memo<Option<u32>>, trace: Steps, look: Look, forking: Option<super::fork::Forking>) -> impl IntoView {
     let tone = event.kind.tone();
     let index = event.index;
     // A pending event that is no longer the open one has finished (its result follows it).
@@ -76,6 +76,7 @@ pub fn EventRow(event: Event, open: Memo<Option<u32>>, trace: Steps, look: Look)
                     <pre></pre>
                 </details>
             })}
+            {forking.and_then(|forking| super::fork::row_controls(forking, &event))}
         </li>
     }
 }

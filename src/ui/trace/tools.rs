@@ -87,10 +87,14 @@ pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
     };
     // The run shown as an OpenTelemetry trace (OTLP JSON), masked again on the way out.
     let export_otel = move |_| {
-        let (conversation_id, events) = chat.with_untracked(|c| (c.id.clone(), c.shown_events().to_vec()));
+        // A branch is a trace of its own, linked to the step it was made from.
+        let (conversation_id, (events, parent)) = chat.with_untracked(|c| {
+            let traced = c.shown_run().map(|r| super::otel::trace_of(r, r.shown_number())).unwrap_or_default();
+            (c.id.clone(), traced)
+        });
         let secrets = settings.with_untracked(crate::app::settings::keys::collect);
         leptos::task::spawn_local(async move {
-            let json = exported(Export::Otel { conversation_id, events, secrets }, "The OpenTelemetry export").await;
+            let json = exported(Export::Otel { conversation_id, events, parent, secrets }, "The OpenTelemetry export").await;
             status.set(match json.and_then(|json| crate::ui::page::download("thoughtline-run.otlp.json", "application/json", &json)) {
                 Ok(()) => "Exported the run shown as an OpenTelemetry trace.".into(),
                 Err(e) => e,
@@ -125,7 +129,7 @@ pub(in crate::ui) enum Export {
     /// A run's steps as a ReAct transcript.
     Markdown(Trace),
     /// A run as an OTLP JSON file's text.
-    Otel { conversation_id: String, events: Vec<crate::agent::Event>, secrets: crate::secrets::Secrets },
+    Otel { conversation_id: String, events: Vec<crate::agent::Event>, parent: Option<Vec<crate::agent::Event>>, secrets: crate::secrets::Secrets },
 }
 
 crate::ui::parts::part!(export_file, preload = preload_export, pub(in crate::ui) fn export_text(what: Export) -> LocalBoxFuture<'static, Result<String, String>> {
@@ -133,7 +137,7 @@ crate::ui::parts::part!(export_file, preload = preload_export, pub(in crate::ui)
     let text = match what {
         Export::Json { chat, settings, now_ms } => ready(crate::storage::export_chat(&chat, &crate::storage::ExportedSettings::from(&settings), now_ms)),
         Export::Markdown(trace) => ready(trace.to_markdown()),
-        Export::Otel { conversation_id, events, secrets } => ready(otlp(&conversation_id, &events, &secrets)),
+        Export::Otel { conversation_id, events, parent, secrets } => ready(otlp(&conversation_id, &events, parent.as_deref(), &secrets)),
     };
     text
 });
