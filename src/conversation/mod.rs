@@ -160,6 +160,9 @@ pub struct ChatMessage {
     pub ends_run: bool,
     /// The names of the resources attached to the question (on the question's message only).
     pub attached: Vec<String>,
+    /// For a run with branches: which one this message is of, and on a question the person
+    /// changed, that they did (empty otherwise).
+    pub branch: String,
 }
 
 /// What a change to the conversation asks of storage.
@@ -340,18 +343,25 @@ impl Conversation {
         let mut out = Vec::new();
         for (i, run) in self.runs.iter().enumerate() {
             let line = run.shown_line();
-            let msg = |who, text: &str, ends_run| ChatMessage { who, text: text.to_string(), run: i, ends_run, attached: Vec::new() };
-            out.push(ChatMessage { attached: run.attached.iter().map(|a| a.name.clone()).collect(), ..msg(Who::User, line.question, false) });
+            let of = if run.lines() > 1 { format!("branch {} of {}", line.number + 1, run.lines()) } else { String::new() };
+            let msg = |who, text: &str, ends_run| ChatMessage { who, text: text.to_string(), run: i, ends_run, attached: Vec::new(), branch: String::new() };
+            let edited = line.question != run.question;
+            out.push(ChatMessage {
+                attached: run.attached.iter().map(|a| a.name.clone()).collect(),
+                branch: if edited { format!("✎ changed by you · {of}") } else { String::new() },
+                ..msg(Who::User, line.question, false)
+            });
             for c in line.clarified {
                 out.push(msg(Who::AskedPerson, &c.asked, false));
                 out.push(msg(Who::User, &c.reply, false));
             }
-            match line.outcome {
-                Some(Outcome::Answer(text)) => out.push(msg(Who::Assistant, text, true)),
-                Some(Outcome::Asks(text)) => out.push(msg(Who::AskedPerson, text, true)),
-                Some(Outcome::Ended(text)) => out.push(msg(Who::Problem, text, true)),
-                None => {}
-            }
+            let end = match line.outcome {
+                Some(Outcome::Answer(text)) => Some(msg(Who::Assistant, text, true)),
+                Some(Outcome::Asks(text)) => Some(msg(Who::AskedPerson, text, true)),
+                Some(Outcome::Ended(text)) => Some(msg(Who::Problem, text, true)),
+                None => None,
+            };
+            out.extend(end.map(|m| ChatMessage { branch: of.clone(), ..m }));
         }
         out
     }

@@ -118,7 +118,7 @@ pub fn ChatPane(
                     </li>
                 </Show>
                 // Keyed by position and text: switching conversations replaces rows whose text changed.
-                <For each=move || messages.get().into_iter().enumerate() key=|(i, m)| (*i, m.text.clone(), m.ends_run) let:item>
+                <For each=move || messages.get().into_iter().enumerate() key=|(i, m)| (*i, m.text.clone(), m.ends_run, m.branch.clone()) let:item>
                     <Bubble message=item.1 chat running/>
                 </For>
             </ol>
@@ -217,6 +217,7 @@ fn Bubble(message: ChatMessage, chat: RwSignal<Conversation>, running: ReadSigna
                 let names: Vec<String> = message.attached.iter().map(|name| format!("📎 {name}")).collect();
                 view! { <div class="attached-to" data-testid="run-attached" title="Attached resources">{names.join(" · ")}</div> }
             })}
+            {(!message.branch.is_empty()).then(|| view! { <div class="branch-note" data-testid="message-branch">{message.branch}</div> })}
             {steps}
         </li>
     }

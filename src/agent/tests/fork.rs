@@ -150,3 +150,27 @@ fn limits_count_from_the_fork() {
     let steps = own.events.iter().filter(|e| matches!(&e.kind, EventKind::LlmRequest { purpose: LlmPurpose::Step, .. })).count();
     assert_eq!(steps, 1, "one step of the branch's own, though the run before it took two");
 }
+
+#[test]
+fn a_branch_reads_as_edited_in_the_transcript_and_is_its_own_trace_linked_to_the_step_it_came_from() {
+    use crate::otel::{run_trace, RunSource};
+    let calc = FakeTool::echo("calc");
+    let trace = original(&[&calc]);
+    let result = index_of(&trace, "tool_result");
+    let mut whole = branch(&trace.events, result, Change::Observation { tool: "calc".into(), text: "calc says: 54".into() });
+    let own = run_branch(&Script::texts(&["Final Answer: 54"]), &[&calc], &AgentSettings::default(), &whole);
+    for mut e in own.events {
+        e.index = whole.len() as u32;
+        whole.push(e);
+    }
+    let markdown = Trace { events: whole.clone() }.to_markdown();
+    assert!(markdown.contains("Edited by you") && markdown.contains("You changed what calc answered"), "{markdown}");
+    // The branch's own events are its trace; its root links to the tool call's span of the run.
+    let parent = run_trace(&RunSource { conversation_id: "c", events: &trace.events, parent: None }, &Default::default()).unwrap();
+    let mine = run_trace(&RunSource { conversation_id: "c", events: &whole[result..], parent: Some(&trace.events) }, &Default::default()).unwrap();
+    assert_ne!(mine.trace_id, parent.trace_id);
+    let link = &mine.spans[0].links[0];
+    let call = parent.spans.iter().find(|s| s.name == "execute_tool calc").unwrap();
+    assert_eq!((link.trace_id, link.span_id), (parent.trace_id, call.id));
+    assert!(mine.spans[0].attributes.iter().any(|(k, v)| *k == "thoughtline.edited" && *v == crate::otel::Attr::Bool(true)));
+}
