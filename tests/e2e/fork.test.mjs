@@ -163,5 +163,24 @@ test('no change while a run goes on, and a change that cannot run says why', asy
   assert.match(await row.getByTestId('fork-error').textContent(), /API key/);
   assert.equal(await page.locator('[data-testid="event"][data-kind="forked"]').count(), 0);
   assert.equal(await page.getByTestId('branch-switcher').count(), 0);
+
+  // With the key back, the branch runs, and Stop ends it: the branch says so, the run as it
+  // was keeps its own end.
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('api-key').fill('sk-test');
+  await page.getByTestId('api-key').press('Tab');
+  await page.getByTestId('settings-close').click();
+  await script(env.server.origin, scope, [{ hang: true }]);
+  await row.getByTestId('fork-run').click();
+  await page.getByTestId('stop').click();
+  await page.getByTestId('stop').waitFor({ state: 'detached' });
+  const ended = page.locator('.bubble.problem').last();
+  assert.match(await ended.textContent(), /Stopped by you/);
+  assert.equal(await ended.getByTestId('message-branch').textContent(), 'branch 2 of 2');
+  assert.equal(await branchLabel(page), 'branch 2 of 2');
+  assert.equal((await requests(env.server.origin, scope)).length, 3, 'the branch asked the model once');
+  await page.getByTestId('branch-prev').click();
+  assert.equal(await branchLabel(page), 'branch 1 of 2');
+  assert.equal(await page.locator('[data-testid="event"][data-kind="forked"]').count(), 0);
   await context.close();
 });

@@ -47,6 +47,10 @@ impl Filter {
 
     /// Whether a row of this kind stays shown.
     pub fn keeps(self, kind: &EventKind) -> bool {
+        // A person's own change stays in view under every filter: the branch switcher sits there.
+        if matches!(kind, EventKind::Forked(_)) {
+            return true;
+        }
         match self {
             Filter::All => true,
             Filter::Errors => kind.tone() == Tone::Error,
