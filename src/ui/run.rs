@@ -198,7 +198,7 @@ impl RunControl {
         // A question becomes memory only with its answer, so one the agent is still asking
         // about is not part of it.
         let mut history = self.chat.with_untracked(Conversation::turns);
-        let (mut fork, mut only_tools) = (false, None);
+        let (mut fork, mut only_tools, mut branch) = (false, None, false);
         // What the person typed is sent to the model, but a key pasted into it is never shown
         // or stored.
         let (question, answer, run, earlier) = match ask {
@@ -215,6 +215,7 @@ impl RunControl {
                 // A changed question is a new run of it, after its `Forked` event; any other
                 // change goes on from that event.
                 fork = !matches!(earlier.last().map(|e| &e.kind), Some(EventKind::Forked(f)) if matches!(f.change, crate::agent::fork::Change::Question { .. }));
+                branch = true;
                 let earlier = if fork { earlier } else { Vec::new() };
                 (question, None, run, earlier)
             }
@@ -227,7 +228,10 @@ impl RunControl {
                     earlier = run.map(|r| c.runs[r].shown_line().events.to_vec()).unwrap_or_default();
                 });
                 match run {
-                    Some(run) => (question(&earlier).unwrap_or_default().to_string(), Some(answer), run, earlier),
+                    Some(run) => {
+                        history = self.chat.with_untracked(|c| c.turns_before(run));
+                        (question(&earlier).unwrap_or_default().to_string(), Some(answer), run, earlier)
+                    }
                     // Nothing waits for an answer: it is a question of its own.
                     None => {
                         let attached = self.attached_now();
@@ -250,7 +254,9 @@ impl RunControl {
             history_turns: history.len(),
             started_unix_ms: page::unix_ms().round(),
             strategy: settings.agent.strategy,
-            continues: answer.is_some() || fork,
+            // A branch goes on within its run: it takes none of the resources attached to the
+            // next question.
+            continues: answer.is_some() || branch,
             model: crate::agent::ModelName { provider: settings.provider.preset.id().to_string(), model: mask(&settings.provider.model, &secrets) },
         };
         // Attachments go with a new question; a reply to the agent's question leaves them for

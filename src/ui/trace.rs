@@ -277,7 +277,7 @@ fn ShownRun(chat: RwSignal<Conversation>) -> impl IntoView {
     let line = move || {
         chat.with(|c| {
             let at = c.shown()?;
-            (c.runs.len() > 1).then(|| (at + 1, c.runs.len(), c.runs[at].question.clone(), c.shows_earlier()))
+            (c.runs.len() > 1).then(|| (at + 1, c.runs.len(), c.runs[at].shown_line().question.to_string(), c.shows_earlier()))
         })
     };
     let not_kept = move || chat.with(|c| c.shown_run().is_some_and(|r| !r.steps_kept));
@@ -384,7 +384,13 @@ fn foot(chat: RwSignal<Conversation>, sent: ReadSignal<Vec<crate::ui::trace::ote
     };
     // The whole conversation's tokens, once it has more than one run.
     let conversation_tokens = move || {
-        chat.with(|c| (c.runs.len() > 1).then(|| format!("This conversation: {}", crate::agent::trace::Totals::tokens_of(c.runs.iter().map(|r| r.events.as_slice())).tokens_text())))
+        // Every line of every run, each event once (a branch's shared steps are its parent's).
+        chat.with(|c| {
+            (c.runs.len() > 1 || c.runs.iter().any(|r| r.lines() > 1)).then(|| {
+                let lines = c.runs.iter().flat_map(|r| (0..r.lines()).filter_map(move |n| r.traced(n).map(|(own, _)| own)));
+                format!("This conversation: {}", crate::agent::trace::Totals::tokens_of(lines).tokens_text())
+            })
+        })
     };
     view! {
         <p class="trace-totals" data-testid="trace-totals">{totals}</p>
