@@ -397,7 +397,7 @@ async fn the_key_reaches_no_trace_event() {
     let settings = AgentSettings::default();
     let cancel = CancelToken::new();
     for _ in 0..2 {
-        let input = RunInput { question: "q", history: &[], model: &model, tools: &[], settings: &settings, clock: &BrowserClock, cancel: &cancel, answered: None };
+        let input = RunInput { question: "q", history: &[], model: &model, tools: &[], settings: &settings, clock: &BrowserClock, cancel: &cancel, answered: None, fork: None };
         let trace = run_agent(input, &()).await;
         let json = thoughtline::storage::event::trace_json(&trace);
         assert!(!json.contains("sk-web-secret"), "{json}");

@@ -412,22 +412,30 @@ impl Conversation {
         self.title = mask(&self.title, secrets);
     }
 
-    /// A run left running by a reload or a closed tab: say so in its outcome and trace.
-    /// Returns whether anything changed.
+    /// A run left running by a reload or a closed tab: say so in its outcome and trace. Any line
+    /// of any run found without an end is marked (only one can have been running, but stored
+    /// data may say otherwise). Returns whether anything changed.
     pub fn mark_interrupted(&mut self) -> bool {
-        let Some(at) = self.running() else { return false };
-        let (_, events, outcome) = self.runs[at].shown_mut();
         let message = "This run was interrupted (the page was reloaded or closed before it finished). Ask again to run it anew.";
-        let (step, at_ms) = events.last().map(|e| (e.step, e.ended_ms)).unwrap_or((0, 0.0));
-        events.push(Event {
-            index: events.len() as u32,
-            step,
-            started_ms: at_ms,
-            ended_ms: at_ms,
-            kind: EventKind::RunStopped { reason: StopReason::Interrupted, message: message.into() },
-        });
-        *outcome = Some(Outcome::Ended(message.into()));
-        true
+        let mut changed = false;
+        for run in &mut self.runs {
+            run.each_line_mut(|_, _, events, outcome| {
+                if outcome.is_some() {
+                    return;
+                }
+                let (step, at_ms) = events.last().map(|e| (e.step, e.ended_ms)).unwrap_or((0, 0.0));
+                events.push(Event {
+                    index: events.len() as u32,
+                    step,
+                    started_ms: at_ms,
+                    ended_ms: at_ms,
+                    kind: EventKind::RunStopped { reason: StopReason::Interrupted, message: message.into() },
+                });
+                *outcome = Some(Outcome::Ended(message.into()));
+                changed = true;
+            });
+        }
+        changed
     }
 }
 
