@@ -6,6 +6,8 @@
 //!
 //! - `chats.rs`: the chat list the sidebar shows, and which read of a stored chat may still
 //!   show it (what the person does meanwhile wins).
+//! - `eval/`: evaluations: sets of cases read from JSON Lines or CSV, and the scorers that
+//!   judge each case's answer.
 //! - `fork.rs`: changing a step and running on from there: a trace row's editor, and the
 //!   branch, settings and tools a change runs with.
 //! - `journal.rs`: what a person typed, kept synchronously until the chat is stored, and
@@ -20,6 +22,7 @@
 //!   save in flight, a failed save keeping the chat in memory, a chat running in another tab.
 
 pub mod chats;
+pub mod eval;
 pub mod fork;
 pub mod journal;
 pub mod mcp;

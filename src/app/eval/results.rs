@@ -1,0 +1,151 @@
+//! What an evaluation found: per configuration its pass rate, tokens, time, errors and tool
+//! calls; and the results as files, one line (or row) per case and configuration.
+
+use serde_json::json;
+
+use super::run::{Cell, Done, Evaluation};
+use crate::conversation::Outcome;
+
+/// One configuration's figures over the cells done.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Summary {
+    pub passed: usize,
+    /// Cells done.
+    pub done: usize,
+    /// Cells in all.
+    pub total: usize,
+    /// Runs that ended without an answer.
+    pub errors: usize,
+    pub tool_calls: u64,
+    /// Tokens the provider reported, prompt and reply, over the runs done.
+    pub tokens: u64,
+    pub mean_tokens: f64,
+    pub mean_ms: f64,
+    /// The 95th percentile of the runs' times (nearest rank).
+    pub p95_ms: f64,
+}
+
+impl Summary {
+    /// "N/M passed", over the cells done.
+    pub fn pass_text(&self) -> String {
+        format!("{}/{} passed", self.passed, self.done)
+    }
+}
+
+/// The figures of each configuration, in order.
+pub fn summaries(e: &Evaluation) -> Vec<Summary> {
+    let n = e.configs.len();
+    (0..n)
+        .map(|config| {
+            let cells: Vec<&Cell> = e.cells().iter().skip(config).step_by(n.max(1)).collect();
+            let done: Vec<&Done> = cells.iter().filter_map(|c| match c {
+                Cell::Done(d) => Some(d.as_ref()),
+                _ => None,
+            }).collect();
+            let tokens: u64 = done.iter().map(|d| u64::from(d.totals.usage.prompt_tokens) + u64::from(d.totals.usage.completion_tokens)).sum();
+            let mut times: Vec<f64> = done.iter().map(|d| d.duration_ms).collect();
+            times.sort_by(f64::total_cmp);
+            let count = done.len().max(1) as f64;
+            Summary {
+                passed: done.iter().filter(|d| d.passed()).count(),
+                done: done.len(),
+                total: cells.len(),
+                errors: done.iter().filter(|d| !matches!(d.outcome, Outcome::Answer(_))).count(),
+                tool_calls: done.iter().map(|d| u64::from(d.totals.tool_calls)).sum(),
+                tokens,
+                mean_tokens: tokens as f64 / count,
+                mean_ms: times.iter().sum::<f64>() / count,
+                p95_ms: nearest_rank(&times, 0.95),
+            }
+        })
+        .collect()
+}
+
+fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = (p * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Each done cell: its case, configuration and what it found.
+fn rows(e: &Evaluation) -> impl Iterator<Item = (usize, usize, &Done)> {
+    let n = e.configs.len().max(1);
+    e.cells().iter().enumerate().filter_map(move |(at, c)| match c {
+        Cell::Done(d) => Some((at / n, at % n, d.as_ref())),
+        _ => None,
+    })
+}
+
+fn outcome_kind(o: &Outcome) -> &'static str {
+    match o {
+        Outcome::Answer(_) => "answer",
+        Outcome::Asks(_) => "asks",
+        Outcome::Ended(_) => "ended",
+    }
+}
+
+/// The results as JSON Lines: one object per case and configuration done.
+pub fn results_jsonl(e: &Evaluation) -> String {
+    let mut out = String::new();
+    for (case, config, d) in rows(e) {
+        let c = &e.cases[case];
+        let line = json!({
+            "case": case + 1,
+            "question": c.question,
+            "expected": c.expected,
+            "tags": c.tags,
+            "config": e.configs[config],
+            "outcome": outcome_kind(&d.outcome),
+            "answer": d.outcome.text(),
+            "pass": d.passed(),
+            "scores": d.verdicts.iter().map(|(s, v)| json!({"scorer": s, "pass": v.pass, "reason": v.reason})).collect::<Vec<_>>(),
+            "tokens": u64::from(d.totals.usage.prompt_tokens) + u64::from(d.totals.usage.completion_tokens),
+            "duration_ms": d.duration_ms.round(),
+            "tool_calls": d.totals.tool_calls,
+        });
+        out.push_str(&line.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+/// The results as CSV, the same fields (the scores as one cell of "scorer: pass/fail, reason").
+pub fn results_csv(e: &Evaluation) -> String {
+    let mut out = String::from("case,question,expected,config,outcome,answer,pass,scores,tokens,duration_ms,tool_calls\n");
+    for (case, config, d) in rows(e) {
+        let c = &e.cases[case];
+        let scores = d.verdicts.iter().map(|(s, v)| format!("{s}: {}, {}", if v.pass { "pass" } else { "fail" }, v.reason)).collect::<Vec<_>>().join(" | ");
+        let fields = [
+            (case + 1).to_string(),
+            c.question.clone(),
+            c.expected.clone().unwrap_or_default(),
+            e.configs[config].clone(),
+            outcome_kind(&d.outcome).to_string(),
+            d.outcome.text().to_string(),
+            d.passed().to_string(),
+            scores,
+            (u64::from(d.totals.usage.prompt_tokens) + u64::from(d.totals.usage.completion_tokens)).to_string(),
+            format!("{}", d.duration_ms.round()),
+            d.totals.tool_calls.to_string(),
+        ];
+        out.push_str(&fields.iter().map(|f| csv_field(f)).collect::<Vec<_>>().join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break; a field a spreadsheet
+/// would run as a formula is prefixed with a quote mark.
+fn csv_field(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@']) && crate::number::parse_f64(&text).is_none() { format!("'{text}") } else { text.to_string() };
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests;

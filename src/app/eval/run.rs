@@ -1,0 +1,227 @@
+//! An evaluation as it runs: every case under every configuration is a cell, run as an ordinary
+//! run of the agent. The operations say which cells to start next (at most `concurrency` at
+//! once), take each finished run's verdicts, stop, and resume after a reload (a cell that was
+//! running starts again; a finished one is never run twice). Time is a number the caller
+//! passes, so the estimate of what is left is tested with a clock the test moves.
+
+use crate::agent::trace::Totals;
+use crate::agent::Event;
+use crate::conversation::Outcome;
+
+use super::score::{Scorer, Verdict};
+use super::set::Case;
+
+/// Where a cell is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Waiting,
+    /// Started at this time (ms); its run goes on.
+    Running { since_ms: f64 },
+    /// Its run ended; the judge is asked (a case with a `judge` scorer).
+    Judging(Box<Done>),
+    Done(Box<Done>),
+}
+
+/// A cell whose run ended: what it answered and how it was judged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Done {
+    pub outcome: Outcome,
+    /// One per scorer of the case, in its order (the judge's once it has spoken).
+    pub verdicts: Vec<(String, Verdict)>,
+    pub totals: Totals,
+    /// How long the run took, ms.
+    pub duration_ms: f64,
+}
+
+impl Done {
+    /// A case passes when every scorer passes.
+    pub fn passed(&self) -> bool {
+        !self.verdicts.is_empty() && self.verdicts.iter().all(|(_, v)| v.pass)
+    }
+}
+
+/// Whether the evaluation goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// Made, or stopped: cells wait for `start`.
+    Idle,
+    Running,
+    /// Every cell is done.
+    Finished,
+}
+
+/// A cell to run: case `case` under configuration `config`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Job {
+    pub case: usize,
+    pub config: usize,
+}
+
+/// How far it is, for the progress bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+    pub passed: usize,
+    /// Estimated time left, ms, from the mean time of the runs so far; `None` before the first.
+    pub left_ms: Option<f64>,
+}
+
+/// The cases, the configurations' names and every cell, by case then configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    pub cases: Vec<Case>,
+    pub configs: Vec<String>,
+    cells: Vec<Cell>,
+    pub concurrency: usize,
+    state: State,
+}
+
+impl Evaluation {
+    /// Every case under every configuration, none run yet. At least one at a time.
+    pub fn new(cases: Vec<Case>, configs: Vec<String>, concurrency: usize) -> Self {
+        let cells = vec![Cell::Waiting; cases.len() * configs.len()];
+        Evaluation { cases, configs, cells, concurrency: concurrency.max(1), state: State::Idle }
+    }
+
+    /// An evaluation read back after a reload: a cell that was running is waiting again (its
+    /// run went with the page), and it is idle until started.
+    pub fn resumed(cases: Vec<Case>, configs: Vec<String>, cells: Vec<Cell>, concurrency: usize) -> Self {
+        let mut e = Evaluation::new(cases, configs, concurrency);
+        for (slot, cell) in e.cells.iter_mut().zip(cells) {
+            *slot = match cell {
+                Cell::Running { .. } | Cell::Judging(_) => Cell::Waiting,
+                other => other,
+            };
+        }
+        e.state = if e.cells.iter().all(|c| matches!(c, Cell::Done(_))) { State::Finished } else { State::Idle };
+        e
+    }
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    pub fn cell(&self, job: Job) -> Option<&Cell> {
+        self.cells.get(self.at(job)?)
+    }
+
+    fn at(&self, job: Job) -> Option<usize> {
+        (job.case < self.cases.len() && job.config < self.configs.len()).then(|| job.case * self.configs.len() + job.config)
+    }
+
+    fn job(&self, at: usize) -> Job {
+        Job { case: at / self.configs.len(), config: at % self.configs.len() }
+    }
+
+    /// Starts (or goes on after Stop or a reload).
+    pub fn start(&mut self) {
+        if self.state == State::Idle && !self.cells.is_empty() {
+            self.state = State::Running;
+        }
+        self.check_finished();
+    }
+
+    /// The cells to start now, marked running: as many as `concurrency` leaves room for, in
+    /// order (every configuration of a case before the next case).
+    pub fn next(&mut self, now_ms: f64) -> Vec<Job> {
+        if self.state != State::Running {
+            return Vec::new();
+        }
+        let busy = self.cells.iter().filter(|c| matches!(c, Cell::Running { .. } | Cell::Judging(_))).count();
+        let room = self.concurrency.saturating_sub(busy);
+        let mut jobs = Vec::new();
+        for at in 0..self.cells.len() {
+            if jobs.len() >= room {
+                break;
+            }
+            if self.cells[at] == Cell::Waiting {
+                self.cells[at] = Cell::Running { since_ms: now_ms };
+                jobs.push(self.job(at));
+            }
+        }
+        jobs
+    }
+
+    /// A cell's run ended with `outcome` after `events`: it is scored. Returns whether the judge
+    /// must be asked now (`judged` then completes the cell). A cell not running (stopped
+    /// meanwhile) takes nothing.
+    pub fn finished(&mut self, job: Job, outcome: Outcome, events: &[Event], now_ms: f64) -> bool {
+        let Some(at) = self.at(job) else { return false };
+        let Cell::Running { since_ms } = self.cells[at] else { return false };
+        let case = &self.cases[job.case];
+        let verdicts: Vec<(String, Verdict)> =
+            case.scorers.iter().filter_map(|s| s.score(case.expected.as_deref(), &outcome, events).map(|v| (s.name(), v))).collect();
+        // Only an answer is worth a judge; a run without one fails it with its reason.
+        let judge = case.scorers.contains(&Scorer::Judge);
+        let done = Box::new(Done { outcome, verdicts, totals: Totals::of(events), duration_ms: (now_ms - since_ms).max(0.0) });
+        let asks_judge = judge && matches!(done.outcome, Outcome::Answer(_));
+        self.cells[at] = if asks_judge {
+            Cell::Judging(done)
+        } else {
+            let mut done = done;
+            if judge {
+                let why = format!("The run ended without an answer to judge: {}", done.outcome.text());
+                done.verdicts.push(("judge".into(), Verdict { pass: false, reason: why }));
+            }
+            Cell::Done(done)
+        };
+        self.check_finished();
+        asks_judge
+    }
+
+    /// The judge's verdict on a cell it was asked about.
+    pub fn judged(&mut self, job: Job, verdict: Verdict) {
+        let Some(at) = self.at(job) else { return };
+        if let Cell::Judging(done) = &self.cells[at] {
+            let mut done = done.clone();
+            done.verdicts.push(("judge".into(), verdict));
+            self.cells[at] = Cell::Done(done);
+        }
+        self.check_finished();
+    }
+
+    /// Stop: the cells running wait again (their runs are stopped by the caller); the finished
+    /// ones stay. Returns the cells whose runs to stop.
+    pub fn stop(&mut self) -> Vec<Job> {
+        let mut stopped = Vec::new();
+        for at in 0..self.cells.len() {
+            if matches!(self.cells[at], Cell::Running { .. } | Cell::Judging(_)) {
+                self.cells[at] = Cell::Waiting;
+                stopped.push(self.job(at));
+            }
+        }
+        if self.state == State::Running {
+            self.state = State::Idle;
+        }
+        stopped
+    }
+
+    fn check_finished(&mut self) {
+        if self.state == State::Running && self.cells.iter().all(|c| matches!(c, Cell::Done(_))) {
+            self.state = State::Finished;
+        }
+    }
+
+    /// Cells done, passed, and the time left at the pace so far.
+    pub fn progress(&self) -> Progress {
+        let done: Vec<&Done> = self.cells.iter().filter_map(|c| match c {
+            Cell::Done(d) => Some(d.as_ref()),
+            _ => None,
+        }).collect();
+        let total = self.cells.len();
+        let passed = done.iter().filter(|d| d.passed()).count();
+        let left_ms = (!done.is_empty()).then(|| {
+            let mean = done.iter().map(|d| d.duration_ms).sum::<f64>() / done.len() as f64;
+            mean * (total - done.len()) as f64 / self.concurrency as f64
+        });
+        Progress { done: done.len(), total, passed, left_ms }
+    }
+}
+
+#[cfg(test)]
+mod tests;
