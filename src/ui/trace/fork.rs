@@ -65,7 +65,7 @@ pub fn row_controls(forking: Forking, event: &Event) -> Option<AnyView> {
     let index = event.index as usize;
     let Some((run, line)) = forking.shown() else { return switcher(forking, index) };
     let (editable, again) = forking.chat.with_untracked(|c| {
-        let events = c.runs[run].shown_line().events;
+        let events = c.runs.get(run).map_or(&[][..], |r| r.shown_line().events);
         let at = events.iter().position(|e| e.index as usize == index).unwrap_or(usize::MAX);
         let editable = match &event.kind {
             // The decision repeats the reply it was read from: Change sits on the reply.
@@ -81,13 +81,16 @@ pub fn row_controls(forking: Forking, event: &Event) -> Option<AnyView> {
     let open = move || forking.editor.with(|e| e.as_ref().is_some_and(|e| (e.run, e.line, e.event) == (run, line, index)));
     let idle = move || !forking.running.get();
     let change = move |_| {
-        let editor = forking.chat.with_untracked(|c| ForkEditor::open(run, line, c.runs[run].shown_line().events, index));
+        let editor = forking.chat.with_untracked(|c| c.runs.get(run).and_then(|r| ForkEditor::open(run, line, r.shown_line().events, index)));
         forking.error.set(None);
         forking.editor.set(editor);
     };
     let ask = move |_| {
         let settings = forking.session.settings().get_untracked();
-        let plan = forking.chat.with_untracked(|c| ask_again(run, c.runs[run].shown_line().events, index, ForkSettings::Run, &settings));
+        let plan = forking
+            .chat
+            .with_untracked(|c| c.runs.get(run).map(|r| ask_again(run, r.shown_line().events, index, ForkSettings::Run, &settings)))
+            .unwrap_or_else(|| Err("That run is no longer in this chat.".into()));
         forking.editor.set(None);
         match plan {
             Ok(plan) => forking.run(plan),
@@ -123,7 +126,7 @@ pub fn row_controls(forking: Forking, event: &Event) -> Option<AnyView> {
 
 /// Whether reply `at` answers one of the agent's own step requests (not a tool's own call).
 fn step_call(events: &[Event], at: usize) -> bool {
-    events[..at].iter().rev().find_map(|e| match &e.kind {
+    events.get(..at).unwrap_or_default().iter().rev().find_map(|e| match &e.kind {
         EventKind::LlmRequest { purpose, .. } => Some(*purpose == LlmPurpose::Step),
         _ => None,
     }) == Some(true)
