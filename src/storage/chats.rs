@@ -439,6 +439,9 @@ fn read_run(id: &str, run: usize, parts: &BTreeMap<String, String>, dropped: &mu
 /// The `count` events of line `line` of run `run` that can be read.
 fn read_chunks(id: &str, run: usize, line: usize, count: usize, parts: &BTreeMap<String, String>, dropped: &mut Vec<String>) -> Vec<Event> {
     let whose = if line == 0 { format!("run {}", run + 1) } else { format!("run {}, branch {}", run + 1, line + 1) };
+    // A damaged record may claim any count: no more chunks are looked for than the chat has
+    // records.
+    let count = count.min(parts.len().saturating_mul(CHUNK));
     let mut events = Vec::with_capacity(count.min(4096));
     for chunk in 0..count.div_ceil(CHUNK) {
         match parts.get(&line_chunk_key(id, run, line, chunk)).map(|text| read_lenient::<Vec<Event>>(text)) {

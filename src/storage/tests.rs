@@ -469,3 +469,16 @@ fn exports_carry_branches_and_read_back_whole() {
     let plain = export_chat(&conversation("c2", 1), &ExportedSettings::default(), 1000.0);
     assert!(plain.contains("\"version\":3") && !plain.contains("branches"));
 }
+
+#[test]
+fn a_record_claiming_billions_of_events_costs_only_the_records_there_are() {
+    let chat = branched();
+    let mut stored = stored_whole(&chat);
+    let key = chats::run_key("c1", 1);
+    let record = stored.parts[&key].replacen("\"events\":4", "\"events\":4000000000", 1);
+    assert_ne!(record, stored.parts[&key], "the test changes the count");
+    stored.parts.insert(key, record);
+    let ReadChat::Chat { chat: back, note, .. } = read("c1", &stored) else { panic!() };
+    assert_eq!(back.runs[1].events, chat.runs[1].events, "every event there is, read");
+    assert!(note.unwrap().contains("run 2: events"));
+}
