@@ -92,19 +92,15 @@ fn plan(run: usize, event: usize, change: Change, which: ForkSettings, now: &Set
     Ok(ForkPlan { run, ask: ForkAsk { event, change, settings: which, model, strategy }, settings, tools })
 }
 
-/// The run's own settings as its trace recorded them before step `event` (its latest start up
-/// to there): its provider and model (the key kept for that provider, never another's), its
-/// strategy, its tools; everything else as the settings are now.
+/// The run's own settings as its trace recorded them up to step `event` (its latest start up to
+/// there, `recorded`): its provider and model (the key kept for that provider, never another's),
+/// its strategy, its tools; everything else as the settings are now.
 fn run_settings(now: &Settings, events: &[Event], event: usize) -> (Settings, Option<Vec<String>>) {
     let mut settings = now.clone();
-    let started = events[..event.min(events.len())].iter().chain(events.get(event)).rev().find_map(|e| match &e.kind {
-        EventKind::RunStarted { tools, strategy, model, .. } => Some((tools.clone(), *strategy, model.clone())),
-        _ => None,
-    });
-    let Some((tools, strategy, model)) = started else { return (settings, None) };
-    apply_model(&mut settings, &model);
+    let Some(Recorded { tools, strategy, model }) = recorded(events, event) else { return (settings, None) };
+    apply_model(&mut settings, model);
     settings.agent.strategy = strategy;
-    (settings, Some(tools))
+    (settings, Some(tools.to_vec()))
 }
 
 /// Points the settings at a recorded provider and model. Another provider than the current one
@@ -120,10 +116,17 @@ fn apply_model(settings: &mut Settings, model: &ModelName) {
     }
 }
 
-/// The strategy a line ran with last (for the editor's line on "the run's own settings").
-pub fn recorded(events: &[Event]) -> Option<(ModelName, Strategy)> {
-    events.iter().rev().find_map(|e| match &e.kind {
-        EventKind::RunStarted { model, strategy, .. } => Some((model.clone(), *strategy)),
+/// What a line's latest start up to step `event` (that step included) recorded: the settings
+/// "the run's own" means there, and what the editor says of them.
+pub struct Recorded<'a> {
+    pub tools: &'a [String],
+    pub strategy: Strategy,
+    pub model: &'a ModelName,
+}
+
+pub fn recorded(events: &[Event], event: usize) -> Option<Recorded<'_>> {
+    events.get(..=event.min(events.len().saturating_sub(1)))?.iter().rev().find_map(|e| match &e.kind {
+        EventKind::RunStarted { tools, strategy, model, .. } => Some(Recorded { tools, strategy: *strategy, model }),
         _ => None,
     })
 }

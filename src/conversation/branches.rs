@@ -54,6 +54,15 @@ pub struct ForkAsk {
     pub strategy: Strategy,
 }
 
+impl<'a> Line<'a> {
+    /// What the line does not share with the line it came from: all of it for the run as
+    /// first asked, a branch's own events from its `Forked` event on.
+    pub fn own(&self) -> &'a [Event] {
+        let from = self.fork.map_or(0, |(_, at)| at);
+        self.events.get(from..).unwrap_or_default()
+    }
+}
+
 impl Run {
     /// How many lines the run has: the run as first asked and its branches.
     pub fn lines(&self) -> usize {
@@ -157,12 +166,9 @@ impl Run {
     /// events from its `Forked` event on), and those of the line it came from, which its
     /// OpenTelemetry trace links to.
     pub fn traced(&self, number: usize) -> Option<(&[Event], Option<&[Event]>)> {
-        fn own(line: Line<'_>) -> &[Event] {
-            &line.events[line.fork.map_or(0, |(_, at)| at).min(line.events.len())..]
-        }
         let line = self.line(number)?;
-        let parent = line.fork.and_then(|(p, _)| self.line(p)).map(own);
-        Some((own(line), parent))
+        let parent = line.fork.and_then(|(p, _)| self.line(p)).map(|p| p.own());
+        Some((line.own(), parent))
     }
 
     /// The line that recorded event `index` of line `line`: a branch's shared events are its

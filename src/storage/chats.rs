@@ -26,7 +26,7 @@ use serde::Serialize;
 use super::lenient::{read_lenient, stored_version};
 use crate::agent::trace::question;
 use crate::agent::{Event, EventKind};
-use crate::conversation::{Attached, Branch, Clarification, Conversation, Line, Outcome, Run};
+use crate::conversation::{Attached, Branch, Clarification, Conversation, Outcome, Run};
 
 pub const CHAT_VERSION: u32 = 4;
 /// The version of a chat without branches, which the previous release reads too.
@@ -156,12 +156,6 @@ impl StoredBranch {
 
 fn clarifications(list: &[Clarification]) -> Vec<StoredClarification> {
     list.iter().map(|c| StoredClarification { asked: c.asked.clone(), reply: c.reply.clone() }).collect()
-}
-
-/// A line's own events: what it does not share with the line it came from.
-pub fn own_events<'a>(line: &Line<'a>) -> &'a [Event] {
-    let from = line.fork.map_or(0, |(_, at)| at);
-    line.events.get(from..).unwrap_or_default()
 }
 
 impl From<&Outcome> for StoredOutcome {

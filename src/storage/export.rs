@@ -5,8 +5,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::chats::{own_events, StoredAttached, StoredBranch, StoredClarification, StoredOutcome, StoredRun};
-use super::read::{stored_attached, stored_clarification, stored_outcome};
+use super::chats::{StoredAttached, StoredBranch, StoredClarification, StoredOutcome, StoredRun};
+use super::read::{stored_attached, stored_branch, stored_clarification, stored_outcome};
 use super::settings::connection;
 use crate::storage::agent_settings_read::agent_settings;
 use crate::storage::trace_read::trace;
@@ -114,7 +114,7 @@ impl ExportedRun {
             .into_iter()
             .enumerate()
             .map(|(i, b)| {
-                let own = run.line(i + 1).map(|line| own_events(&line).to_vec()).unwrap_or_default();
+                let own = run.line(i + 1).map(|line| line.own().to_vec()).unwrap_or_default();
                 ExportedBranch { parent: b.parent, at: b.at, question: b.question, clarified: b.clarified, outcome: b.outcome, trace: Trace { events: own } }
             })
             .collect();
@@ -258,16 +258,11 @@ fn exported_run(value: &Value) -> Read<ExportedRun> {
     })
 }
 
+/// A branch of an export: the stored branch's fields (read as storage reads them), its events
+/// inline.
 fn exported_branch(value: &Value) -> Read<ExportedBranch> {
-    let f = Fields::of(value)?;
-    Ok(ExportedBranch {
-        parent: f.get("parent", uint32)?,
-        at: f.get("at", uint32)?,
-        question: f.or_default("question", string)?,
-        clarified: f.or_default("clarified", |v| list(v, stored_clarification))?,
-        outcome: f.option("outcome", stored_outcome)?,
-        trace: f.get("trace", trace)?,
-    })
+    let StoredBranch { parent, at, question, clarified, outcome, .. } = stored_branch(value)?;
+    Ok(ExportedBranch { parent, at, question, clarified, outcome, trace: Fields::of(value)?.get("trace", trace)? })
 }
 
 deserialize_via_value! {

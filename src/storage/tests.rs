@@ -444,15 +444,22 @@ fn a_save_writes_only_the_branch_that_grew() {
     assert_eq!(keys, ["c1/1", "c1/1/b3/0"], "the run's record and the new branch's first chunk");
 }
 
-#[test]
-fn a_branch_that_cannot_stand_is_left_out_and_named() {
+/// `branched()`, stored, read back after its second run's record had `from` changed to `to`.
+fn branched_read_with(from: &str, to: &str) -> (Conversation, Conversation, Option<String>) {
     let chat = branched();
     let mut stored = stored_whole(&chat);
-    // Branch 2 claims to fork past the end of the run.
     let key = chats::run_key("c1", 1);
-    let record = stored.parts[&key].replacen("\"at\":1", "\"at\":99", 1);
+    let record = stored.parts[&key].replacen(from, to, 1);
+    assert_ne!(record, stored.parts[&key], "the test changes the record");
     stored.parts.insert(key, record);
     let ReadChat::Chat { chat: back, note, .. } = read("c1", &stored) else { panic!() };
+    (chat, back, note)
+}
+
+#[test]
+fn a_branch_that_cannot_stand_is_left_out_and_named() {
+    // Branch 2 claims to fork past the end of the run.
+    let (chat, back, note) = branched_read_with("\"at\":1", "\"at\":99");
     // It and the branch made from it are left out; the run as first asked is whole.
     assert_eq!(back.runs[1].lines(), 1);
     assert_eq!(back.runs[1].events, chat.runs[1].events);
@@ -472,13 +479,7 @@ fn exports_carry_branches_and_read_back_whole() {
 
 #[test]
 fn a_record_claiming_billions_of_events_costs_only_the_records_there_are() {
-    let chat = branched();
-    let mut stored = stored_whole(&chat);
-    let key = chats::run_key("c1", 1);
-    let record = stored.parts[&key].replacen("\"events\":4", "\"events\":4000000000", 1);
-    assert_ne!(record, stored.parts[&key], "the test changes the count");
-    stored.parts.insert(key, record);
-    let ReadChat::Chat { chat: back, note, .. } = read("c1", &stored) else { panic!() };
+    let (chat, back, note) = branched_read_with("\"events\":4", "\"events\":4000000000");
     assert_eq!(back.runs[1].events, chat.runs[1].events, "every event there is, read");
     assert!(note.unwrap().contains("run 2: events"));
 }

@@ -6,7 +6,7 @@
 //!
 //! A save that fails marks nothing written: the next one writes all of it again.
 
-use super::chats::{line_chunk_key, own_events, run_key, version_of, ChatSummary, StoredHead, StoredRun, CHUNK};
+use super::chats::{line_chunk_key, run_key, version_of, ChatSummary, StoredHead, StoredRun, CHUNK};
 use crate::conversation::Conversation;
 
 /// One save of a chat: its id, its list line, its head (or, before version 3, the whole chat)
@@ -29,7 +29,7 @@ struct Written {
 }
 
 fn own_counts(run: &crate::conversation::Run) -> Vec<usize> {
-    (0..run.lines()).filter_map(|n| run.line(n)).map(|line| own_events(&line).len()).collect()
+    (0..run.lines()).filter_map(|n| run.line(n)).map(|line| line.own().len()).collect()
 }
 
 /// What is known to be stored of the open chat.
@@ -77,7 +77,7 @@ impl ChatWriter {
             let counts = own_counts(run);
             for (n, &total) in counts.iter().enumerate() {
                 let Some(line) = run.line(n) else { continue };
-                let own = own_events(&line);
+                let own = line.own();
                 let done = written.events.get(n).copied().unwrap_or(0);
                 // Whole chunks already written stay; the first one not complete is written again.
                 for chunk in done.min(total) / CHUNK..total.div_ceil(CHUNK) {

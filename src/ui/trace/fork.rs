@@ -152,8 +152,14 @@ fn editor(forking: Forking, what: &'static str) -> AnyView {
     });
     // What each choice runs with, said plainly.
     let own = move || {
-        editor.with(|e| e.as_ref().and_then(|e| chat.with_untracked(|c| c.runs.get(e.run).and_then(|r| r.line(e.line)).and_then(|l| recorded(&l.events[..e.event.min(l.events.len())])))))
-            .map(|(model, strategy)| format!("{} · {}, {}", model.provider, model.model, strategy.label()))
+        editor
+            .with(|e| {
+                let e = e.as_ref()?;
+                chat.with_untracked(|c| {
+                    let line = c.runs.get(e.run)?.line(e.line)?;
+                    recorded(line.events, e.event).map(|r| format!("{} · {}, {}", r.model.provider, r.model.model, r.strategy.label()))
+                })
+            })
             .unwrap_or_else(|| "as recorded".into())
     };
     let now = move || session.settings().with(|s| format!("{} · {}, {}", s.provider.preset.id(), s.provider.model, s.agent.strategy.label()));
