@@ -44,6 +44,7 @@ test('a branch from an observation and from a thought, ask again, switching, rel
   await row.getByTestId('fork-step').click();
   assert.equal(await row.getByTestId('fork-text').inputValue(), '6*7 = 42', 'the editor starts from the step\'s own text');
   await row.getByTestId('fork-text').fill('54');
+  await shot(page, 'fork-editor');
   await row.getByTestId('fork-run').click();
   await page.locator('.bubble.assistant .text', { hasText: '54' }).waitFor();
   let prompt = await lastPrompt(scope);
