@@ -108,7 +108,7 @@ pub struct SingleRun {
 }
 
 impl ExportedRun {
-    fn of(run: &Run) -> Self {
+    pub(crate) fn of(run: &Run) -> Self {
         let StoredRun { question, clarified, attached, steps_kept, outcome, branches, shown, .. } = StoredRun::of(run);
         let branches = branches
             .into_iter()
@@ -121,7 +121,7 @@ impl ExportedRun {
         ExportedRun { question, clarified, attached, steps_kept, outcome, trace: Trace { events: run.events.clone() }, branches, shown }
     }
 
-    fn into_run(self, dropped: &mut Vec<String>) -> Run {
+    pub(crate) fn into_run(self, dropped: &mut Vec<String>) -> Run {
         let (records, own): (Vec<StoredBranch>, Vec<Vec<Event>>) = self
             .branches
             .into_iter()
@@ -244,7 +244,7 @@ pub(crate) fn exported_chat(value: &Value) -> Read<ExportedChat> {
     })
 }
 
-fn exported_run(value: &Value) -> Read<ExportedRun> {
+pub(crate) fn exported_run(value: &Value) -> Read<ExportedRun> {
     let f = Fields::of(value)?;
     Ok(ExportedRun {
         question: f.get("question", string)?,

@@ -152,6 +152,11 @@ impl IdbBackend {
         IdbKeyRange::bound(&JsValue::from_str(&format!("{id}/")), &JsValue::from_str(&format!("{id}/\u{ffff}"))).map_err(|e| dom(&e))
     }
 
+    /// The keys that start with `prefix`.
+    fn starting(prefix: &str) -> Result<IdbKeyRange, StorageError> {
+        IdbKeyRange::bound(&JsValue::from_str(prefix), &JsValue::from_str(&format!("{prefix}\u{ffff}"))).map_err(|e| dom(&e))
+    }
+
     fn refuse_if_read_only(&self) -> Result<(), StorageError> {
         if self.read_only {
             Err(StorageError::new(StorageErrorKind::Newer, "the chats were saved by a newer Thoughtline"))
@@ -215,6 +220,45 @@ impl Backend for IdbBackend {
             });
             if let Err(e) = issued {
                 // All or nothing: what was already queued must not commit on its own.
+                let _ = tx.abort();
+                return Err(dom(&e));
+            }
+            committed(&tx).await
+        })
+    }
+
+    fn records<'a>(&'a self, prefix: &'a str) -> LocalBoxFuture<'a, Result<Vec<(String, String)>, StorageError>> {
+        Box::pin(async move {
+            let (_tx, stores) = self.store(&[BODIES], IdbTransactionMode::Readonly)?;
+            let range = Self::starting(prefix)?;
+            let keys = stores[0].get_all_keys_with_key(&range).map_err(|e| dom(&e))?;
+            let keys_done = watch(&keys);
+            let values = stores[0].get_all_with_key(&range).map_err(|e| dom(&e))?;
+            let values_done = watch(&values);
+            let keys: js_sys::Array = outcome(&keys, keys_done).await?.unchecked_into();
+            let values: js_sys::Array = outcome(&values, values_done).await?.unchecked_into();
+            Ok(keys.iter().zip(values.iter()).map(|(k, v)| (k.as_string().unwrap_or_default(), text_of(&v).unwrap_or_default())).collect())
+        })
+    }
+
+    fn put_records(&self, records: Vec<(String, String)>) -> LocalBoxFuture<'_, Result<(), StorageError>> {
+        Box::pin(async move {
+            self.refuse_if_read_only()?;
+            let (tx, stores) = self.store(&[BODIES], IdbTransactionMode::Readwrite)?;
+            let issued = records.iter().try_for_each(|(key, text)| stores[0].put_with_key(&JsValue::from_str(text), &JsValue::from_str(key)).map(drop));
+            if let Err(e) = issued {
+                let _ = tx.abort();
+                return Err(dom(&e));
+            }
+            committed(&tx).await
+        })
+    }
+
+    fn delete_records<'a>(&'a self, prefix: &'a str) -> LocalBoxFuture<'a, Result<(), StorageError>> {
+        Box::pin(async move {
+            self.refuse_if_read_only()?;
+            let (tx, stores) = self.store(&[BODIES], IdbTransactionMode::Readwrite)?;
+            if let Err(e) = stores[0].delete(&Self::starting(prefix)?) {
                 let _ = tx.abort();
                 return Err(dom(&e));
             }

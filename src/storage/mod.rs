@@ -19,6 +19,7 @@
 
 pub mod chats;
 pub mod error;
+pub mod evals;
 pub mod event;
 pub(crate) mod agent_settings_read;
 pub mod export;

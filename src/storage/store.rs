@@ -54,6 +54,13 @@ pub trait Backend {
     fn read_only(&self) -> bool {
         false
     }
+    /// Every record beside the chats whose key starts with `prefix`, by key (evaluations:
+    /// `storage/evals.rs`). Never a chat's: their keys start with no such prefix.
+    fn records<'a>(&'a self, prefix: &'a str) -> LocalBoxFuture<'a, Result<Vec<(String, String)>, StorageError>>;
+    /// Writes these records in one transaction: all of them or none.
+    fn put_records(&self, records: Vec<(String, String)>) -> LocalBoxFuture<'_, Result<(), StorageError>>;
+    /// Deletes every record whose key starts with `prefix`, in one transaction.
+    fn delete_records<'a>(&'a self, prefix: &'a str) -> LocalBoxFuture<'a, Result<(), StorageError>>;
 }
 
 /// The chat list, newest first. A summary that cannot be read is listed as such, never hidden.

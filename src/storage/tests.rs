@@ -16,7 +16,7 @@ fn started(question: &str) -> crate::agent::EventKind {
 }
 
 /// A conversation of `n` answered runs, each with a few events, and its id.
-fn conversation(id: &str, n: usize) -> Conversation {
+pub(crate) fn conversation(id: &str, n: usize) -> Conversation {
     use crate::agent::trace::{AnswerSource, EventKind, StopReason};
     let mut c = Conversation::new(id.into());
     for r in 0..n {
@@ -155,7 +155,7 @@ fn stored_whole(chat: &Conversation) -> Stored {
 pub(crate) struct Memory {
     summaries: RefCell<BTreeMap<String, String>>,
     bodies: RefCell<BTreeMap<String, String>>,
-    full: std::cell::Cell<bool>,
+    pub full: std::cell::Cell<bool>,
     /// Bytes of every `put`, in order.
     pub written: RefCell<Vec<usize>>,
 }
@@ -185,6 +185,25 @@ impl Backend for Memory {
                 self.bodies.borrow_mut().insert(r.id, r.body);
                 self.bodies.borrow_mut().extend(r.parts);
             }
+            Ok(())
+        })
+    }
+    fn records<'a>(&'a self, prefix: &'a str) -> LocalBoxFuture<'a, Result<Vec<(String, String)>, StorageError>> {
+        Box::pin(async move { Ok(self.bodies.borrow().iter().filter(|(k, _)| k.starts_with(prefix)).map(|(k, v)| (k.clone(), v.clone())).collect()) })
+    }
+    fn put_records(&self, records: Vec<(String, String)>) -> LocalBoxFuture<'_, Result<(), StorageError>> {
+        Box::pin(async move {
+            if self.full.get() {
+                return Err(StorageError::from_dom("QuotaExceededError", "full"));
+            }
+            self.written.borrow_mut().push(records.iter().map(|(k, v)| k.len() + v.len()).sum());
+            self.bodies.borrow_mut().extend(records);
+            Ok(())
+        })
+    }
+    fn delete_records<'a>(&'a self, prefix: &'a str) -> LocalBoxFuture<'a, Result<(), StorageError>> {
+        Box::pin(async move {
+            self.bodies.borrow_mut().retain(|k, _| !k.starts_with(prefix));
             Ok(())
         })
     }

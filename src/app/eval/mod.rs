@@ -4,6 +4,8 @@
 //! as it runs (`run.rs`: cells by case and configuration, concurrency, Stop, a reload) and what
 //! it found (`results.rs`: figures per configuration, results as JSON Lines and CSV).
 
+pub mod config;
+pub mod record;
 pub mod results;
 pub mod run;
 pub mod score;

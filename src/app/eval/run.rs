@@ -110,6 +110,16 @@ impl Evaluation {
         self.cells.get(self.at(job)?)
     }
 
+    /// The index of a cell (case, then configuration).
+    pub fn index(&self, job: Job) -> Option<usize> {
+        self.at(job)
+    }
+
+    /// The cell at an index.
+    pub fn job_at(&self, at: usize) -> Option<Job> {
+        (at < self.cells.len()).then(|| self.job(at))
+    }
+
     fn at(&self, job: Job) -> Option<usize> {
         (job.case < self.cases.len() && job.config < self.configs.len()).then(|| job.case * self.configs.len() + job.config)
     }
