@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::error::StorageError;
 use super::export::ExportedRun;
-use super::store::Backend;
+use super::store::RecordStore;
 use crate::conversation::Run;
 use crate::json_read::{self as read, boolean, float, size, string, strings, uint32, Fields, Read};
 
@@ -106,7 +106,7 @@ pub fn cell_record(id: &str, cell: &StoredCell) -> (String, String) {
 
 /// Every evaluation's head, newest first; a head that cannot be read is left out of the list
 /// and named.
-pub async fn list(backend: &dyn Backend) -> Result<(Vec<StoredEval>, Vec<String>), StorageError> {
+pub async fn list(backend: &dyn RecordStore) -> Result<(Vec<StoredEval>, Vec<String>), StorageError> {
     let mut heads = Vec::new();
     let mut problems = Vec::new();
     for (key, text) in backend.records(HEAD).await? {
@@ -121,12 +121,12 @@ pub async fn list(backend: &dyn Backend) -> Result<(Vec<StoredEval>, Vec<String>
 
 /// Writes these records (a head and cells) in one transaction. An evaluation of a newer
 /// release is never written.
-pub async fn put(backend: &dyn Backend, records: Vec<(String, String)>) -> Result<(), StorageError> {
+pub async fn put(backend: &dyn RecordStore, records: Vec<(String, String)>) -> Result<(), StorageError> {
     backend.put_records(records).await
 }
 
 /// One evaluation with its finished cells; `None` when it is not stored.
-pub async fn open(backend: &dyn Backend, id: &str) -> Result<Option<OpenedEval>, StorageError> {
+pub async fn open(backend: &dyn RecordStore, id: &str) -> Result<Option<OpenedEval>, StorageError> {
     let key = format!("{HEAD}{id}");
     let Some(text) = backend.records(&key).await?.into_iter().find(|(k, _)| *k == key).map(|(_, t)| t) else { return Ok(None) };
     let head = read_head(&text).map_err(|e| StorageError::new(super::StorageErrorKind::Other, format!("the evaluation's record is damaged ({e})")))?;
@@ -143,7 +143,7 @@ pub async fn open(backend: &dyn Backend, id: &str) -> Result<Option<OpenedEval>,
 }
 
 /// Deletes an evaluation: its cells, then its head (a head left by a failure stays listed).
-pub async fn delete(backend: &dyn Backend, id: &str) -> Result<(), StorageError> {
+pub async fn delete(backend: &dyn RecordStore, id: &str) -> Result<(), StorageError> {
     backend.delete_records(&format!("{CELL}{id}/")).await?;
     backend.delete_records(&format!("{HEAD}{id}")).await
 }

@@ -13,7 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbKeyRange, IdbObjectStore, IdbRequest, IdbTransaction, IdbTransactionMode};
 
 use super::error::{StorageError, StorageErrorKind};
-use super::store::{Backend, Record, Stored};
+use super::store::{Backend, Record, RecordStore, Stored};
 use crate::agent::LocalBoxFuture;
 
 const DB_NAME: &str = "thoughtline";
@@ -227,6 +227,23 @@ impl Backend for IdbBackend {
         })
     }
 
+    fn delete<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(), StorageError>> {
+        Box::pin(async move {
+            self.refuse_if_read_only()?;
+            let (tx, stores) = self.store(&[SUMMARIES, BODIES], IdbTransactionMode::Readwrite)?;
+            let key = JsValue::from_str(id);
+            let range = Self::parts_of(id)?;
+            let issued = stores.iter().try_for_each(|store| store.delete(&key).map(drop)).and_then(|()| stores[1].delete(&range).map(drop));
+            if let Err(e) = issued {
+                let _ = tx.abort();
+                return Err(dom(&e));
+            }
+            committed(&tx).await
+        })
+    }
+}
+
+impl RecordStore for IdbBackend {
     fn records<'a>(&'a self, prefix: &'a str) -> LocalBoxFuture<'a, Result<Vec<(String, String)>, StorageError>> {
         Box::pin(async move {
             let (_tx, stores) = self.store(&[BODIES], IdbTransactionMode::Readonly)?;
@@ -258,22 +275,8 @@ impl Backend for IdbBackend {
         Box::pin(async move {
             self.refuse_if_read_only()?;
             let (tx, stores) = self.store(&[BODIES], IdbTransactionMode::Readwrite)?;
-            if let Err(e) = stores[0].delete(&Self::starting(prefix)?) {
-                let _ = tx.abort();
-                return Err(dom(&e));
-            }
-            committed(&tx).await
-        })
-    }
-
-    fn delete<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(), StorageError>> {
-        Box::pin(async move {
-            self.refuse_if_read_only()?;
-            let (tx, stores) = self.store(&[SUMMARIES, BODIES], IdbTransactionMode::Readwrite)?;
-            let key = JsValue::from_str(id);
-            let range = Self::parts_of(id)?;
-            let issued = stores.iter().try_for_each(|store| store.delete(&key).map(drop)).and_then(|()| stores[1].delete(&range).map(drop));
-            if let Err(e) = issued {
+            let range = Self::starting(prefix)?;
+            if let Err(e) = stores[0].delete(&range) {
                 let _ = tx.abort();
                 return Err(dom(&e));
             }

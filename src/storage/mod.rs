@@ -57,6 +57,15 @@ pub fn set_current_chat_id(id: &str) {
     let _ = local::write(CURRENT_CHAT_KEY, id);
 }
 
+/// The same database for records beside the chats (evaluations), opened by the part of the
+/// page that keeps them.
+pub async fn open_records() -> Result<std::rc::Rc<dyn store::RecordStore>, StorageError> {
+    #[cfg(target_arch = "wasm32")]
+    return Ok(std::rc::Rc::new(idb::IdbBackend::open(|| {}).await?));
+    #[cfg(not(target_arch = "wasm32"))]
+    Err(StorageError::new(StorageErrorKind::Unavailable, "no browser database outside the page"))
+}
+
 /// Opens the browser's chat database. `on_blocked` is called while another tab holds an
 /// older version of it open.
 pub async fn open_backend(on_blocked: impl Fn() + 'static) -> Result<std::rc::Rc<dyn store::Backend>, StorageError> {

@@ -54,8 +54,14 @@ pub trait Backend {
     fn read_only(&self) -> bool {
         false
     }
-    /// Every record beside the chats whose key starts with `prefix`, by key (evaluations:
-    /// `storage/evals.rs`). Never a chat's: their keys start with no such prefix.
+}
+
+/// Records beside the chats, by key (evaluations: `storage/evals.rs`), in the same database.
+/// A trait of its own, not the chat store's: only the part of the page that uses them makes
+/// one (`storage::open_records`), so the first load carries none of it.
+pub trait RecordStore {
+    /// Every record whose key starts with `prefix`, by key. Never a chat's: their keys start
+    /// with no such prefix.
     fn records<'a>(&'a self, prefix: &'a str) -> LocalBoxFuture<'a, Result<Vec<(String, String)>, StorageError>>;
     /// Writes these records in one transaction: all of them or none.
     fn put_records(&self, records: Vec<(String, String)>) -> LocalBoxFuture<'_, Result<(), StorageError>>;

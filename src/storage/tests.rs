@@ -188,6 +188,17 @@ impl Backend for Memory {
             Ok(())
         })
     }
+    fn delete<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(), StorageError>> {
+        Box::pin(async move {
+            self.summaries.borrow_mut().remove(id);
+            let prefix = format!("{id}/");
+            self.bodies.borrow_mut().retain(|k, _| k != id && !k.starts_with(&prefix));
+            Ok(())
+        })
+    }
+}
+
+impl super::store::RecordStore for Memory {
     fn records<'a>(&'a self, prefix: &'a str) -> LocalBoxFuture<'a, Result<Vec<(String, String)>, StorageError>> {
         Box::pin(async move { Ok(self.bodies.borrow().iter().filter(|(k, _)| k.starts_with(prefix)).map(|(k, v)| (k.clone(), v.clone())).collect()) })
     }
@@ -204,14 +215,6 @@ impl Backend for Memory {
     fn delete_records<'a>(&'a self, prefix: &'a str) -> LocalBoxFuture<'a, Result<(), StorageError>> {
         Box::pin(async move {
             self.bodies.borrow_mut().retain(|k, _| !k.starts_with(prefix));
-            Ok(())
-        })
-    }
-    fn delete<'a>(&'a self, id: &'a str) -> LocalBoxFuture<'a, Result<(), StorageError>> {
-        Box::pin(async move {
-            self.summaries.borrow_mut().remove(id);
-            let prefix = format!("{id}/");
-            self.bodies.borrow_mut().retain(|k, _| k != id && !k.starts_with(&prefix));
             Ok(())
         })
     }

@@ -25,6 +25,7 @@ pub fn preload(chunk: &str) -> Option<Preload> {
         "read_chat" => || Box::pin(super::chats::preload_read()),
         "settings" => || Box::pin(super::preload_settings()),
         "compare" => || Box::pin(super::preload_compare()),
+        "evaluations" => || Box::pin(super::preload_evaluations()),
         "export_file" => || Box::pin(super::trace::tools::preload_export()),
         "import_file" => || Box::pin(super::trace::tools::preload_import()),
         _ => return None,

@@ -8,6 +8,7 @@ mod ahead;
 mod chat;
 mod chats;
 mod compare;
+mod eval;
 mod in_page;
 mod markdown;
 mod notices;
@@ -58,15 +59,18 @@ pub fn App() -> impl IntoView {
     chats.driven_by(running.read_only());
     let show_settings = RwSignal::new(false);
     let show_compare = RwSignal::new(false);
+    let show_evals = RwSignal::new(false);
     // Bumped by the trace's "Compare runs": Compare opens at the runs of this conversation.
     let compare_runs_asked = RwSignal::new(0u32);
     let on_compare_runs = Callback::new(move |_: ()| {
         show_compare.set(true);
+        show_evals.set(false);
         compare_runs_asked.update(|n| *n += 1);
     });
     // The parts a person is waiting for (a slow connection), in the order asked for.
     let loading = RwSignal::new(Vec::<&'static str>::new());
     let compare_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_compare.get());
+    let evals_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_evals.get());
     let theme = RwSignal::new(load_theme());
     // Applied on load, saved only when changed: nothing is written on load.
     Effect::new(move |first: Option<()>| {
@@ -100,6 +104,7 @@ pub fn App() -> impl IntoView {
     }
     let fetch_settings = || ahead::fetch("settings");
     let fetch_compare = || ahead::fetch("compare");
+    let fetch_evals = || ahead::fetch("evaluations");
 
     let on_send = Callback::new(move |question: String| session.ask(question));
     let on_stop = Callback::new(move |_: ()| chat_run.stop());
@@ -126,8 +131,14 @@ pub fn App() -> impl IntoView {
                 <button class="ghost" data-testid="compare-toggle"
                     aria-pressed=move || show_compare.get().to_string()
                     on:pointerenter=move |_| fetch_compare() on:focus=move |_| fetch_compare()
-                    on:click=move |_| show_compare.update(|c| *c = !*c)>
+                    on:click=move |_| { show_evals.set(false); show_compare.update(|c| *c = !*c) }>
                     {move || if show_compare.get() { "← Chat" } else { "⇆ Compare" }}
+                </button>
+                <button class="ghost" data-testid="evaluate"
+                    aria-pressed=move || show_evals.get().to_string()
+                    on:pointerenter=move |_| fetch_evals() on:focus=move |_| fetch_evals()
+                    on:click=move |_| { show_compare.set(false); show_evals.update(|e| *e = !*e) }>
+                    {move || if show_evals.get() { "← Chat" } else { "✓ Evaluate" }}
                 </button>
                 <button
                     class="ghost"
@@ -143,7 +154,7 @@ pub fn App() -> impl IntoView {
             </header>
             <notices::Notices chats settings_notice=settings_notice.read_only()/>
             // Hidden rather than removed, so a run in either view keeps streaming into it.
-            <main class="layout" hidden=move || show_compare.get()>
+            <main class="layout" hidden=move || show_compare.get() || show_evals.get()>
                 <chats::ChatList chats running=running.read_only()/>
                 <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page } approval=chat_run.approval compose=chat::compose::Compose { mcp, run: chat_run }/>
                 <trace::TracePane chat streaming=streaming.read_only() running=running.read_only() progress=chat_run.progress.read_only() sent=chat_run.sent.read_only() session>
@@ -155,6 +166,11 @@ pub fn App() -> impl IntoView {
             <div class="compare-view" hidden=move || !show_compare.get()>
                 <Show when=move || compare_opened.get()>
                     {parts::part_view("compare", move || Box::pin(compare_part(settings.read_only(), chat, compare_runs_asked.read_only())), Some(loading), parts::Around::Nothing)}
+                </Show>
+            </div>
+            <div class="evals-view" hidden=move || !show_evals.get()>
+                <Show when=move || evals_opened.get()>
+                    {parts::part_view("evaluations", move || Box::pin(evaluations_part(settings.read_only(), chat)), Some(loading), parts::Around::Nothing)}
                 </Show>
             </div>
             {move || loading.with(|parts| parts.first().map(|what| view! {
@@ -181,6 +197,10 @@ parts::part!(settings, preload = preload_settings, fn settings_part(settings: Rw
 
 parts::part!(compare, preload = preload_compare, fn compare_part(settings: ReadSignal<crate::app::settings::Settings>, chat: RwSignal<crate::conversation::Conversation>, asked: ReadSignal<u32>) -> AnyView {
     view! { <compare::ComparePane settings chat asked/> }.into_any()
+});
+
+parts::part!(evaluations, preload = preload_evaluations, fn evaluations_part(settings: ReadSignal<crate::app::settings::Settings>, chat: RwSignal<crate::conversation::Conversation>) -> AnyView {
+    view! { <eval::EvalPane settings chat/> }.into_any()
 });
 
 /// "Settings", "Settings and Compare".

@@ -87,6 +87,7 @@ pub const MANIFEST: &[Part] = &[
     Part { chunk: "move_legacy", what: "Moving the earlier version's chats", fetched: &[OnUse] },
     Part { chunk: "settings", what: "Settings", fetched: &[Hover] },
     Part { chunk: "compare", what: "Compare", fetched: &[Hover] },
+    Part { chunk: "evaluations", what: "Evaluations", fetched: &[Hover] },
     Part { chunk: "export_file", what: "Export", fetched: &[Hover] },
     Part { chunk: "import_file", what: "Import", fetched: &[Hover] },
     Part { chunk: "mcp_compose", what: "MCP prompts and resources", fetched: &[OnUse] },

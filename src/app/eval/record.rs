@@ -6,7 +6,7 @@
 
 use crate::agent::trace::Totals;
 use crate::agent::Strategy;
-use crate::conversation::{outcome, Outcome, Run};
+use crate::conversation::{outcome, Run};
 use crate::llm::Preset;
 use crate::storage::evals::{StoredCase, StoredCell, StoredConfig, StoredEval, StoredVerdict, EVAL_VERSION};
 

@@ -2,6 +2,7 @@ use super::*;
 use crate::agent::trace::{AnswerSource, EventKind, StopReason};
 use crate::agent::Event;
 use crate::app::eval::set::read_set;
+use crate::conversation::Outcome;
 
 fn record(configs: usize) -> EvalRecord {
     let cases = read_set("question,expected,scorer\nCapital of France?,Paris,contains\n6*7?,42,number\nSay hi,,answered").cases;

@@ -1,0 +1,198 @@
+//! Making an evaluation: its set of cases (imported from a JSON Lines or CSV file, pasted, or
+//! taken from the open chat's questions), its configurations (the settings as they are first,
+//! up to four), how many cases run at once, and Run.
+
+use leptos::prelude::*;
+
+use crate::agent::Strategy;
+use crate::app::eval::config::{another, Config, MAX_CONFIGS};
+use crate::app::eval::record::EvalRecord;
+use crate::app::eval::set::{read_set, ReadSet};
+use crate::app::settings::Settings;
+use crate::conversation::Conversation;
+use crate::llm::Preset;
+
+/// The most cases run at once.
+const MAX_CONCURRENCY: usize = 8;
+
+#[component]
+pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_made: Callback<EvalRecord>) -> impl IntoView {
+    let name = RwSignal::new(String::new());
+    let text = RwSignal::new(String::new());
+    // Read when the text changes as a whole (a file, a paste, leaving the box), not per key.
+    let set = RwSignal::new(ReadSet::default());
+    let status = RwSignal::new(String::new());
+    let configs = RwSignal::new(vec![Config::settings_now()]);
+    let concurrency = RwSignal::new(2usize);
+    let use_text = move |t: String| {
+        set.set(read_set(&t));
+        text.set(t);
+    };
+    let on_file = move |ev: leptos::ev::Event| {
+        let input = event_target::<web_sys::HtmlInputElement>(&ev);
+        read_file(input, status, use_text, name);
+    };
+    let from_chat = move |_| {
+        let lines: Vec<String> = chat.with_untracked(|c| c.runs.iter().map(|r| serde_json::json!({ "question": r.question }).to_string()).collect());
+        if lines.is_empty() {
+            status.set("The open chat has no questions yet.".into());
+        } else {
+            status.set(format!("Took the open chat's {} question{}; add what each should answer.", lines.len(), super::plural(lines.len())));
+            use_text(lines.join("\n"));
+        }
+    };
+    // The model in the page runs one case at a time.
+    let in_page = move || settings.with(|base| configs.with(|cs| cs.iter().any(|c| c.apply(base).provider.preset.in_page())));
+    let missing = move || settings.with(|base| configs.with(|cs| cs.iter().enumerate().find_map(|(i, c)| crate::ui::chat::session::missing_setting(&c.apply(base)).map(|m| format!("{}: {m}", c.label(i))))));
+    let run = move || {
+        let cases = set.with_untracked(|s| s.cases.clone());
+        if cases.is_empty() || missing().is_some() {
+            return;
+        }
+        let now = crate::ui::page::now_ms();
+        let id = format!("e{:x}{:06x}", now as u64, (crate::ui::page::random() * 16_777_216.0) as u64);
+        let title = name.with_untracked(|n| if n.trim().is_empty() { format!("{} cases", cases.len()) } else { n.trim().to_string() });
+        let at_once = if in_page() { 1 } else { concurrency.get_untracked().clamp(1, MAX_CONCURRENCY) };
+        on_made.run(EvalRecord::new(id, title, cases, configs.get_untracked(), at_once, now));
+    };
+
+    view! {
+        <form class="eval-new" data-testid="eval-new-form" on:submit=move |ev| { ev.prevent_default(); run(); }>
+            <h2>"New evaluation"</h2>
+            <label>"Name"
+                <input type="text" data-testid="eval-name" placeholder="What this evaluation is for"
+                    prop:value=move || name.get() on:change=move |ev| name.set(event_target_value(&ev))/>
+            </label>
+            <fieldset class="group">
+                <legend>"Cases"</legend>
+                <p class="muted">"One JSON object per line, or CSV with the same column names: "
+                    <code>"question"</code>", and optionally "<code>"expected"</code>", "<code>"scorer"</code>
+                    " (exact, contains, regex, number, tool:NAME, answered, judge; several joined by +) and "<code>"tags"</code>"."</p>
+                <div class="row">
+                    <label class="button ghost">"Import a file…"
+                        <input type="file" data-testid="eval-import" accept=".jsonl,.ndjson,.csv,.json,.txt,text/csv,application/json" class="visually-hidden" on:change=on_file/>
+                    </label>
+                    <button type="button" class="ghost" data-testid="eval-from-chat" on:click=from_chat>"Use this chat's questions"</button>
+                </div>
+                <textarea data-testid="eval-set-text" rows="6" spellcheck="false" placeholder="{\"question\": \"What is 6 × 7?\", \"expected\": \"42\", \"scorer\": \"number\"}"
+                    prop:value=move || text.get() on:change=move |ev| use_text(event_target_value(&ev))></textarea>
+                <p class="muted" role="status" data-testid="eval-set-status">{move || {
+                    let s = set.get();
+                    let read = if text.with(String::is_empty) { String::new() } else { format!("{} case{} read.", s.cases.len(), super::plural(s.cases.len())) };
+                    [status.get(), read, s.note.unwrap_or_default()].into_iter().filter(|t| !t.is_empty()).collect::<Vec<_>>().join(" ")
+                }}</p>
+                <Show when=move || set.with(|s| !s.problems.is_empty())>
+                    <ul class="problems" data-testid="eval-set-problems">
+                        {move || set.with(|s| s.problems.iter().take(50).map(|p| view! { <li>{format!("Line {}: {}", p.line, p.reason)}</li> }).collect_view())}
+                    </ul>
+                </Show>
+                <Show when=move || set.with(|s| !s.cases.is_empty())>
+                    <details class="eval-cases-read">
+                        <summary>{move || format!("The {} cases", set.with(|s| s.cases.len()))}</summary>
+                        <table class="eval-set-table">
+                            <thead><tr><th>"#"</th><th>"Question"</th><th>"Expected"</th><th>"Scorers"</th><th>"Tags"</th></tr></thead>
+                            <tbody>{move || set.with(|s| s.cases.iter().take(200).enumerate().map(|(i, c)| view! {
+                                <tr><td>{i + 1}</td><td>{c.question.clone()}</td><td>{c.expected.clone().unwrap_or_default()}</td>
+                                <td>{c.scorers.iter().map(|s| s.name()).collect::<Vec<_>>().join(" + ")}</td><td>{c.tags.join(", ")}</td></tr>
+                            }).collect_view())}</tbody>
+                        </table>
+                    </details>
+                </Show>
+            </fieldset>
+            <fieldset class="group">
+                <legend>"Configurations"</legend>
+                <div class="eval-configs">
+                    {move || (0..configs.with(Vec::len)).map(|at| view! { <ConfigEditor at configs settings/> }).collect_view()}
+                </div>
+                <button type="button" class="ghost" data-testid="eval-add-config" disabled=move || configs.with(|c| c.len() >= MAX_CONFIGS)
+                    on:click=move |_| configs.update(|c| if let Some(next) = another(c) { c.push(next) })>
+                    {format!("+ Add a configuration (up to {MAX_CONFIGS})")}
+                </button>
+            </fieldset>
+            <label>"Cases run at once"
+                <input type="number" min="1" max=MAX_CONCURRENCY.to_string() data-testid="eval-concurrency" disabled=in_page
+                    prop:value=move || if in_page() { "1".to_string() } else { concurrency.get().to_string() }
+                    on:change=move |ev| concurrency.set(event_target_value(&ev).trim().parse::<usize>().unwrap_or(1).clamp(1, MAX_CONCURRENCY))/>
+                <span class="muted">{move || in_page().then_some(" One at a time: the model in this page runs one case at a time.")}</span>
+            </label>
+            <p class="problems" role="status">{missing}</p>
+            <button type="submit" class="primary" data-testid="eval-run"
+                disabled=move || set.with(|s| s.cases.is_empty()) || missing().is_some()>
+                {move || { let n = set.with(|s| s.cases.len()) * configs.with(Vec::len); format!("Run {n} case{}", super::plural(n)) }}
+            </button>
+        </form>
+    }
+}
+
+#[component]
+fn ConfigEditor(at: usize, configs: RwSignal<Vec<Config>>, settings: ReadSignal<Settings>) -> impl IntoView {
+    let get = move |f: fn(&Config) -> String| configs.with(|c| c.get(at).map(f).unwrap_or_default());
+    let set = move |f: Box<dyn FnOnce(&mut Config)>| configs.update(|c| if let Some(c) = c.get_mut(at) { f(c) });
+    view! {
+        <fieldset class="eval-config" data-testid="eval-config">
+            <legend>{move || configs.with(|c| c.get(at).map(|c| c.label(at)).unwrap_or_default())}</legend>
+            <label>"Name"
+                <input type="text" data-testid="eval-config-name" prop:value=move || get(|c| c.name.clone())
+                    on:change=move |ev| { let v = event_target_value(&ev); set(Box::new(move |c| c.name = v)) }/>
+            </label>
+            <label>"Provider"
+                <select data-testid="eval-config-provider" on:change=move |ev| { let v = event_target_value(&ev); set(Box::new(move |c| c.preset = Preset::from_id(&v))) }>
+                    <option value="" selected=move || configs.with(|c| c.get(at).is_some_and(|c| c.preset.is_none()))>"As in Settings"</option>
+                    {Preset::ALL.into_iter().map(|p| view! {
+                        <option value=p.id() selected=move || configs.with(|c| c.get(at).is_some_and(|c| c.preset == Some(p)))>{p.label()}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>"Model (empty: the provider's)"
+                <input type="text" data-testid="eval-config-model" spellcheck="false" prop:value=move || get(|c| c.model.clone())
+                    on:change=move |ev| { let v = event_target_value(&ev); set(Box::new(move |c| c.model = v)) }/>
+            </label>
+            <label>"Strategy"
+                <select data-testid="eval-config-strategy" on:change=move |ev| { let v = event_target_value(&ev); set(Box::new(move |c| c.strategy = Strategy::from_id(&v))) }>
+                    <option value="" selected=move || configs.with(|c| c.get(at).is_some_and(|c| c.strategy.is_none()))>"As in Settings"</option>
+                    {Strategy::ALL.into_iter().map(|st| view! {
+                        <option value=st.id() selected=move || configs.with(|c| c.get(at).is_some_and(|c| c.strategy == Some(st)))>{st.label()}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>"System prompt template (empty: as in Settings)"
+                <textarea rows="2" spellcheck="false" prop:value=move || get(|c| c.template.clone())
+                    on:change=move |ev| { let v = event_target_value(&ev); set(Box::new(move |c| c.template = v)) }></textarea>
+            </label>
+            <label class="check">
+                <input type="checkbox" data-testid="eval-config-allow" prop:checked=move || configs.with(|c| c.get(at).is_some_and(|c| c.allow_tools))
+                    on:change=move |ev| { let v = event_target_checked(&ev); set(Box::new(move |c| c.allow_tools = v)) }/>
+                "Allow the tools that ask first, for this evaluation (otherwise a case waits for you, and says so)"
+            </label>
+            <p class="muted" data-testid="eval-config-describe">{move || settings.with(|base| configs.with(|c| c.get(at).map(|c| c.describe(base)).unwrap_or_default()))}</p>
+            <Show when=move || { at > 0 }>
+                <button type="button" class="ghost small" on:click=move |_| configs.update(|c| { if at < c.len() { c.remove(at); } })>"Remove"</button>
+            </Show>
+        </fieldset>
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn read_file(input: web_sys::HtmlInputElement, status: RwSignal<String>, use_text: impl Fn(String) + 'static, name: RwSignal<String>) {
+    leptos::task::spawn_local(async move {
+        let file = input.files().and_then(|f| f.get(0)).map(|f| f.name()).unwrap_or_default();
+        // Read whole up to the set's own bound and a little over, so the set can say it was cut.
+        let read = crate::ui::page::read_chosen_file(&input, (crate::app::eval::set::MAX_BYTES * 2) as f64).await;
+        input.set_value("");
+        match read {
+            Ok(text) => {
+                status.set(format!("Read {file}."));
+                if name.with_untracked(String::is_empty) {
+                    name.set(file.rsplit_once('.').map_or(file.as_str(), |(stem, _)| stem).to_string());
+                }
+                use_text(text);
+            }
+            Err(e) => status.set(format!("{file} could not be read: {e}")),
+        }
+    });
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn read_file(_input: web_sys::HtmlInputElement, status: RwSignal<String>, _use_text: impl Fn(String) + 'static, _name: RwSignal<String>) {
+    status.set("Reading a file needs a browser.".into());
+}
