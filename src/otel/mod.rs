@@ -15,6 +15,7 @@ use crate::agent::trace::{ApprovalChoice, EventKind, LlmPurpose, Rebuilder, Stop
 use crate::agent::{Event, ModelName};
 use crate::secrets::{mask, Secrets};
 
+pub mod evaluation;
 mod otlp;
 pub mod send;
 

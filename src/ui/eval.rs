@@ -20,6 +20,12 @@ pub fn EvalPane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>) ->
     let driver = Driver::new(settings, mcp);
     // A new evaluation's form, until one is open.
     let making = RwSignal::new(true);
+    Effect::new(move |first: Option<()>| {
+        driver.shown.track();
+        if first.is_some() {
+            making.set(false);
+        }
+    });
     let open = move |id: String| {
         making.set(false);
         driver.open(id);

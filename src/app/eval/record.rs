@@ -104,6 +104,24 @@ impl EvalRecord {
         self.runs.get(self.eval.index(job)?)?.as_ref()
     }
 
+    /// A finished cell's run as an OpenTelemetry trace, each score a `gen_ai.evaluation.result`
+    /// event on its root span (`otel::evaluation`).
+    pub fn traced(&self, at: usize, secrets: &crate::secrets::Secrets) -> Option<crate::otel::RunTrace> {
+        use crate::otel::evaluation::{add_scores, Score};
+        let Cell::Done(done) = self.eval.cells().get(at)? else { return None };
+        let run = self.runs.get(at)?.as_ref()?;
+        let id = format!("{}-{at}", self.id);
+        let mut trace = crate::otel::run_trace(&crate::otel::RunSource { conversation_id: &id, events: &run.events, parent: None }, secrets)?;
+        let scores: Vec<Score<'_>> = done.verdicts.iter().map(|(name, v)| Score { name, pass: v.pass, explanation: &v.reason }).collect();
+        add_scores(&mut trace, &self.name, &scores, secrets);
+        Some(trace)
+    }
+
+    /// Every finished cell's trace, in order.
+    pub fn traces(&self, secrets: &crate::secrets::Secrets) -> Vec<crate::otel::RunTrace> {
+        (0..self.runs.len()).filter_map(|at| self.traced(at, secrets)).collect()
+    }
+
     /// The head as stored.
     pub fn stored_head(&self, now_unix_ms: f64) -> StoredEval {
         StoredEval {

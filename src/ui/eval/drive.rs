@@ -52,6 +52,8 @@ pub struct Driver {
     pub note: RwSignal<Option<String>>,
     /// Earlier evaluations, newest first.
     pub list: RwSignal<Vec<StoredEval>>,
+    /// Bumped when an evaluation is shown (made, or opened).
+    pub shown: RwSignal<u64>,
     mcp: crate::ui::settings::mcp::Mcp,
 }
 
@@ -68,6 +70,7 @@ impl Driver {
             problem: RwSignal::new(None),
             note: RwSignal::new(None),
             list: RwSignal::new(Vec::new()),
+            shown: RwSignal::new(0),
             mcp,
         };
         leptos::task::spawn_local(async move {
@@ -75,6 +78,12 @@ impl Driver {
                 Ok(store) => {
                     driver.store.set_value(Some(store));
                     driver.refresh_list().await;
+                    // One that was running when its page went away goes on as soon as the
+                    // person comes back to evaluations.
+                    let running = driver.list.with_untracked(|l| l.iter().find(|h| h.running).map(|h| h.id.clone()));
+                    if let Some(id) = running.filter(|_| !driver.running()) {
+                        driver.open(id);
+                    }
                 }
                 Err(e) => driver.problem.set(Some(format!("Evaluations cannot be kept in this browser: {e} {}", e.advice()))),
             }
@@ -122,6 +131,7 @@ impl Driver {
         self.record.set_value(Some(record));
         self.note.set(None);
         self.changed(None);
+        self.shown.update(|n| *n += 1);
     }
 
     /// Makes an evaluation and starts it.

@@ -72,6 +72,14 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>) -> impl IntoView
             driver.problem.set(Some(e));
         }
     };
+    // Every finished case's run with its scores, for an OpenTelemetry backend.
+    let export_otel = move || {
+        let secrets = settings.with_untracked(crate::app::settings::keys::collect);
+        let Some((name, text)) = driver.with(|r| (r.name.clone(), crate::otel::otlp_json(&r.traces(&secrets)))) else { return };
+        if let Err(e) = crate::ui::page::download(&format!("{}.otlp.json", file_stem(&name)), "application/json", &text) {
+            driver.problem.set(Some(e));
+        }
+    };
     let pick_other = move |id: String| {
         if id.is_empty() {
             other.set(None);
@@ -117,6 +125,8 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>) -> impl IntoView
                     </Show>
                     <button class="ghost" data-testid="eval-export" on:click=move |_| export(true)>"⬇ Results (JSON Lines)"</button>
                     <button class="ghost" data-testid="eval-export-csv" on:click=move |_| export(false)>"⬇ Results (CSV)"</button>
+                    <button class="ghost" data-testid="eval-export-otel" title="Every case's run as an OpenTelemetry trace, its scores as gen_ai.evaluation.result events"
+                        on:click=move |_| export_otel()>"⬇ OpenTelemetry"</button>
                     <label>"Compare with "
                         <select data-testid="eval-compare-with" on:change=move |ev| pick_other(event_target_value(&ev))>
                             <option value="">"—"</option>
@@ -177,7 +187,7 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>) -> impl IntoView
             </table>
             {move || match look.get() {
                 Look::None => None,
-                Look::Trace(job) => Some(view! { <CaseTrace driver job look/> }.into_any()),
+                Look::Trace(job) => Some(view! { <CaseTrace driver job look settings/> }.into_any()),
                 Look::Compare(case) => Some(view! { <CaseCompare driver case look settings/> }.into_any()),
             }}
         </div>
@@ -272,7 +282,7 @@ fn cell_view(cell: Option<&Cell>) -> AnyView {
 
 /// A case's run: the live one of the worker running it, or the one kept.
 #[component]
-fn CaseTrace(driver: Driver, job: Job, look: RwSignal<Look>) -> impl IntoView {
+fn CaseTrace(driver: Driver, job: Job, look: RwSignal<Look>, settings: ReadSignal<Settings>) -> impl IntoView {
     let title = driver.with(|r| format!("Case {} · {}", job.case + 1, r.eval.configs.get(job.config).cloned().unwrap_or_default())).unwrap_or_default();
     let label = title.clone();
     let live = driver.workers.with_untracked(|all| all.iter().find(|w| w.job() == Some(job)).copied());
@@ -290,7 +300,12 @@ fn CaseTrace(driver: Driver, job: Job, look: RwSignal<Look>) -> impl IntoView {
     };
     view! {
         <section class="eval-look" data-testid="eval-case-trace" aria-label=title.clone()>
-            <button class="ghost small" data-testid="eval-look-close" on:click=move |_| look.set(Look::None)>"✕ Close"</button>
+            <div class="row">
+                <button class="ghost small" data-testid="eval-look-close" on:click=move |_| look.set(Look::None)>"✕ Close"</button>
+                <Show when=move || { driver.tick.track(); driver.with(|r| r.eval.index(job).is_some_and(|at| r.runs[at].is_some())).unwrap_or(false) }>
+                    <button class="ghost small" data-testid="eval-otel" on:click=move |_| otel_of(driver, job, settings)>"⬇ OpenTelemetry"</button>
+                </Show>
+            </div>
             {body}
         </section>
     }
@@ -314,6 +329,15 @@ fn CaseCompare(driver: Driver, case: usize, look: RwSignal<Look>, settings: Read
             <button class="ghost small" data-testid="eval-look-close" on:click=move |_| look.set(Look::None)>"✕ Close"</button>
             <crate::ui::compare::runs::RunsCompare chat settings asked=asked.read_only()/>
         </section>
+    }
+}
+
+/// Downloads one case's run with its scores as an OpenTelemetry file.
+fn otel_of(driver: Driver, job: Job, settings: ReadSignal<Settings>) {
+    let secrets = settings.with_untracked(crate::app::settings::keys::collect);
+    let Some(Some((name, trace))) = driver.with(|r| r.eval.index(job).and_then(|at| r.traced(at, &secrets)).map(|t| (format!("{}-case-{}-{}", file_stem(&r.name), job.case + 1, job.config + 1), t))) else { return };
+    if let Err(e) = crate::ui::page::download(&format!("{name}.otlp.json"), "application/json", &crate::otel::otlp_json_of(Some(&trace))) {
+        driver.problem.set(Some(e));
     }
 }
 

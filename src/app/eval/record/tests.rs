@@ -98,6 +98,22 @@ fn stop_forgets_the_runs_it_cut_and_stores_the_head() {
 }
 
 #[test]
+fn each_finished_case_is_a_trace_carrying_its_scores() {
+    let mut r = record(1);
+    r.start();
+    let job = r.eval.next(0.0)[0];
+    let mut run = ran("Capital of France?", Some("Paris"));
+    run.events.insert(0, Event { index: 0, step: 0, started_ms: 0.0, ended_ms: 0.0, kind: EventKind::RunStarted { question: "Capital of France?".into(), tools: vec![], history_turns: 0, started_unix_ms: 5.0, strategy: Default::default(), continues: false, model: Default::default() } });
+    r.finished(job, run, 10.0);
+    let secrets = crate::secrets::Secrets::default();
+    assert!(r.traced(1, &secrets).is_none(), "a case not run has no trace");
+    let traces = r.traces(&secrets);
+    assert_eq!(traces.len(), 1);
+    let json = crate::otel::otlp_json(&traces);
+    assert!(json.contains("gen_ai.evaluation.result") && json.contains("contains") && json.contains("Geography"), "{json}");
+}
+
+#[test]
 fn the_judge_completes_the_cell_that_waited_for_it() {
     let cases = read_set("{\"question\": \"Say hi\", \"scorer\": \"judge\"}").cases;
     let mut r = EvalRecord::new("e".into(), "n".into(), cases, vec![Config::settings_now()], 1, 0.0);
