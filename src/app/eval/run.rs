@@ -157,6 +157,16 @@ impl Evaluation {
         jobs
     }
 
+    /// A cell `next` gave that could not be started yet (nothing free to run it): it waits
+    /// again, first in line.
+    pub fn requeue(&mut self, job: Job) {
+        if let Some(at) = self.at(job) {
+            if matches!(self.cells[at], Cell::Running { .. }) {
+                self.cells[at] = Cell::Waiting;
+            }
+        }
+    }
+
     /// A cell's run ended with `outcome` after `events`: it is scored. Returns whether the judge
     /// must be asked now (`judged` then completes the cell). A cell not running (stopped
     /// meanwhile) takes nothing.

@@ -54,8 +54,12 @@ pub struct Driver {
     pub list: RwSignal<Vec<StoredEval>>,
     /// Bumped when an evaluation is shown (made, or opened).
     pub shown: RwSignal<u64>,
-    mcp: crate::ui::settings::mcp::Mcp,
+    /// The pane's owner: signals made later (a row per case) belong to it.
+    owner: StoredValue<Option<Owner>, LocalStorage>,
 }
+
+/// The most cases run at once.
+pub const MAX_CONCURRENCY: usize = 8;
 
 impl Driver {
     pub fn new(settings: ReadSignal<Settings>, mcp: crate::ui::settings::mcp::Mcp) -> Self {
@@ -71,8 +75,11 @@ impl Driver {
             note: RwSignal::new(None),
             list: RwSignal::new(Vec::new()),
             shown: RwSignal::new(0),
-            mcp,
+            owner: StoredValue::new_local(Owner::current()),
         };
+        // Made with the pane, so each run controller finds the page's contexts (the model in
+        // the page, the MCP servers) and is disposed with it.
+        driver.workers.set((0..MAX_CONCURRENCY).map(|w| driver.worker(w, mcp)).collect());
         leptos::task::spawn_local(async move {
             match crate::storage::open_records().await {
                 Ok(store) => {
@@ -125,9 +132,15 @@ impl Driver {
     fn show(self, record: EvalRecord) {
         let cases = record.eval.cases.len();
         // Workers of an earlier evaluation stop with it.
-        self.workers.with_untracked(|w| w.iter().for_each(|w| w.control.stop()));
-        self.workers.set(Vec::new());
-        self.rows.set_value((0..cases).map(|_| RwSignal::new(0)).collect());
+        self.workers.with_untracked(|w| w.iter().for_each(|w| {
+            w.job.set(None);
+            w.control.stop();
+        }));
+        let rows = move || (0..cases).map(|_| RwSignal::new(0)).collect();
+        self.rows.set_value(match self.owner.get_value() {
+            Some(owner) => owner.with(rows),
+            None => rows(),
+        });
         self.record.set_value(Some(record));
         self.note.set(None);
         self.changed(None);
@@ -206,18 +219,13 @@ impl Driver {
     /// Starts the open evaluation, or goes on after Stop.
     pub fn start(self) {
         let Some(writes) = self.record.try_update_value(|r| r.as_mut().map(EvalRecord::start)).flatten() else { return };
-        let concurrency = self.with(|r| r.eval.concurrency).unwrap_or(1);
-        if self.workers.with_untracked(Vec::len) != concurrency {
-            let workers = (0..concurrency).map(|w| self.worker(w)).collect();
-            self.workers.set(workers);
-        }
         self.save(writes);
         self.changed(None);
         self.pump();
     }
 
     /// A worker: a run controller whose end is reported to the driver.
-    fn worker(self, w: usize) -> Worker {
+    fn worker(self, w: usize, mcp: crate::ui::settings::mcp::Mcp) -> Worker {
         let on_change = Callback::new(move |_: Save| {
             let Some(worker) = self.workers.with_untracked(|all| all.get(w).copied()) else { return };
             if !worker.control.running.get_untracked() {
@@ -225,7 +233,7 @@ impl Driver {
                 leptos::task::spawn_local(async move { self.ended(worker) });
             }
         });
-        Worker { control: RunControl::new(RwSignal::new(Conversation::default()), Some(on_change), self.mcp), job: RwSignal::new(None) }
+        Worker { control: RunControl::new(RwSignal::new(Conversation::default()), Some(on_change), mcp), job: RwSignal::new(None) }
     }
 
     /// Stop: the runs going on are stopped and their cells wait for the next start.
@@ -248,8 +256,15 @@ impl Driver {
         let now = page::now_ms();
         let jobs = self.record.try_update_value(|r| r.as_mut().map(|r| r.eval.next(now))).flatten().unwrap_or_default();
         let base = self.settings.get_untracked();
+        let concurrency = self.with(|r| r.eval.concurrency).unwrap_or(1).min(MAX_CONCURRENCY);
         for job in jobs {
-            let Some(worker) = self.workers.with_untracked(|all| all.iter().find(|w| w.job.get_untracked().is_none()).copied()) else { break };
+            // Only a worker whose run has ended: one that Stop cut may still be ending.
+            let free = |w: &&Worker| w.job.get_untracked().is_none() && !w.control.running.get_untracked();
+            let Some(worker) = self.workers.with_untracked(|all| all.iter().take(concurrency).find(free).copied()) else {
+                // Back to waiting: started when a worker is free.
+                self.record.update_value(|r| if let Some(r) = r { r.eval.requeue(job) });
+                continue;
+            };
             let Some((id, question, settings)) = self.with(|r| (format!("{}-{}", r.id, r.eval.index(job).unwrap_or(0)), r.eval.cases[job.case].question.clone(), r.configs[job.config].apply(&base))) else { return };
             self.changed(Some(job.case));
             if let Some(missing) = crate::ui::chat::session::missing_setting(&settings) {
@@ -267,7 +282,13 @@ impl Driver {
 
     /// A worker's run ended.
     fn ended(self, worker: Worker) {
-        let Some(job) = worker.job.get_untracked() else { return };
+        let Some(job) = worker.job.get_untracked() else {
+            // A run Stop cut has ended: its worker is free for what waits.
+            if self.running() {
+                self.pump();
+            }
+            return;
+        };
         worker.job.set(None);
         let Some(run) = worker.control.chat.with_untracked(|c| c.runs.first().cloned()) else { return };
         self.done(job, run);

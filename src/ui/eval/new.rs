@@ -12,8 +12,7 @@ use crate::app::settings::Settings;
 use crate::conversation::Conversation;
 use crate::llm::Preset;
 
-/// The most cases run at once.
-const MAX_CONCURRENCY: usize = 8;
+use super::drive::MAX_CONCURRENCY;
 
 #[component]
 pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_made: Callback<EvalRecord>) -> impl IntoView {

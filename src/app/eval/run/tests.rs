@@ -93,3 +93,16 @@ fn stop_and_a_reload_keep_what_finished_and_run_the_rest_once() {
     assert_eq!(back.state(), State::Finished);
     assert_eq!(back.progress().passed, 2);
 }
+
+#[test]
+fn a_cell_that_could_not_start_waits_again_first_in_line() {
+    let mut e = Evaluation::new(set(), vec!["A".into()], 1);
+    e.start();
+    let first = e.next(0.0);
+    e.requeue(first[0]);
+    assert_eq!(e.cell(first[0]), Some(&Cell::Waiting));
+    assert_eq!(e.next(5.0), first, "the same cell, before the next case");
+    e.finished(first[0], answer("Paris"), &[], 10.0);
+    e.requeue(first[0]);
+    assert!(matches!(e.cell(first[0]), Some(Cell::Done(_))), "a finished cell stays finished");
+}
