@@ -15,7 +15,7 @@ const SET = [
   { question: 'What is 6*7?', expected: '42', scorer: 'number+tool:calculator', tags: ['math'] },
   { question: 'What is the capital of France?', expected: 'Paris', scorer: 'contains', tags: 'geo' },
   { question: 'Say hello', scorer: 'answered' },
-].map((c) => JSON.stringify(c)).join('\n') + '\n{"question": 7}\n';
+].map((c) => JSON.stringify(c)).join('\n') + '\n{"expected": "an answer with no question"}\n';
 
 function setFile(text, name = 'smoke.jsonl') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'thoughtline-eval-'));

@@ -22,6 +22,8 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
     let set = RwSignal::new(ReadSet::default());
     let status = RwSignal::new(String::new());
     let configs = RwSignal::new(vec![Config::settings_now()]);
+    // The editors are made again only when one is added or removed, not at each change.
+    let count = Memo::new(move |_| configs.with(Vec::len));
     let concurrency = RwSignal::new(2usize);
     let use_text = move |t: String| {
         set.set(read_set(&t));
@@ -101,7 +103,7 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
             <fieldset class="group">
                 <legend>"Configurations"</legend>
                 <div class="eval-configs">
-                    {move || (0..configs.with(Vec::len)).map(|at| view! { <ConfigEditor at configs settings/> }).collect_view()}
+                    {move || (0..count.get()).map(|at| view! { <ConfigEditor at configs settings/> }).collect_view()}
                 </div>
                 <button type="button" class="ghost" data-testid="eval-add-config" disabled=move || configs.with(|c| c.len() >= MAX_CONFIGS)
                     on:click=move |_| configs.update(|c| if let Some(next) = another(c) { c.push(next) })>
@@ -111,7 +113,7 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
             <label>"Cases run at once"
                 <input type="number" min="1" max=MAX_CONCURRENCY.to_string() data-testid="eval-concurrency" disabled=in_page
                     prop:value=move || if in_page() { "1".to_string() } else { concurrency.get().to_string() }
-                    on:change=move |ev| concurrency.set(event_target_value(&ev).trim().parse::<usize>().unwrap_or(1).clamp(1, MAX_CONCURRENCY))/>
+                    on:input=move |ev| if let Ok(n) = event_target_value(&ev).trim().parse::<usize>() { concurrency.set(n.clamp(1, MAX_CONCURRENCY)) }/>
                 <span class="muted">{move || in_page().then_some(" One at a time: the model in this page runs one case at a time.")}</span>
             </label>
             <p class="problems" role="status">{missing}</p>
