@@ -113,7 +113,7 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
             <label>"Cases run at once"
                 <input type="number" min="1" max=MAX_CONCURRENCY.to_string() data-testid="eval-concurrency" disabled=in_page
                     prop:value=move || if in_page() { "1".to_string() } else { concurrency.get().to_string() }
-                    on:input=move |ev| if let Ok(n) = event_target_value(&ev).trim().parse::<usize>() { concurrency.set(n.clamp(1, MAX_CONCURRENCY)) }/>
+                    on:input=move |ev| { if let Ok(n) = event_target_value(&ev).trim().parse::<usize>() { concurrency.set(n.clamp(1, MAX_CONCURRENCY)) } }/>
                 <span class="muted">{move || in_page().then_some(" One at a time: the model in this page runs one case at a time.")}</span>
             </label>
             <p class="problems" role="status">{missing}</p>
