@@ -107,7 +107,7 @@ pub async fn run_scripted(strategy: Strategy, steps: usize, observation: &str, n
     let settings = AgentSettings { max_iterations: steps as u32 + 1, strategy, ..Default::default() };
     let clock = BenchClock(now);
     let cancel = CancelToken::new();
-    let input = RunInput { question: "What is the answer?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered: None };
+    let input = RunInput { question: "What is the answer?", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered: None, fork: None };
     let trace = run_agent(input, observer).await;
     // Not a test of the agent: a run that went wrong would time something else.
     assert_eq!(trace.final_answer(), Some("The answer is 42."), "the scripted run did not end as scripted");

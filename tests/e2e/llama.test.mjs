@@ -126,3 +126,43 @@ for (const strategy of ['tool_calling', 'plan_react']) {
     await context.close();
   });
 }
+
+test('a real llama.cpp server: an evaluation of five cases ends every case, each scored as its answer warrants', async () => {
+  const { page, errors } = await openApp(env.browser, env.server.origin, {
+    seed: (scopeUrl) => llamaSettings(llama.base, scopeUrl, { stream: false, maxIterations: 2 }),
+  });
+  const set = [
+    { question: 'What is 2 + 2?', expected: '4', scorer: 'contains' },
+    { question: 'Name the capital of France.', expected: 'Paris', scorer: 'contains' },
+    { question: 'What colour is the sky on a clear day?', expected: 'blue', scorer: 'contains' },
+    { question: 'Say hello.', scorer: 'answered' },
+    { question: 'Is water wet? Answer yes or no.', expected: '(?i)\\b(yes|no)\\b', scorer: 'regex' },
+  ].map((c) => JSON.stringify(c)).join('\n');
+  await page.getByTestId('evaluate').click();
+  await page.getByTestId('eval-set-text').fill(set);
+  await page.getByTestId('eval-set-text').press('Tab');
+  await page.getByTestId('eval-name').fill('Five with a small model');
+  await page.getByTestId('eval-run').click();
+  await page.waitForFunction(() => /^5 of 5 done/.test(document.querySelector('[data-testid="eval-progress"]')?.textContent ?? ''), null, { timeout: 420_000 });
+  await shot(page, 'llama-evaluation');
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('eval-export').click()]);
+  const lines = (await import('node:fs')).readFileSync(await download.path(), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(lines.length, 5, 'every case ended');
+  // The verdicts are the ones the answers warrant, whatever the model wrote.
+  const flat = (s) => s.toLowerCase().split(/\s+/).filter(Boolean).join(' ');
+  for (const l of lines) {
+    const answered = l.outcome === 'answer';
+    const warranted = {
+      contains: () => answered && flat(l.answer).includes(flat(l.expected)),
+      answered: () => answered,
+      regex: () => answered && /\b(yes|no)\b/i.test(l.answer),
+    }[l.scores[0].scorer]();
+    assert.equal(l.pass, warranted, `${l.question} → ${l.outcome}: ${l.answer} (${l.scores[0].reason})`);
+    assert.ok(l.scores[0].reason.length > 0);
+  }
+  const passed = lines.filter((l) => l.pass).length;
+  assert.deepEqual(await page.getByTestId('eval-pass-rate').allTextContents(), [`${passed}/5 passed`]);
+  assert.equal(await page.locator('.fatal').count(), 0, 'no panic banner');
+  assert.deepEqual(errors.filter((e) => !/favicon/.test(e)), []);
+});

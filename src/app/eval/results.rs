@@ -32,30 +32,23 @@ impl Summary {
     }
 }
 
-/// The figures of each configuration, in order.
+/// The figures of each configuration, in order, from its running totals (`run::Tally`).
 pub fn summaries(e: &Evaluation) -> Vec<Summary> {
-    let n = e.configs.len();
-    (0..n)
-        .map(|config| {
-            let cells: Vec<&Cell> = e.cells().iter().skip(config).step_by(n.max(1)).collect();
-            let done: Vec<&Done> = cells.iter().filter_map(|c| match c {
-                Cell::Done(d) => Some(d.as_ref()),
-                _ => None,
-            }).collect();
-            let tokens: u64 = done.iter().map(|d| u64::from(d.totals.usage.prompt_tokens) + u64::from(d.totals.usage.completion_tokens)).sum();
-            let mut times: Vec<f64> = done.iter().map(|d| d.duration_ms).collect();
-            times.sort_by(f64::total_cmp);
-            let count = done.len().max(1) as f64;
+    let per_config = e.cases.len();
+    e.tallies()
+        .iter()
+        .map(|t| {
+            let count = t.done.max(1) as f64;
             Summary {
-                passed: done.iter().filter(|d| d.passed()).count(),
-                done: done.len(),
-                total: cells.len(),
-                errors: done.iter().filter(|d| !matches!(d.outcome, Outcome::Answer(_))).count(),
-                tool_calls: done.iter().map(|d| u64::from(d.totals.tool_calls)).sum(),
-                tokens,
-                mean_tokens: tokens as f64 / count,
-                mean_ms: times.iter().sum::<f64>() / count,
-                p95_ms: nearest_rank(&times, 0.95),
+                passed: t.passed,
+                done: t.done,
+                total: per_config,
+                errors: t.errors,
+                tool_calls: t.tool_calls,
+                tokens: t.tokens,
+                mean_tokens: t.tokens as f64 / count,
+                mean_ms: t.total_ms / count,
+                p95_ms: nearest_rank(&t.times, 0.95),
             }
         })
         .collect()

@@ -67,6 +67,34 @@ pub struct Progress {
     pub left_ms: Option<f64>,
 }
 
+/// One configuration's running totals over its cells done, kept as each cell is done, so
+/// the figures a page shows after every case cost the same at the 500th case as at the first.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Tally {
+    pub done: usize,
+    pub passed: usize,
+    /// Runs that ended without an answer.
+    pub errors: usize,
+    pub tool_calls: u64,
+    pub tokens: u64,
+    pub total_ms: f64,
+    /// The runs' times, sorted (for percentiles).
+    pub times: Vec<f64>,
+}
+
+impl Tally {
+    fn add(&mut self, d: &Done) {
+        self.done += 1;
+        self.passed += usize::from(d.passed());
+        self.errors += usize::from(!matches!(d.outcome, Outcome::Answer(_)));
+        self.tool_calls += u64::from(d.totals.tool_calls);
+        self.tokens += u64::from(d.totals.usage.prompt_tokens) + u64::from(d.totals.usage.completion_tokens);
+        self.total_ms += d.duration_ms;
+        let at = self.times.partition_point(|t| *t <= d.duration_ms);
+        self.times.insert(at, d.duration_ms);
+    }
+}
+
 /// The cases, the configurations' names and every cell, by case then configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
@@ -75,13 +103,18 @@ pub struct Evaluation {
     cells: Vec<Cell>,
     pub concurrency: usize,
     state: State,
+    /// Per configuration, over its cells done.
+    tallies: Vec<Tally>,
+    /// No cell before this one waits (where `next` starts looking).
+    cursor: usize,
 }
 
 impl Evaluation {
     /// Every case under every configuration, none run yet. At least one at a time.
     pub fn new(cases: Vec<Case>, configs: Vec<String>, concurrency: usize) -> Self {
         let cells = vec![Cell::Waiting; cases.len() * configs.len()];
-        Evaluation { cases, configs, cells, concurrency: concurrency.max(1), state: State::Idle }
+        let tallies = vec![Tally::default(); configs.len()];
+        Evaluation { cases, configs, cells, concurrency: concurrency.max(1), state: State::Idle, tallies, cursor: 0 }
     }
 
     /// An evaluation read back after a reload: a cell that was running is waiting again (its
@@ -94,6 +127,9 @@ impl Evaluation {
                 other => other,
             };
         }
+        for at in 0..e.cells.len() {
+            e.tally(at);
+        }
         e.state = if e.cells.iter().all(|c| matches!(c, Cell::Done(_))) { State::Finished } else { State::Idle };
         e
     }
@@ -104,6 +140,19 @@ impl Evaluation {
 
     pub fn cells(&self) -> &[Cell] {
         &self.cells
+    }
+
+    /// Each configuration's totals over its cells done.
+    pub fn tallies(&self) -> &[Tally] {
+        &self.tallies
+    }
+
+    /// Counts a cell that has just become done.
+    fn tally(&mut self, at: usize) {
+        if let Cell::Done(d) = &self.cells[at] {
+            let config = at % self.configs.len().max(1);
+            self.tallies[config].add(d);
+        }
     }
 
     pub fn cell(&self, job: Job) -> Option<&Cell> {
@@ -145,7 +194,12 @@ impl Evaluation {
         let busy = self.cells.iter().filter(|c| matches!(c, Cell::Running { .. } | Cell::Judging(_))).count();
         let room = self.concurrency.saturating_sub(busy);
         let mut jobs = Vec::new();
-        for at in 0..self.cells.len() {
+        // Cells before the cursor are all under way or done: the search starts there, so a
+        // case costs the same however many came before it.
+        while self.cursor < self.cells.len() && self.cells[self.cursor] != Cell::Waiting {
+            self.cursor += 1;
+        }
+        for at in self.cursor..self.cells.len() {
             if jobs.len() >= room {
                 break;
             }
@@ -163,6 +217,7 @@ impl Evaluation {
         if let Some(at) = self.at(job) {
             if matches!(self.cells[at], Cell::Running { .. }) {
                 self.cells[at] = Cell::Waiting;
+                self.cursor = self.cursor.min(at);
             }
         }
     }
@@ -190,6 +245,7 @@ impl Evaluation {
             }
             Cell::Done(done)
         };
+        self.tally(at);
         self.check_finished();
         asks_judge
     }
@@ -201,6 +257,7 @@ impl Evaluation {
             let mut done = done.clone();
             done.verdicts.push(("judge".into(), verdict));
             self.cells[at] = Cell::Done(done);
+            self.tally(at);
         }
         self.check_finished();
     }
@@ -212,6 +269,7 @@ impl Evaluation {
         for at in 0..self.cells.len() {
             if matches!(self.cells[at], Cell::Running { .. } | Cell::Judging(_)) {
                 self.cells[at] = Cell::Waiting;
+                self.cursor = self.cursor.min(at);
                 stopped.push(self.job(at));
             }
         }
@@ -229,17 +287,12 @@ impl Evaluation {
 
     /// Cells done, passed, and the time left at the pace so far.
     pub fn progress(&self) -> Progress {
-        let done: Vec<&Done> = self.cells.iter().filter_map(|c| match c {
-            Cell::Done(d) => Some(d.as_ref()),
-            _ => None,
-        }).collect();
+        let done: usize = self.tallies.iter().map(|t| t.done).sum();
+        let passed = self.tallies.iter().map(|t| t.passed).sum();
+        let total_ms: f64 = self.tallies.iter().map(|t| t.total_ms).sum();
         let total = self.cells.len();
-        let passed = done.iter().filter(|d| d.passed()).count();
-        let left_ms = (!done.is_empty()).then(|| {
-            let mean = done.iter().map(|d| d.duration_ms).sum::<f64>() / done.len() as f64;
-            mean * (total - done.len()) as f64 / self.concurrency as f64
-        });
-        Progress { done: done.len(), total, passed, left_ms }
+        let left_ms = (done > 0).then(|| total_ms / done as f64 * (total - done) as f64 / self.concurrency as f64);
+        Progress { done, total, passed, left_ms }
     }
 }
 

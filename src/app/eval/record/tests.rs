@@ -71,6 +71,8 @@ fn a_reload_keeps_finished_cases_and_goes_on_with_the_rest() {
     assert_eq!(back.runs[0], r.runs[0], "the finished case's run is kept whole");
     assert!(matches!(back.eval.cells()[0], Cell::Done(_)));
     assert_eq!(back.eval.cells()[1], Cell::Waiting, "the one running starts again");
+    assert_eq!(crate::app::eval::results::summaries(&back.eval), crate::app::eval::results::summaries(&r.eval), "the figures read back are the ones kept as it ran");
+    assert_eq!(back.eval.progress(), r.eval.progress());
     let mut back = back;
     back.start();
     assert_eq!(back.eval.next(0.0), [Job { case: 0, config: 1 }], "never the finished one again");
