@@ -54,6 +54,10 @@ pub struct Driver {
     pub list: RwSignal<Vec<StoredEval>>,
     /// Bumped when an evaluation is shown (made, or opened).
     pub shown: RwSignal<u64>,
+    /// The page is going away: runs end because their requests are cut, not because they
+    /// ended; none of it is a result (the stored head still says it runs, so the next page goes
+    /// on with those cases).
+    leaving: StoredValue<bool>,
     /// The pane's owner: signals made later (a row per case) belong to it.
     owner: StoredValue<Option<Owner>, LocalStorage>,
 }
@@ -76,7 +80,9 @@ impl Driver {
             list: RwSignal::new(Vec::new()),
             shown: RwSignal::new(0),
             owner: StoredValue::new_local(Owner::current()),
+            leaving: StoredValue::new(false),
         };
+        page::on_gone(move || driver.leaving.set_value(true));
         // Made with the pane, so each run controller finds the page's contexts (the model in
         // the page, the MCP servers) and is disposed with it.
         driver.workers.set((0..MAX_CONCURRENCY).map(|w| driver.worker(w, mcp)).collect());
@@ -282,6 +288,9 @@ impl Driver {
 
     /// A worker's run ended.
     fn ended(self, worker: Worker) {
+        if self.leaving.get_value() {
+            return;
+        }
         let Some(job) = worker.job.get_untracked() else {
             // A run Stop cut has ended: its worker is free for what waits.
             if self.running() {
@@ -319,6 +328,9 @@ impl Driver {
         let settings = self.settings.get_untracked();
         leptos::task::spawn_local(async move {
             let verdict = judged(&settings, &question, expected.as_deref(), &answer).await;
+            if self.leaving.get_value() {
+                return;
+            }
             let writes = self.record.try_update_value(|r| r.as_mut().map(|r| r.judged(job, verdict))).flatten().unwrap_or_default();
             self.save(writes);
             self.changed(Some(job.case));
