@@ -113,6 +113,20 @@ pub(super) fn on_hidden(hidden: impl Fn() + Clone + 'static) {
     drop(hidden);
 }
 
+/// Calls `leaving` as soon as the page starts to go away (`beforeunload`, then `pagehide`),
+/// which is before the browser cuts the requests the page has in flight: what ends then was
+/// cut, not finished. The page may yet stay (a navigation can be called off).
+pub(super) fn on_leaving(leaving: impl Fn() + Clone + 'static) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let again = leaving.clone();
+        let _ = leptos::prelude::window_event_listener(leptos::ev::beforeunload, move |_| leaving());
+        let _ = leptos::prelude::window_event_listener(leptos::ev::pagehide, move |_| again());
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    drop(leaving);
+}
+
 /// Calls `gone` when the page goes away (reloaded, closed, navigated from), not when it is
 /// only sent to the background.
 pub(super) fn on_gone(gone: impl Fn() + 'static) {

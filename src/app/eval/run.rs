@@ -222,6 +222,16 @@ impl Evaluation {
         }
     }
 
+    /// A cell whose judge could not be heard (the page went away): it runs again.
+    pub fn requeue_judged(&mut self, job: Job) {
+        if let Some(at) = self.at(job) {
+            if matches!(self.cells[at], Cell::Judging(_)) {
+                self.cells[at] = Cell::Waiting;
+                self.cursor = self.cursor.min(at);
+            }
+        }
+    }
+
     /// A cell's run ended with `outcome` after `events`: it is scored. Returns whether the judge
     /// must be asked now (`judged` then completes the cell). A cell not running (stopped
     /// meanwhile) takes nothing.

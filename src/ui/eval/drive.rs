@@ -54,9 +54,10 @@ pub struct Driver {
     pub list: RwSignal<Vec<StoredEval>>,
     /// Bumped when an evaluation is shown (made, or opened).
     pub shown: RwSignal<u64>,
-    /// The page is going away: runs end because their requests are cut, not because they
-    /// ended; none of it is a result (the stored head still says it runs, so the next page goes
-    /// on with those cases).
+    /// The page has started to go away: runs end because their requests are cut, not because
+    /// they ended, so none of it is a result. Their cases wait again (the stored head still says
+    /// it runs, so the next page goes on with them), and if the page stays after all, they run
+    /// again a moment later.
     leaving: StoredValue<bool>,
     /// The pane's owner: signals made later (a row per case) belong to it.
     owner: StoredValue<Option<Owner>, LocalStorage>,
@@ -82,7 +83,18 @@ impl Driver {
             owner: StoredValue::new_local(Owner::current()),
             leaving: StoredValue::new(false),
         };
-        page::on_gone(move || driver.leaving.set_value(true));
+        page::on_leaving(move || {
+            driver.leaving.set_value(true);
+            // A timer never fires once the page is gone: if it does, the page stayed.
+            page::after(std::time::Duration::from_secs(2), move || {
+                if driver.leaving.get_value() {
+                    driver.leaving.set_value(false);
+                    if driver.running() {
+                        driver.pump();
+                    }
+                }
+            });
+        });
         // Made with the pane, so each run controller finds the page's contexts (the model in
         // the page, the MCP servers) and is disposed with it.
         driver.workers.set((0..MAX_CONCURRENCY).map(|w| driver.worker(w, mcp)).collect());
@@ -259,6 +271,9 @@ impl Driver {
 
     /// Starts the cells there is room for.
     fn pump(self) {
+        if self.leaving.get_value() {
+            return;
+        }
         let now = page::now_ms();
         let jobs = self.record.try_update_value(|r| r.as_mut().map(|r| r.eval.next(now))).flatten().unwrap_or_default();
         let base = self.settings.get_untracked();
@@ -289,6 +304,12 @@ impl Driver {
     /// A worker's run ended.
     fn ended(self, worker: Worker) {
         if self.leaving.get_value() {
+            // Cut by the page going away: the case waits again.
+            if let Some(job) = worker.job.get_untracked() {
+                worker.job.set(None);
+                self.record.update_value(|r| if let Some(r) = r { r.eval.requeue(job) });
+                self.changed(Some(job.case));
+            }
             return;
         }
         let Some(job) = worker.job.get_untracked() else {
@@ -329,6 +350,8 @@ impl Driver {
         leptos::task::spawn_local(async move {
             let verdict = judged(&settings, &question, expected.as_deref(), &answer).await;
             if self.leaving.get_value() {
+                // Cut by the page going away: asked again when the case runs again.
+                self.record.update_value(|r| if let Some(r) = r { r.eval.requeue_judged(job) });
                 return;
             }
             let writes = self.record.try_update_value(|r| r.as_mut().map(|r| r.judged(job, verdict))).flatten().unwrap_or_default();

@@ -106,3 +106,19 @@ fn a_cell_that_could_not_start_waits_again_first_in_line() {
     e.requeue(first[0]);
     assert!(matches!(e.cell(first[0]), Some(Cell::Done(_))), "a finished cell stays finished");
 }
+
+#[test]
+fn a_judge_not_heard_runs_its_case_again() {
+    let mut e = Evaluation::new(set(), vec!["A".into()], 1);
+    e.start();
+    e.next(0.0);
+    e.finished(Job { case: 0, config: 0 }, answer("Paris"), &[], 1.0);
+    e.next(1.0);
+    e.finished(Job { case: 1, config: 0 }, answer("42"), &[], 2.0);
+    let judged = e.next(2.0)[0];
+    assert!(e.finished(judged, answer("Hi"), &[], 3.0), "asks the judge");
+    e.requeue_judged(judged);
+    assert_eq!(e.cell(judged), Some(&Cell::Waiting));
+    assert_eq!(e.next(4.0), [judged]);
+    assert_eq!(e.progress().done, 2, "counted once, when it is done");
+}
