@@ -55,6 +55,8 @@ pub fn EvalPane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>) ->
     });
 
     view! {
+        // Its styles come with it: the first load carries none of them.
+        <link rel="stylesheet" href="parts/evaluations.css"/>
         <section class="evals" aria-label="Evaluations" data-testid="evals">
             <aside class="eval-side">
                 <button class="primary" data-testid="eval-new" disabled=move || { driver.tick.track(); driver.running() }

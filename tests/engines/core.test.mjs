@@ -184,6 +184,21 @@ for (const engine of chosenEngines) {
       await b.until(() => document.querySelectorAll('[data-testid="chat-item"]').length === 2, [], { what: 'two chats listed' });
     });
 
+    test('an evaluation runs a set, says its pass rate, and keeps it listed after a reload', async () => {
+      const { scope } = await openApp(b, { seed: loopbackSettings });
+      await script(server.origin, scope, [{ text: 'Final Answer: Paris' }, { text: 'Final Answer: Lyon' }]);
+      await b.click('evaluate');
+      await b.fill('eval-set-text', '{"question": "Capital of France?", "expected": "Paris"}\n{"question": "Largest city of Italy?", "expected": "Rome"}');
+      await b.waitText('eval-set-status', /2 cases read/);
+      await b.click('eval-run');
+      await b.waitText('eval-progress', /^2 of 2 done/);
+      assert.equal(await b.text('eval-pass-rate'), '1/2 passed');
+      assert.equal(await b.count('eval-case'), 2);
+      await b.open(`${server.origin}/thoughtline/`);
+      await b.click('evaluate');
+      await b.waitText('eval-listed', /2 cases × 1 configuration/);
+    });
+
     test("two tabs: a chat asked in one is listed in the other", async () => {
       const { scope } = await openApp(b, { seed: loopbackSettings });
       const first = await b.driver.getWindowHandle();
