@@ -10,9 +10,20 @@ pub(crate) mod drive;
 mod new;
 mod table;
 
+use crate::app::eval::config::Config;
 use crate::app::settings::Settings;
 use crate::conversation::Conversation;
 use drive::Driver;
+
+/// What a new evaluation's form starts from: empty, or an earlier evaluation's set and
+/// configurations ("Run this set again").
+#[derive(Debug, Clone, Default)]
+pub struct Draft {
+    pub name: String,
+    pub text: String,
+    pub configs: Vec<Config>,
+    pub concurrency: usize,
+}
 
 #[component]
 pub fn EvalPane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>) -> impl IntoView {
@@ -20,6 +31,7 @@ pub fn EvalPane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>) ->
     let driver = Driver::new(settings, mcp);
     // A new evaluation's form, until one is open.
     let making = RwSignal::new(true);
+    let draft = RwSignal::new(Draft::default());
     Effect::new(move |first: Option<()>| {
         driver.shown.track();
         if first.is_some() {
@@ -53,6 +65,10 @@ pub fn EvalPane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>) ->
         making.set(false);
         driver.create(record);
     });
+    let on_again = Callback::new(move |again: Draft| {
+        draft.set(again);
+        making.set(true);
+    });
 
     view! {
         // Its styles come with it: the first load carries none of them.
@@ -60,7 +76,7 @@ pub fn EvalPane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>) ->
         <section class="evals" aria-label="Evaluations" data-testid="evals">
             <aside class="eval-side">
                 <button class="primary" data-testid="eval-new" disabled=move || { driver.tick.track(); driver.running() }
-                    on:click=move |_| making.set(true)>"+ New evaluation"</button>
+                    on:click=move |_| { draft.set(Draft::default()); making.set(true) }>"+ New evaluation"</button>
                 <h2>"Earlier evaluations"</h2>
                 <Show when=move || driver.list.with(|l| !l.is_empty()) fallback=|| view! { <p class="muted">"None yet."</p> }>
                     <ul class="eval-list">{list}</ul>
@@ -68,8 +84,8 @@ pub fn EvalPane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>) ->
             </aside>
             <div class="eval-main">
                 {move || driver.problem.get().map(|p| view! { <p class="notice error" role="alert" data-testid="eval-problem">{p}</p> })}
-                <Show when=move || making.get() fallback=move || view! { <table::EvalView driver settings/> }>
-                    <new::NewEval settings chat on_made/>
+                <Show when=move || making.get() fallback=move || view! { <table::EvalView driver settings on_again/> }>
+                    <new::NewEval settings chat on_made draft=draft.get_untracked()/>
                 </Show>
             </div>
         </section>

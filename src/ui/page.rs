@@ -116,12 +116,17 @@ pub(super) fn on_hidden(hidden: impl Fn() + Clone + 'static) {
 /// Calls `leaving` as soon as the page starts to go away (`beforeunload`, then `pagehide`),
 /// which is before the browser cuts the requests the page has in flight: what ends then was
 /// cut, not finished. The page may yet stay (a navigation can be called off).
-pub(super) fn on_leaving(leaving: impl Fn() + Clone + 'static) {
+pub(super) fn on_leaving(leaving: impl Fn() + 'static) {
+    // One callback for both events: each listener the first screen can reach costs its load.
     #[cfg(target_arch = "wasm32")]
-    {
-        let again = leaving.clone();
-        let _ = leptos::prelude::window_event_listener(leptos::ev::beforeunload, move |_| leaving());
-        let _ = leptos::prelude::window_event_listener(leptos::ev::pagehide, move |_| again());
+    if let Some(window) = web_sys::window() {
+        use wasm_bindgen::JsCast;
+        let callback = wasm_bindgen::closure::Closure::<dyn Fn()>::new(leaving);
+        for event in ["beforeunload", "pagehide"] {
+            let _ = window.add_event_listener_with_callback(event, callback.as_ref().unchecked_ref());
+        }
+        // Heard for the page's whole life.
+        callback.forget();
     }
     #[cfg(not(target_arch = "wasm32"))]
     drop(leaving);

@@ -162,8 +162,14 @@ test('Stop halts an evaluation, Go on finishes it, and a second run of the set s
 
   // The same set again, with a model that gets Rome wrong: one case worse.
   await script(env.server.origin, scope, [{ text: 'Final Answer: Paris' }, { text: 'Final Answer: Milan' }], 'test-model');
-  await page.getByTestId('eval-new').click();
-  await page.getByTestId('eval-import').setInputFiles(setFile(set, 'capitals.csv'));
+  await page.getByTestId('eval-again').click();
+  assert.match(await page.getByTestId('eval-set-status').textContent(), /2 cases read/, 'the form starts from its set');
+  const [saved] = await Promise.all([page.waitForEvent('download'), page.getByTestId('eval-set-export').click()]);
+  const cases = fs.readFileSync(await saved.path(), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(cases, [
+    { question: 'Capital of France?', expected: 'Paris', scorer: 'contains' },
+    { question: 'Capital of Italy?', expected: 'Rome', scorer: 'contains' },
+  ]);
   await page.getByTestId('eval-run').click();
   await untilProgress(page, /^2 of 2 done .*finished/);
   await page.getByTestId('eval-compare-with').selectOption({ index: 1 });

@@ -59,6 +59,25 @@ pub fn read_set(text: &str) -> ReadSet {
     read
 }
 
+/// A set as JSON Lines, the way `read_set` reads it back: to export a set, or to run it again.
+pub fn set_jsonl(cases: &[Case]) -> String {
+    let mut out = String::new();
+    for c in cases {
+        let mut line = serde_json::Map::new();
+        line.insert("question".into(), Value::String(c.question.clone()));
+        if let Some(expected) = &c.expected {
+            line.insert("expected".into(), Value::String(expected.clone()));
+        }
+        line.insert("scorer".into(), Value::String(c.scorers.iter().map(Scorer::name).collect::<Vec<_>>().join("+")));
+        if !c.tags.is_empty() {
+            line.insert("tags".into(), Value::Array(c.tags.iter().cloned().map(Value::String).collect()));
+        }
+        out.push_str(&Value::Object(line).to_string());
+        out.push('\n');
+    }
+    out
+}
+
 /// The text up to `MAX_BYTES`, cut at the end of a line; and whether it was cut.
 fn bounded(text: &str) -> (&str, bool) {
     if text.len() <= MAX_BYTES {

@@ -15,16 +15,16 @@ use crate::llm::Preset;
 use super::drive::MAX_CONCURRENCY;
 
 #[component]
-pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_made: Callback<EvalRecord>) -> impl IntoView {
-    let name = RwSignal::new(String::new());
-    let text = RwSignal::new(String::new());
+pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_made: Callback<EvalRecord>, draft: super::Draft) -> impl IntoView {
+    let name = RwSignal::new(draft.name);
     // Read when the text changes as a whole (a file, a paste, leaving the box), not per key.
-    let set = RwSignal::new(ReadSet::default());
+    let set = RwSignal::new(if draft.text.is_empty() { ReadSet::default() } else { read_set(&draft.text) });
+    let text = RwSignal::new(draft.text);
     let status = RwSignal::new(String::new());
-    let configs = RwSignal::new(vec![Config::settings_now()]);
+    let configs = RwSignal::new(if draft.configs.is_empty() { vec![Config::settings_now()] } else { draft.configs });
     // The editors are made again only when one is added or removed, not at each change.
     let count = Memo::new(move |_| configs.with(Vec::len));
-    let concurrency = RwSignal::new(2usize);
+    let concurrency = RwSignal::new(if draft.concurrency == 0 { 2 } else { draft.concurrency });
     let use_text = move |t: String| {
         set.set(read_set(&t));
         text.set(t);
@@ -74,6 +74,13 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
                         <input type="file" data-testid="eval-import" accept=".jsonl,.ndjson,.csv,.json,.txt,text/csv,application/json" class="visually-hidden" on:change=on_file/>
                     </label>
                     <button type="button" class="ghost" data-testid="eval-from-chat" on:click=from_chat>"Use this chat's questions"</button>
+                    <button type="button" class="ghost" data-testid="eval-set-export" disabled=move || set.with(|s| s.cases.is_empty())
+                        on:click=move |_| {
+                            let file = format!("{}.jsonl", super::table::file_stem(&name.get_untracked()));
+                            if let Err(e) = set.with_untracked(|s| crate::ui::page::download(&file, "application/x-ndjson", &crate::app::eval::set::set_jsonl(&s.cases))) {
+                                status.set(e);
+                            }
+                        }>"⬇ Save the set"</button>
                 </div>
                 <textarea data-testid="eval-set-text" rows="6" spellcheck="false" placeholder="{\"question\": \"What is 6 × 7?\", \"expected\": \"42\", \"scorer\": \"number\"}"
                     prop:value=move || text.get() on:change=move |ev| use_text(event_target_value(&ev))></textarea>

@@ -43,7 +43,7 @@ enum Look {
 }
 
 #[component]
-pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>) -> impl IntoView {
+pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>, on_again: Callback<super::Draft>) -> impl IntoView {
     let only_failures = RwSignal::new(false);
     let sort = RwSignal::new(Sort::Case);
     let look = RwSignal::new(Look::None);
@@ -123,6 +123,14 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>) -> impl IntoView
                         }>
                         <button class="danger" data-testid="eval-stop" on:click=move |_| driver.stop()>"■ Stop"</button>
                     </Show>
+                    <button class="ghost" data-testid="eval-again" title="A new evaluation of the same cases, its configurations to change"
+                        disabled=move || { driver.tick.track(); driver.running() }
+                        on:click=move |_| if let Some(draft) = driver.with(|r| super::Draft {
+                            name: r.name.clone(),
+                            text: crate::app::eval::set::set_jsonl(&r.eval.cases),
+                            configs: r.configs.clone(),
+                            concurrency: r.eval.concurrency,
+                        }) { on_again.run(draft) }>"↻ Run this set again"</button>
                     <button class="ghost" data-testid="eval-export" on:click=move |_| export(true)>"⬇ Results (JSON Lines)"</button>
                     <button class="ghost" data-testid="eval-export-csv" on:click=move |_| export(false)>"⬇ Results (CSV)"</button>
                     <button class="ghost" data-testid="eval-export-otel" title="Every case's run as an OpenTelemetry trace, its scores as gen_ai.evaluation.result events"
@@ -349,7 +357,7 @@ fn short(text: &str, max: usize) -> String {
 }
 
 /// A name fit for a file.
-fn file_stem(name: &str) -> String {
+pub(super) fn file_stem(name: &str) -> String {
     let stem: String = name.chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect();
     let stem = stem.trim_matches('-');
     if stem.is_empty() { "evaluation".into() } else { stem.chars().take(60).collect() }

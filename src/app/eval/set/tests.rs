@@ -59,3 +59,13 @@ fn a_set_is_bounded_and_says_so() {
     assert!(read.note.unwrap().contains("MB"));
     assert!(read_set("  \n ").note.unwrap().contains("no cases"));
 }
+
+#[test]
+fn a_set_written_as_json_lines_reads_back_as_it_was() {
+    let text = "question,expected,scorer,tags\n\"Capital, of France?\",Paris,exact+tool:wikipedia,\"geo, easy\"\nSay hi,,answered+judge,\n\"6*7?\",42,number:0.5,math\n";
+    let read = read_set(text);
+    assert!(read.problems.is_empty(), "{:?}", read.problems);
+    let written = set_jsonl(&read.cases);
+    assert_eq!(written.lines().count(), 3);
+    assert_eq!(read_set(&written).cases, read.cases);
+}
