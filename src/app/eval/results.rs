@@ -54,6 +54,62 @@ pub fn summaries(e: &Evaluation) -> Vec<Summary> {
         .collect()
 }
 
+/// How the rows of an evaluation's cases are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Case,
+    /// By question, A to Z.
+    Question,
+    /// Cases any configuration failed first.
+    FailuresFirst,
+    /// Cases this configuration failed first.
+    FailedIn(usize),
+    /// The slowest run of the case first.
+    Slowest,
+    /// The most tokens over the case's runs first.
+    Tokens,
+}
+
+/// Which cases are shown: only those a configuration failed, only those with a tag that holds
+/// `tag` (any case, when empty).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Filter<'a> {
+    pub only_failures: bool,
+    pub tag: &'a str,
+}
+
+/// The cases to show, in order (a stable sort: ties keep the cases' order).
+pub fn ordered(e: &Evaluation, order: Order, filter: Filter<'_>) -> Vec<usize> {
+    let n = e.configs.len();
+    let done = |case: usize, config: usize| match e.cell(super::run::Job { case, config }) {
+        Some(Cell::Done(d)) => Some(d.as_ref()),
+        _ => None,
+    };
+    let all_done = |case: usize| (0..n).filter_map(move |config| done(case, config));
+    let failed = |case: usize| all_done(case).any(|d| !d.passed());
+    let failed_in = |case: usize, config: usize| done(case, config).is_some_and(|d| !d.passed());
+    let tag = filter.tag.trim().to_lowercase();
+    let mut cases: Vec<usize> = (0..e.cases.len())
+        .filter(|c| !filter.only_failures || failed(*c))
+        .filter(|c| tag.is_empty() || e.cases[*c].tags.iter().any(|t| t.to_lowercase().contains(&tag)))
+        .collect();
+    match order {
+        Order::Case => {}
+        Order::Question => crate::sort::sort_by(&mut cases, |a, b| e.cases[*a].question.to_lowercase().cmp(&e.cases[*b].question.to_lowercase())),
+        Order::FailuresFirst => crate::sort::sort_by(&mut cases, |a, b| failed(*b).cmp(&failed(*a))),
+        Order::FailedIn(config) => crate::sort::sort_by(&mut cases, |a, b| failed_in(*b, config).cmp(&failed_in(*a, config))),
+        Order::Slowest => {
+            let time = |c: usize| all_done(c).map(|d| d.duration_ms).fold(0.0, f64::max);
+            crate::sort::sort_by(&mut cases, |a, b| time(*b).total_cmp(&time(*a)))
+        }
+        Order::Tokens => {
+            let tokens = |c: usize| all_done(c).map(|d| u64::from(d.totals.usage.prompt_tokens) + u64::from(d.totals.usage.completion_tokens)).sum::<u64>();
+            crate::sort::sort_by(&mut cases, |a, b| tokens(*b).cmp(&tokens(*a)))
+        }
+    }
+    cases
+}
+
 fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;

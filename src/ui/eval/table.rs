@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::app::eval::record::{compare, Change, EvalRecord};
-use crate::app::eval::results::{results_csv, results_jsonl, summaries};
+use crate::app::eval::results::{ordered, results_csv, results_jsonl, summaries, Filter, Order};
 use crate::app::eval::run::{Cell, Job, State};
 use crate::app::settings::Settings;
 use crate::conversation::{Conversation, Run};
@@ -14,24 +14,21 @@ use crate::ui::trace::TracePane;
 use super::drive::Driver;
 use super::duration_text;
 
-/// How the rows are ordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sort {
-    Case,
-    Question,
-    FailuresFirst,
-    Slowest,
-    Tokens,
-}
+/// The orders every evaluation offers, by the id the select names them with; each
+/// configuration adds "its failures first".
+const ORDERS: [(Order, &str, &str); 5] = [
+    (Order::Case, "case", "Case order"),
+    (Order::Question, "question", "Question (A–Z)"),
+    (Order::FailuresFirst, "failures", "Failures first"),
+    (Order::Slowest, "slowest", "Slowest first"),
+    (Order::Tokens, "tokens", "Most tokens first"),
+];
 
-impl Sort {
-    const ALL: [(Sort, &'static str, &'static str); 5] = [
-        (Sort::Case, "case", "Case order"),
-        (Sort::Question, "question", "Question (A–Z)"),
-        (Sort::FailuresFirst, "failures", "Failures first"),
-        (Sort::Slowest, "slowest", "Slowest first"),
-        (Sort::Tokens, "tokens", "Most tokens first"),
-    ];
+fn order_of(id: &str) -> Order {
+    if let Some(config) = id.strip_prefix("failed-in-").and_then(|n| n.parse::<usize>().ok()) {
+        return Order::FailedIn(config);
+    }
+    ORDERS.iter().find(|(_, i, _)| *i == id).map_or(Order::Case, |o| o.0)
 }
 
 /// What is shown under the table.
@@ -45,7 +42,8 @@ enum Look {
 #[component]
 pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>, on_again: Callback<super::Draft>) -> impl IntoView {
     let only_failures = RwSignal::new(false);
-    let sort = RwSignal::new(Sort::Case);
+    let sort = RwSignal::new(Order::Case);
+    let tag = RwSignal::new(String::new());
     let look = RwSignal::new(Look::None);
     let other = RwSignal::new_local(None::<EvalRecord>);
     let progress = Memo::new(move |_| {
@@ -62,8 +60,8 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>, on_again: Callba
     });
     let order = Memo::new(move |_| {
         driver.tick.track();
-        let (sort, failures) = (sort.get(), only_failures.get());
-        driver.with(|r| ordered(r, sort, failures)).unwrap_or_default()
+        let (sort, only_failures) = (sort.get(), only_failures.get());
+        tag.with(|tag| driver.with(|r| ordered(&r.eval, sort, Filter { only_failures, tag })).unwrap_or_default())
     });
     let export = move |jsonl: bool| {
         let Some((name, text)) = driver.with(|r| (r.name.clone(), if jsonl { results_jsonl(&r.eval) } else { results_csv(&r.eval) })) else { return };
@@ -176,10 +174,19 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>, on_again: Callba
                 <label class="check"><input type="checkbox" data-testid="eval-only-failures" prop:checked=move || only_failures.get()
                     on:change=move |ev| only_failures.set(event_target_checked(&ev))/>"Only failures"</label>
                 <label>"Sort by "
-                    <select data-testid="eval-sort" on:change=move |ev| { let v = event_target_value(&ev); sort.set(Sort::ALL.iter().find(|(_, id, _)| *id == v).map_or(Sort::Case, |s| s.0)) }>
-                        {Sort::ALL.iter().map(|(s, id, label)| view! { <option value=*id selected=move || sort.get() == *s>{*label}</option> }).collect_view()}
+                    <select data-testid="eval-sort" on:change=move |ev| sort.set(order_of(&event_target_value(&ev)))>
+                        {ORDERS.iter().map(|(o, id, label)| view! { <option value=*id selected=move || sort.get() == *o>{*label}</option> }).collect_view()}
+                        {move || figures.get().into_iter().enumerate().map(|(i, (_, name, _))| view! {
+                            <option value=format!("failed-in-{i}") selected=move || sort.get() == Order::FailedIn(i)>{format!("Failures of {name} first")}</option>
+                        }).collect_view()}
                     </select>
                 </label>
+                <Show when=move || { driver.tick.track(); driver.with(|r| r.eval.cases.iter().any(|c| !c.tags.is_empty())).unwrap_or(false) }>
+                    <label>"Tag "
+                        <input type="search" data-testid="eval-tag" placeholder="any" prop:value=move || tag.get()
+                            on:input=move |ev| tag.set(event_target_value(&ev))/>
+                    </label>
+                </Show>
             </div>
             <table class="eval-cases">
                 <thead><tr>
@@ -202,32 +209,6 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>, on_again: Callba
     }
 }
 
-/// The cases to show, in order.
-fn ordered(r: &EvalRecord, sort: Sort, only_failures: bool) -> Vec<usize> {
-    let n = r.eval.configs.len();
-    let cell = |case: usize, config: usize| r.eval.cell(Job { case, config });
-    let done = |case: usize| (0..n).filter_map(move |config| match cell(case, config) {
-        Some(Cell::Done(d)) => Some(d),
-        _ => None,
-    });
-    let failed = |case: usize| done(case).any(|d| !d.passed());
-    let mut cases: Vec<usize> = (0..r.eval.cases.len()).filter(|c| !only_failures || failed(*c)).collect();
-    match sort {
-        Sort::Case => {}
-        Sort::Question => crate::sort::sort_by(&mut cases, |a, b| r.eval.cases[*a].question.to_lowercase().cmp(&r.eval.cases[*b].question.to_lowercase())),
-        Sort::FailuresFirst => crate::sort::sort_by(&mut cases, |a, b| failed(*b).cmp(&failed(*a))),
-        Sort::Slowest => {
-            let time = |c: usize| done(c).map(|d| d.duration_ms).fold(0.0, f64::max);
-            crate::sort::sort_by(&mut cases, |a, b| time(*b).total_cmp(&time(*a)))
-        }
-        Sort::Tokens => {
-            let tokens = |c: usize| done(c).map(|d| u64::from(d.totals.usage.prompt_tokens) + u64::from(d.totals.usage.completion_tokens)).sum::<u64>();
-            crate::sort::sort_by(&mut cases, |a, b| tokens(*b).cmp(&tokens(*a)))
-        }
-    }
-    cases
-}
-
 #[component]
 fn CaseRow(driver: Driver, case: usize, configs: Signal<usize>, look: RwSignal<Look>, changes: Memo<Option<Vec<(usize, Vec<Change>)>>>) -> impl IntoView {
     let row = driver.row(case);
@@ -237,12 +218,15 @@ fn CaseRow(driver: Driver, case: usize, configs: Signal<usize>, look: RwSignal<L
         }
         driver.with(|r| (0..r.eval.configs.len()).map(|config| r.eval.cell(Job { case, config }).cloned().unwrap_or(Cell::Waiting)).collect::<Vec<_>>()).unwrap_or_default()
     });
-    let (question, expected) = driver.with(|r| (r.eval.cases[case].question.clone(), r.eval.cases[case].expected.clone().unwrap_or_default())).unwrap_or_default();
+    let (question, expected, tags) = driver.with(|r| {
+        let c = &r.eval.cases[case];
+        (c.question.clone(), c.expected.clone().unwrap_or_default(), c.tags.join(", "))
+    }).unwrap_or_default();
     let ran = move || cells.with(|c| c.iter().filter(|c| matches!(c, Cell::Done(_))).count());
     view! {
         <tr data-testid="eval-case" data-case=case + 1>
             <td>{case + 1}</td>
-            <td class="eval-question">{question}</td>
+            <td class="eval-question">{question}{(!tags.is_empty()).then(|| view! { <span class="muted eval-tags">{format!(" [{tags}]")}</span> })}</td>
             <td class="eval-expected">{expected}</td>
             {move || (0..configs.get()).map(|config| {
                 let change = move || changes.with(|c| c.as_ref().and_then(|rows| rows.iter().find(|(i, _)| *i == case)).and_then(|(_, ch)| ch.get(config).copied()));

@@ -62,3 +62,27 @@ fn results_export_as_json_lines_and_csv() {
     assert!(csv.contains("\"q2, \"\"quoted\"\"\""), "{csv}");
     assert!(csv.contains(",'=1+1,"), "a formula is not run by a spreadsheet: {csv}");
 }
+
+#[test]
+fn rows_are_filtered_and_ordered_as_asked() {
+    use crate::app::eval::run::Job;
+    use crate::app::eval::set::read_set;
+    let cases = read_set("{\"question\": \"b?\", \"expected\": \"x\", \"tags\": [\"Geo\"]}\n{\"question\": \"a?\", \"expected\": \"x\", \"tags\": \"math\"}\n{\"question\": \"c?\", \"expected\": \"x\"}").cases;
+    let mut e = Evaluation::new(cases, vec!["A".into(), "B".into()], 1);
+    e.start();
+    // Case 0 fails in B, case 2 fails in A; case 1 passes in both.
+    for (case, config, answer, ms) in [(0, 0, "x", 10.0), (0, 1, "y", 50.0), (1, 0, "x", 5.0), (1, 1, "x", 5.0), (2, 0, "y", 20.0), (2, 1, "x", 1.0)] {
+        let jobs = e.next(0.0);
+        assert_eq!(jobs, [Job { case, config }]);
+        e.finished(jobs[0], Outcome::Answer(answer.into()), &[], ms);
+    }
+    let all = Filter::default();
+    assert_eq!(ordered(&e, Order::Case, all), [0, 1, 2]);
+    assert_eq!(ordered(&e, Order::Question, all), [1, 0, 2]);
+    assert_eq!(ordered(&e, Order::FailuresFirst, all), [0, 2, 1]);
+    assert_eq!(ordered(&e, Order::FailedIn(0), all), [2, 0, 1]);
+    assert_eq!(ordered(&e, Order::FailedIn(1), all), [0, 1, 2]);
+    assert_eq!(ordered(&e, Order::Case, Filter { only_failures: true, tag: "" }), [0, 2]);
+    assert_eq!(ordered(&e, Order::Case, Filter { only_failures: false, tag: "geo" }), [0]);
+    assert_eq!(ordered(&e, Order::Case, Filter { only_failures: true, tag: "MATH" }), Vec::<usize>::new());
+}
