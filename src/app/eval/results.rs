@@ -188,7 +188,7 @@ pub fn results_csv(e: &Evaluation) -> String {
 /// A CSV field, quoted when it holds a comma, a quote or a line break; a field a spreadsheet
 /// would run as a formula is prefixed with a quote mark.
 fn csv_field(text: &str) -> String {
-    let text = if text.starts_with(['=', '+', '-', '@']) && crate::number::parse_f64(&text).is_none() { format!("'{text}") } else { text.to_string() };
+    let text = if text.starts_with(['=', '+', '-', '@']) && crate::number::parse_f64(text).is_none() { format!("'{text}") } else { text.to_string() };
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {

@@ -29,6 +29,21 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
         set.set(read_set(&t));
         text.set(t);
     };
+    // Typed text is read once typing pauses (and at once when the box is left).
+    let typing = StoredValue::new(0u64);
+    let typed = move |ev: leptos::ev::Event| {
+        text.set(event_target_value(&ev));
+        let n = typing.get_value() + 1;
+        typing.set_value(n);
+        crate::ui::page::after(std::time::Duration::from_millis(400), move || {
+            // The form may be gone by then.
+            if typing.try_get_value() == Some(n) {
+                if let Some(t) = text.try_get_untracked() {
+                    set.try_set(read_set(&t));
+                }
+            }
+        });
+    };
     let on_file = move |ev: leptos::ev::Event| {
         let input = event_target::<web_sys::HtmlInputElement>(&ev);
         read_file(input, status, use_text, name);
@@ -83,7 +98,7 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
                         }>"⬇ Save the set"</button>
                 </div>
                 <textarea data-testid="eval-set-text" rows="6" spellcheck="false" placeholder="{\"question\": \"What is 6 × 7?\", \"expected\": \"42\", \"scorer\": \"number\"}"
-                    prop:value=move || text.get() on:change=move |ev| use_text(event_target_value(&ev))></textarea>
+                    prop:value=move || text.get() on:input=typed on:change=move |ev| use_text(event_target_value(&ev))></textarea>
                 <p class="muted" role="status" data-testid="eval-set-status">{move || {
                     let s = set.get();
                     let read = if text.with(String::is_empty) { String::new() } else { format!("{} case{} read.", s.cases.len(), super::plural(s.cases.len())) };

@@ -31,6 +31,9 @@ fn order_of(id: &str) -> Order {
     ORDERS.iter().find(|(_, i, _)| *i == id).map_or(Order::Case, |o| o.0)
 }
 
+/// Per case (by index) of the open evaluation, what changed against the other one.
+type Changes = Vec<(usize, Vec<Change>)>;
+
 /// What is shown under the table.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Look {
@@ -210,7 +213,7 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>, on_again: Callba
 }
 
 #[component]
-fn CaseRow(driver: Driver, case: usize, configs: Signal<usize>, look: RwSignal<Look>, changes: Memo<Option<Vec<(usize, Vec<Change>)>>>) -> impl IntoView {
+fn CaseRow(driver: Driver, case: usize, configs: Signal<usize>, look: RwSignal<Look>, changes: Memo<Option<Changes>>) -> impl IntoView {
     let row = driver.row(case);
     let cells = Memo::new(move |_| {
         if let Some(row) = row {
