@@ -81,12 +81,21 @@ const entry = /makeLoad\(\(\) => \{\n {4}const src = fetch\(new URL\("\.\/([\w-]
 const entries = loader.match(entry)?.length ?? 0;
 if (entries !== placed.length) fail(`the loader fetches ${entries} files in the expected form, not ${placed.length}`);
 if (!loader.includes('\nfunction makeLoad(')) fail('the loader defines no makeLoad');
+// A file's name ends in the first ten hex digits of its SHA-256, which its integrity already
+// holds: the loader writes the name without them and reads them from the integrity, so the
+// first load does not carry each file's hash twice.
+const hexOfSri = (integrity) => Buffer.from(integrity, 'base64').subarray(0, 5).toString('hex');
 loader = loader
-  .replace(entry, (_, name, integrity) => `makeLoad(part(${JSON.stringify(name)}, ${JSON.stringify(integrity)}), `)
+  .replace(entry, (_, name, integrity) => {
+    const stem = name.replace(/-[0-9a-f]{10}$/, '');
+    if (`${stem}-${hexOfSri(integrity)}` !== name) fail(`${name}: its name does not end in its own hash`);
+    return `makeLoad(part(${JSON.stringify(stem)}, ${JSON.stringify(integrity)}), `;
+  })
   .replace(/^\/\* [a-z_, ]+ \*\/\n/gm, '')
   .replace('\nfunction makeLoad(', `
 const part = (name, integrity) => () => {
-    const src = fetch(new URL(\`./\${name}.wasm\`, import.meta.url), { integrity: \`sha256-\${integrity}\` });
+    const hash = [...atob(integrity).slice(0, 5)].map((c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join('');
+    const src = fetch(new URL(\`./\${name}-\${hash}.wasm\`, import.meta.url), { integrity: \`sha256-\${integrity}\` });
     src.catch(() => {});
     return async (imports) => (WebAssembly.instantiateStreaming(src, imports));
 };
