@@ -188,7 +188,14 @@ for (const engine of chosenEngines) {
       const { scope } = await openApp(b, { seed: loopbackSettings });
       await script(server.origin, scope, [{ text: 'Final Answer: Paris' }, { text: 'Final Answer: Lyon' }]);
       await b.click('evaluate');
-      await b.fill('eval-set-text', '{"question": "Capital of France?", "expected": "Paris"}\n{"question": "Largest city of Italy?", "expected": "Rome"}');
+      // Pasted, as a person would: WebKit's driver types no line break into a text area.
+      await b.find('eval-set-text');
+      await b.run((text) => {
+        const box = document.querySelector('[data-testid="eval-set-text"]');
+        box.value = text;
+        box.dispatchEvent(new Event('input', { bubbles: true }));
+        box.dispatchEvent(new Event('change', { bubbles: true }));
+      }, '{"question": "Capital of France?", "expected": "Paris"}\n{"question": "Largest city of Italy?", "expected": "Rome"}');
       await b.waitText('eval-set-status', /2 cases read/);
       await b.click('eval-run');
       await b.waitText('eval-progress', /^2 of 2 done/);
