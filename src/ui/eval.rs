@@ -56,7 +56,13 @@ pub fn EvalPane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>) ->
                         <span class="muted">{format!("{when} · {size}{}", if head.running { " · running" } else { "" })}</span>
                     </button>
                     <button class="ghost small" aria-label=format!("Delete the evaluation {}", head.name) title="Delete"
-                        on:click=move |_| driver.delete(delete_id.clone())>"✕"</button>
+                        on:click=move |_| {
+                            // Deleting the one shown goes back to a new evaluation's form.
+                            if !making.get_untracked() && driver.with(|r| r.id == delete_id).unwrap_or(false) && !driver.running() {
+                                making.set(true);
+                            }
+                            driver.delete(delete_id.clone())
+                        }>"✕"</button>
                 </li>
             }
         }).collect_view()

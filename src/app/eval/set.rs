@@ -59,6 +59,21 @@ pub fn read_set(text: &str) -> ReadSet {
     read
 }
 
+/// The cases with every secret of the settings masked out of their text (a key pasted into a
+/// set is never stored, shown or exported, as a question's is not).
+pub fn masked(cases: &[Case], secrets: &crate::secrets::Secrets) -> Vec<Case> {
+    use crate::secrets::mask;
+    cases
+        .iter()
+        .map(|c| Case {
+            question: mask(&c.question, secrets),
+            expected: c.expected.as_deref().map(|e| mask(e, secrets)),
+            scorers: c.scorers.clone(),
+            tags: c.tags.iter().map(|t| mask(t, secrets)).collect(),
+        })
+        .collect()
+}
+
 /// A set as JSON Lines, the way `read_set` reads it back: to export a set, or to run it again.
 pub fn set_jsonl(cases: &[Case]) -> String {
     let mut out = String::new();

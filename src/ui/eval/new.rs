@@ -61,7 +61,9 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
     let in_page = move || settings.with(|base| configs.with(|cs| cs.iter().any(|c| c.apply(base).provider.preset.in_page())));
     let missing = move || settings.with(|base| configs.with(|cs| cs.iter().enumerate().find_map(|(i, c)| crate::ui::chat::session::missing_setting(&c.apply(base)).map(|m| format!("{}: {m}", c.label(i))))));
     let run = move || {
-        let cases = set.with_untracked(|s| s.cases.clone());
+        // A key pasted into a set is never stored, shown or exported: masked like a question.
+        let secrets = settings.with_untracked(crate::app::settings::keys::collect);
+        let cases = set.with_untracked(|s| crate::app::eval::set::masked(&s.cases, &secrets));
         if cases.is_empty() || missing().is_some() {
             return;
         }

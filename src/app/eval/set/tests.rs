@@ -69,3 +69,12 @@ fn a_set_written_as_json_lines_reads_back_as_it_was() {
     assert_eq!(written.lines().count(), 3);
     assert_eq!(read_set(&written).cases, read.cases);
 }
+
+#[test]
+fn a_key_pasted_into_a_set_is_masked() {
+    let secrets = crate::secrets::Secrets::new(["sk-live-abcdef1234567890"]);
+    let read = read_set("{\"question\": \"Is sk-live-abcdef1234567890 valid?\", \"expected\": \"sk-live-abcdef1234567890\", \"tags\": [\"keys\"]}");
+    let masked = masked(&read.cases, &secrets);
+    assert!(!set_jsonl(&masked).contains("sk-live-abcdef1234567890"), "{masked:?}");
+    assert_eq!(masked[0].scorers, read.cases[0].scorers);
+}
