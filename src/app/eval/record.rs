@@ -208,13 +208,18 @@ pub fn compare(before: &EvalRecord, after: &EvalRecord) -> Option<Vec<(usize, Ve
         Some(Cell::Done(d)) => Some(d.passed()),
         _ => None,
     };
+    // Each question's first case in `before`, looked up once per case of `after`.
+    let mut earlier: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, b) in before.eval.cases.iter().enumerate() {
+        earlier.entry(b.question.as_str()).or_insert(i);
+    }
     let rows: Vec<(usize, Vec<Change>)> = after
         .eval
         .cases
         .iter()
         .enumerate()
         .filter_map(|(case, c)| {
-            let old = before.eval.cases.iter().position(|b| b.question == c.question)?;
+            let old = *earlier.get(c.question.as_str())?;
             Some((case, (0..configs).map(|config| match (passed(before, old, config), passed(after, case, config)) {
                 (Some(false), Some(true)) => Change::Better,
                 (Some(true), Some(false)) => Change::Worse,

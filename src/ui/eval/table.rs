@@ -53,9 +53,14 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>, on_again: Callba
         driver.tick.track();
         driver.with(|r| (r.eval.progress(), r.eval.state()))
     });
+    // What each configuration runs with changes with the settings, not with each case.
+    let described = Memo::new(move |_| {
+        driver.shown.track();
+        settings.with(|s| driver.with(|r| r.configs.iter().map(|c| c.describe(s)).collect::<Vec<_>>()).unwrap_or_default())
+    });
     let figures = Memo::new(move |_| {
         driver.tick.track();
-        driver.with(|r| summaries(&r.eval).into_iter().zip(r.eval.configs.iter().cloned()).zip(r.configs.iter().map(|c| settings.with_untracked(|s| c.describe(s)))).map(|((s, n), d)| (s, n, d)).collect::<Vec<_>>()).unwrap_or_default()
+        described.with(|described| driver.with(|r| summaries(&r.eval).into_iter().zip(r.eval.configs.iter().cloned()).zip(described.iter().cloned()).map(|((s, n), d)| (s, n, d)).collect::<Vec<_>>()).unwrap_or_default())
     });
     let changes = Memo::new(move |_| {
         driver.tick.track();
