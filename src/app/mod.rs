@@ -18,6 +18,8 @@
 //!   with the next question, what an event ends, and what reached the collector.
 //! - `settings.rs`: the settings model (what a person can set, its secrets' rules in
 //!   `settings/keys.rs`) and how it meets its stored and exported shapes.
+//! - `share.rs`: a run shown to someone: the link that carries it (what is chosen, the
+//!   fragment's envelope, what is wrong with a bad link), and the page "Save as HTML" writes.
 //! - `saves.rs`: when the open chat is saved: the queued save and the chat it belongs to, a
 //!   save in flight, a failed save keeping the chat in memory, a chat running in another tab.
 
@@ -29,3 +31,4 @@ pub mod mcp;
 pub mod run;
 pub mod saves;
 pub mod settings;
+pub mod share;

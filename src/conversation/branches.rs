@@ -104,7 +104,7 @@ impl Run {
     }
 
     /// Every line's question, clarifications, events and outcome, to change them (masking).
-    pub(super) fn each_line_mut(&mut self, mut f: impl FnMut(&mut String, &mut Vec<Clarification>, &mut Vec<Event>, &mut Option<Outcome>)) {
+    pub(crate) fn each_line_mut(&mut self, mut f: impl FnMut(&mut String, &mut Vec<Clarification>, &mut Vec<Event>, &mut Option<Outcome>)) {
         f(&mut self.question, &mut self.clarified, &mut self.events, &mut self.outcome);
         for b in &mut self.branches {
             f(&mut b.question, &mut b.clarified, &mut b.events, &mut b.outcome);

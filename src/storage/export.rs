@@ -173,9 +173,14 @@ fn single_run(file: SingleRun) -> Run {
 /// wrong with a file that is not one.
 pub fn import_chat(json: &str) -> Result<Conversation, String> {
     // Read once; the header first, so a file that is not an export is named as such.
+    let value: Value = serde_json::from_str(json).map_err(|e| format!("This file is not a JSON object ({e})."))?;
+    import_value(&value)
+}
+
+/// `import_chat` of a file already parsed (a share link's record).
+pub fn import_value(value: &Value) -> Result<Conversation, String> {
     let not_an_object = |e: &dyn std::fmt::Display| format!("This file is not a JSON object ({e}).");
-    let value: Value = serde_json::from_str(json).map_err(|e| not_an_object(&e))?;
-    let (format, version) = export_header(&value).map_err(|e| not_an_object(&e))?;
+    let (format, version) = export_header(value).map_err(|e| not_an_object(&e))?;
     if format != EXPORT_FORMAT {
         return Err("This JSON file is not a Thoughtline export (its \"format\" is not \"thoughtline.run\").".into());
     }
@@ -184,7 +189,7 @@ pub fn import_chat(json: &str) -> Result<Conversation, String> {
     }
     let damaged = |e: crate::json_read::ReadError| format!("This export is damaged: {e}.");
     if version >= 3 {
-        let file = exported_chat(&value).map_err(damaged)?;
+        let file = exported_chat(value).map_err(damaged)?;
         let mut dropped = Vec::new();
         let runs = file.runs.into_iter().enumerate().map(|(i, r)| {
             let mut gone = Vec::new();
@@ -197,7 +202,7 @@ pub fn import_chat(json: &str) -> Result<Conversation, String> {
         }
         Ok(Conversation::with_runs(String::new(), file.title, runs))
     } else {
-        let run = single_run(exported_single_run(&value).map_err(damaged)?);
+        let run = single_run(exported_single_run(value).map_err(damaged)?);
         Ok(Conversation::with_runs(String::new(), String::new(), vec![run]))
     }
 }

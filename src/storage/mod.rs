@@ -38,11 +38,11 @@ pub(crate) mod trace_read;
 pub mod writer;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use chats::ChatSummary;
 pub use error::{StorageError, StorageErrorKind};
-pub use export::{export_chat, import_chat, ExportedSettings, EXPORT_FORMAT};
+pub use export::{export_chat, import_chat, import_value, ExportedSettings, EXPORT_FORMAT};
 pub use settings::{load_theme, save_theme, SETTINGS_KEY};
 
 /// The chat that was open last (per browser, like the theme).

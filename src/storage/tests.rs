@@ -404,7 +404,7 @@ fn renamed_kinds_are_written_under_their_first_tags() {
 }
 
 /// A chat whose second run has two branches, the second made from the first, one shown.
-fn branched() -> Conversation {
+pub(crate) fn branched() -> Conversation {
     use crate::agent::fork::{Change, ForkSettings};
     use crate::conversation::ForkAsk;
     let mut chat = conversation("c1", 2);
