@@ -1,5 +1,7 @@
 //! Browser glue that is not UI: the clock the agent runs on and the panic hook.
 
+pub mod pack;
+
 use wasm_bindgen::JsCast;
 
 use crate::agent::{Clock, LocalBoxFuture};

@@ -117,10 +117,7 @@ pub fn ChatPane(
                         </div>
                     </li>
                 </Show>
-                // Keyed by position and text: switching conversations replaces rows whose text changed.
-                <For each=move || messages.get().into_iter().enumerate() key=|(i, m)| (*i, m.text.clone(), m.ends_run, m.branch.clone()) let:item>
-                    <Bubble message=item.1 chat running/>
-                </For>
+                {bubbles(messages, chat, running)}
             </ol>
             // While the model in the page loads, and when it failed: how it goes, with Cancel.
             {first_look.map(|FirstLook { settings, in_page }| view! {
@@ -162,6 +159,16 @@ pub fn ChatPane(
                 </Show>
             </form>
         </section>
+    }
+}
+
+/// The chat's bubbles, as the chat pane and a shared run's view draw them.
+pub(in crate::ui) fn bubbles(messages: Memo<Vec<ChatMessage>>, chat: RwSignal<Conversation>, running: ReadSignal<bool>) -> impl IntoView {
+    // Keyed by position and text: switching conversations replaces rows whose text changed.
+    view! {
+        <For each=move || messages.get().into_iter().enumerate() key=|(i, m)| (*i, m.text.clone(), m.ends_run, m.branch.clone()) let:item>
+            <Bubble message=item.1 chat running/>
+        </For>
     }
 }
 

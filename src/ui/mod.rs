@@ -16,6 +16,7 @@ mod page;
 pub(crate) mod parts;
 mod run;
 mod settings;
+mod share;
 mod trace;
 
 use leptos::prelude::*;
@@ -25,8 +26,43 @@ use crate::storage::{load_theme, save_theme};
 
 pub use crate::conversation::{ChatMessage, Who};
 
+/// The page: a shared run, read-only, when it was opened with a share link (`#share=…`);
+/// otherwise the app. "Keep a copy" turns the one into the other, the copy imported.
 #[component]
-pub fn App() -> impl IntoView {
+pub fn Root() -> impl IntoView {
+    use crate::app::share::link::is_share;
+    let opened = page::fragment();
+    let shared = RwSignal::new(is_share(&opened).then_some(opened));
+    // A link pasted into the address bar of an open page changes only its fragment.
+    page::on_fragment_change(move |now| {
+        if is_share(&now) || shared.with_untracked(Option::is_some) {
+            page::reload();
+        }
+    });
+    let kept = StoredValue::new(None::<crate::conversation::Conversation>);
+    let on_keep = Callback::new(move |copy| {
+        kept.set_value(Some(copy));
+        page::forget_fragment();
+        shared.set(None);
+    });
+    move || match shared.get() {
+        Some(fragment) => {
+            apply_theme(&load_theme());
+            parts::part_view("shared_view", move || Box::pin(share::shared_page(fragment.clone(), on_keep)), None, parts::Around::Nothing)
+        }
+        None => {
+            let kept = kept.try_update_value(Option::take).flatten();
+            view! { <App kept/> }.into_any()
+        }
+    }
+}
+
+#[component]
+pub fn App(
+    /// A shared run the person keeps a copy of: imported as a chat once the app is up.
+    #[prop(optional_no_strip)]
+    kept: Option<crate::conversation::Conversation>,
+) -> impl IntoView {
     let loaded = load_settings();
     let settings_notice = RwSignal::new(loaded.notice());
     let settings = RwSignal::new(loaded.settings);
@@ -113,6 +149,12 @@ pub fn App() -> impl IntoView {
             chats.open_imported(imported)
         }
     });
+
+    // Masked with this person's secrets, as an imported file is.
+    if let Some(mut kept) = kept {
+        kept.mask(&settings.with_untracked(crate::app::settings::keys::collect));
+        chats.open_imported(kept);
+    }
 
     view! {
         <div class="app">

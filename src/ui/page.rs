@@ -1,7 +1,8 @@
 //! The views' one seam to the page for what is not drawing: the time of day, timers (after a
 //! delay, at the next frame, when the page is idle), random numbers, offering a file for
 //! download, reading a file the person chose, the clipboard, asking for a line of text, and
-//! hearing that the page is being hidden or goes away. Views call these rather than the
+//! hearing that the page is being hidden or goes away, its address and fragment, and packing a
+//! share link (gzip, by the browser). Views call these rather than the
 //! browser; native builds (tests) have no page: the time is 0, timers never fire, a download,
 //! a file or the clipboard is refused, and the page is never hidden.
 
@@ -139,4 +140,73 @@ pub(super) fn on_gone(gone: impl Fn() + 'static) {
     let _ = leptos::prelude::window_event_listener(leptos::ev::pagehide, move |_| gone());
     #[cfg(not(target_arch = "wasm32"))]
     drop(gone);
+}
+
+/// The page's address as the address bar shows it.
+pub(super) fn address() -> String {
+    #[cfg(target_arch = "wasm32")]
+    return web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+    #[cfg(not(target_arch = "wasm32"))]
+    String::new()
+}
+
+/// The page's fragment, `#` and all (empty when it has none).
+pub(super) fn fragment() -> String {
+    #[cfg(target_arch = "wasm32")]
+    return web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    #[cfg(not(target_arch = "wasm32"))]
+    String::new()
+}
+
+/// Takes the fragment off the address without reloading or adding to the history.
+pub(super) fn forget_fragment() {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(window) = web_sys::window() {
+        let address = address();
+        let plain = address.split('#').next().unwrap_or("");
+        let _ = window.history().and_then(|h| h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(plain)));
+    }
+}
+
+/// Calls `changed` with the new fragment when the person changes it (a link pasted into the
+/// address bar of an open page does not reload it).
+pub(super) fn on_fragment_change(changed: impl Fn(String) + 'static) {
+    #[cfg(target_arch = "wasm32")]
+    let _ = leptos::prelude::window_event_listener(leptos::ev::hashchange, move |_| changed(fragment()));
+    #[cfg(not(target_arch = "wasm32"))]
+    drop(changed);
+}
+
+/// Loads the page again.
+pub(super) fn reload() {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(window) = web_sys::window() {
+        let _ = window.location().reload();
+    }
+}
+
+/// `bytes` packed with gzip by the browser.
+pub(super) async fn pack(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    #[cfg(target_arch = "wasm32")]
+    return crate::browser::pack::gzip(bytes).await;
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = bytes;
+        Err("Packing a link needs a browser.".into())
+    }
+}
+
+/// What a share link's packed record unpacks to, stopped at `UNPACKED_LIMIT`.
+pub(super) async fn unpack(bytes: &[u8]) -> Result<Vec<u8>, crate::app::share::LinkError> {
+    use crate::app::share::{LinkError, UNPACKED_LIMIT};
+    #[cfg(target_arch = "wasm32")]
+    return crate::browser::pack::gunzip(bytes, UNPACKED_LIMIT).await.map_err(|why| match why {
+        crate::browser::pack::Unpack::TooBig => LinkError::TooBig,
+        crate::browser::pack::Unpack::Broken => LinkError::Altered,
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = (bytes, UNPACKED_LIMIT);
+        Err(LinkError::Damaged)
+    }
 }

@@ -90,6 +90,8 @@ pub const MANIFEST: &[Part] = &[
     Part { chunk: "evaluations", what: "Evaluations", fetched: &[Hover] },
     Part { chunk: "export_file", what: "Export", fetched: &[Hover] },
     Part { chunk: "import_file", what: "Import", fetched: &[Hover] },
+    Part { chunk: "share_link", what: "Sharing", fetched: &[Hover] },
+    Part { chunk: "shared_view", what: "The shared run", fetched: &[OnUse] },
     Part { chunk: "mcp_compose", what: "MCP prompts and resources", fetched: &[OnUse] },
     Part { chunk: "first_look", what: "The model in this page's offer", fetched: &[OnUse] },
     Part { chunk: "in_page_status", what: "The model in this page's status", fetched: &[OnUse] },

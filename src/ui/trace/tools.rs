@@ -64,9 +64,16 @@ pub struct Toolbar {
     status: RwSignal<String>,
 }
 
-/// Export, copy and Compare runs, for a chat that has runs (drawn by the trace's part).
+impl Toolbar {
+    pub(in crate::ui) fn new(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, running: ReadSignal<bool>, on_compare_runs: Callback<()>, status: RwSignal<String>) -> Self {
+        Toolbar { chat, settings, running, on_compare_runs, status }
+    }
+}
+
+/// Export, copy, share and Compare runs, for a chat that has runs (drawn by the trace's part).
 pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
     let Toolbar { chat, settings, running, on_compare_runs, status } = toolbar;
+    let sharing = RwSignal::new(false);
     let empty = move || chat.with(Conversation::is_empty) || running.get();
     // Everything the conversation holds was masked where it came in (the run's observer, an
     // import), so it leaves as it is; the settings leave without their secrets. Writing and
@@ -111,12 +118,32 @@ pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
             }
         });
     };
+    // The page as one file that needs no app (and no script) to read.
+    let save_html = move |_| {
+        let whole = chat.get_untracked();
+        leptos::task::spawn_local(async move {
+            let html = exported(Export::Html(whole), "Save as HTML").await;
+            status.set(match html.and_then(|html| crate::ui::page::download("thoughtline-chat.html", "text/html", &html)) {
+                Ok(()) => "Saved the conversation as an HTML page.".into(),
+                Err(e) => e,
+            });
+        });
+    };
+    let fetch_share = || leptos::task::spawn_local(async { let _ = crate::ui::share::preload_share().await; });
+    let on_close = Callback::new(move |_: ()| sharing.set(false));
     view! {
+        <button class="ghost small" data-testid="share" disabled=empty aria-expanded=move || sharing.get().to_string()
+            on:pointerenter=move |_| fetch_share() on:focus=move |_| fetch_share()
+            on:click=move |_| sharing.update(|s| *s = !*s) title="A link that carries this run: it opens read-only, with no server">"🔗 Share"</button>
+        <button class="ghost small" data-testid="save-html" disabled=empty on:click=save_html title="Every run and step as one page that opens anywhere, no script needed">"⬇ Save as HTML"</button>
         <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"⬇ Export JSON"</button>
         <button class="ghost small" data-testid="export-otel" disabled=empty on:click=export_otel title="The run shown, as OTLP JSON: opens in Jaeger, goes to any OpenTelemetry collector">"⬇ OpenTelemetry"</button>
         <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy title="The run shown">"Copy as Markdown"</button>
         <button class="ghost small" data-testid="compare-runs" on:click=move |_| on_compare_runs.run(())
             title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
+        <Show when=move || sharing.get()>
+            {crate::ui::parts::part_view("share_link", move || Box::pin(crate::ui::share::share_panel(chat, settings, on_close)), None, crate::ui::parts::Around::Nothing)}
+        </Show>
     }
     .into_any()
 }
@@ -128,6 +155,8 @@ pub(in crate::ui) enum Export {
     Json { chat: Conversation, settings: Settings, now_ms: f64 },
     /// A run's steps as a ReAct transcript.
     Markdown(Trace),
+    /// The conversation as one HTML page, every step of it.
+    Html(Conversation),
     /// A run as an OTLP JSON file's text.
     Otel { conversation_id: String, events: Vec<crate::agent::Event>, parent: Option<Vec<crate::agent::Event>>, secrets: crate::secrets::Secrets },
 }
@@ -137,6 +166,7 @@ crate::ui::parts::part!(export_file, preload = preload_export, pub(in crate::ui)
     let text = match what {
         Export::Json { chat, settings, now_ms } => ready(crate::storage::export_chat(&chat, &crate::storage::ExportedSettings::from(&settings), now_ms)),
         Export::Markdown(trace) => ready(trace.to_markdown()),
+        Export::Html(chat) => ready(crate::app::share::html::page(&chat, None)),
         Export::Otel { conversation_id, events, parent, secrets } => ready(otlp(&conversation_id, &events, parent.as_deref(), &secrets)),
     };
     text

@@ -1,0 +1,203 @@
+//! Showing a run to someone: the Share panel that makes a link carrying it, and the read-only
+//! view a page opened with such a link shows. Both are parts of the page: someone who never
+//! shares or opens a link fetches neither. What is shared and how a link is read is
+//! `app::share`; packing it is the browser's (`page::pack`, `page::unpack`).
+
+use leptos::prelude::*;
+
+use crate::app::settings::Settings;
+use crate::app::share::{Choice, Fit, Observations, Opened, Scope, Sharing, CUT_CHARS};
+use crate::conversation::Conversation;
+
+crate::ui::parts::part!(share_link, preload = preload_share, pub(in crate::ui) fn share_panel(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()>) -> AnyView {
+    view! { <SharePanel chat settings on_close/> }.into_any()
+});
+
+crate::ui::parts::part!(shared_view, preload = preload_shared, pub(in crate::ui) fn shared_page(fragment: String, on_keep: Callback<Conversation>) -> AnyView {
+    view! { <SharedView fragment on_keep/> }.into_any()
+});
+
+/// Packs the record for the choice now, and makes it the panel's link when it is still the
+/// choice then.
+fn make_link(sharing: RwSignal<Sharing>, chat: RwSignal<Conversation>, settings: ReadSignal<Settings>) {
+    let secrets = settings.with_untracked(crate::app::settings::keys::collect);
+    let Some(pack) = chat.with_untracked(|c| sharing.try_update(|s| s.pack(c, &secrets, crate::ui::page::now_ms()))) else { return };
+    leptos::task::spawn_local(async move {
+        let packed = crate::ui::page::pack(pack.record.as_bytes()).await;
+        sharing.update(|s| s.packed(pack.ticket, &crate::ui::page::address(), packed));
+    });
+}
+
+#[component]
+fn SharePanel(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()>) -> impl IntoView {
+    let sharing = RwSignal::new(Sharing::default());
+    let copied = RwSignal::new(String::new());
+    make_link(sharing, chat, settings);
+    let choose = move |change: fn(&mut Choice)| {
+        let mut choice = sharing.with_untracked(|s| s.choice);
+        change(&mut choice);
+        if sharing.try_update(|s| s.choose(choice)).unwrap_or(false) {
+            copied.set(String::new());
+            make_link(sharing, chat, settings);
+        }
+    };
+    let runs = move || chat.with(|c| c.runs.len());
+    let is = move |scope: Scope, observations: Option<Observations>| sharing.with(|s| s.choice.scope == scope && observations.is_none_or(|o| o == s.choice.observations));
+    let copy = move |_| {
+        let Some(link) = sharing.with_untracked(|s| s.offered().map(str::to_string)) else { return };
+        leptos::task::spawn_local(async move {
+            copied.set(match crate::ui::page::copy_text(&link).await {
+                Ok(()) => "Copied the link.".into(),
+                Err(_) => "The browser refused the clipboard: select the link and copy it.".into(),
+            });
+        });
+    };
+    view! {
+        <link rel="stylesheet" href="parts/share.css"/>
+        <div class="share-panel" role="group" aria-label="Share" data-testid="share-panel">
+            <fieldset>
+                <legend>"The link holds"</legend>
+                <label><input type="radio" name="share-scope" data-testid="share-scope-run" prop:checked=move || is(Scope::Run, None)
+                    on:change=move |_| choose(|c| c.scope = Scope::Run)/>" the run shown"</label>
+                <label><input type="radio" name="share-scope" data-testid="share-scope-conversation" prop:checked=move || is(Scope::Conversation, None)
+                    on:change=move |_| choose(|c| c.scope = Scope::Conversation)/>{move || format!(" the whole conversation ({} run{})", runs(), if runs() == 1 { "" } else { "s" })}</label>
+            </fieldset>
+            <fieldset>
+                <legend>"Observations"</legend>
+                <label><input type="radio" name="share-observations" data-testid="share-whole" prop:checked=move || sharing.with(|s| s.choice.observations == Observations::Whole)
+                    on:change=move |_| choose(|c| c.observations = Observations::Whole)/>" whole"</label>
+                <label><input type="radio" name="share-observations" data-testid="share-cut" prop:checked=move || sharing.with(|s| s.choice.observations == Observations::Cut)
+                    on:change=move |_| choose(|c| c.observations = Observations::Cut)/>{format!(" cut to {} characters each (the requests sent to the model are left out)", crate::agent::trace::row::grouped(CUT_CHARS))}</label>
+            </fieldset>
+            {move || sharing.with(|s| match (&s.link, s.fit()) {
+                (None, _) => view! { <p class="share-size" role="status">"Making the link…"</p> }.into_any(),
+                (Some(Err(why)), _) => view! { <p class="share-size error" role="alert" data-testid="share-error">{why.clone()}</p> }.into_any(),
+                (Some(Ok(link)), Some((chars, fit))) => {
+                    let says = fit.says(chars);
+                    if fit == Fit::TooLong {
+                        view! { <p class="share-size too-long" role="status" data-testid="share-size">{says}</p> }.into_any()
+                    } else {
+                        let link = link.clone();
+                        view! {
+                            <p class="share-size" role="status" data-testid="share-size">{says}</p>
+                            <div class="share-row">
+                                <input type="text" readonly=true data-testid="share-link" aria-label="The link" prop:value=link on:focus=select_all/>
+                                <button class="primary small" data-testid="share-copy" on:click=copy>"Copy link"</button>
+                            </div>
+                        }.into_any()
+                    }
+                }
+                (Some(Ok(_)), None) => ().into_any(),
+            })}
+            <p class="share-copied" role="status">{move || copied.get()}</p>
+            <p class="hint">"Keys are masked, as in an export. The run travels in the link itself, on no server: anyone who has the link can read it. Too long to send? Save as HTML or Export JSON send it as a file."</p>
+            <button class="ghost small" data-testid="share-close" on:click=move |_| on_close.run(())>"Close"</button>
+        </div>
+    }
+}
+
+fn select_all(ev: leptos::ev::FocusEvent) {
+    event_target::<web_sys::HtmlInputElement>(&ev).select();
+}
+
+/// What the page opened with a link shows while it reads it, and then.
+#[derive(Clone)]
+enum Reading {
+    Unpacking,
+    Read(Opened),
+    Failed(String),
+}
+
+/// Reads a link's fragment: its envelope, then the browser's unpacking (bounded), then the record.
+async fn read_link(fragment: &str) -> Result<Opened, String> {
+    let packed = crate::app::share::read_fragment(fragment).map_err(|e| e.message())?;
+    let text = crate::ui::page::unpack(&packed).await.map_err(|e| e.message())?;
+    let text = String::from_utf8(text).map_err(|_| crate::app::share::LinkError::Altered.message())?;
+    crate::app::share::open_record(&text)
+}
+
+/// A shared run, read-only: the conversation, its trace with the timeline, Compare runs, Copy as
+/// Markdown and the OpenTelemetry file. Nothing runs, no model is asked, no key is needed and
+/// nothing is stored, until "Keep a copy" imports it as a chat of this browser.
+#[component]
+fn SharedView(fragment: String, on_keep: Callback<Conversation>) -> impl IntoView {
+    let reading = RwSignal::new(Reading::Unpacking);
+    leptos::task::spawn_local(async move {
+        reading.set(match read_link(&fragment).await {
+            Ok(opened) => Reading::Read(opened),
+            Err(why) => Reading::Failed(why),
+        });
+    });
+    let plain = crate::ui::page::address().split('#').next().unwrap_or("").to_string();
+    view! {
+        <link rel="stylesheet" href="parts/share.css"/>
+        <div class="app shared" data-testid="shared-view">
+            <header class="topbar">
+                <div class="brand">
+                    <img src="icons/logo.svg" alt="" width="28" height="28"/>
+                    <h1>"Thoughtline"</h1>
+                    <span class="tagline">"A shared run, read-only"</span>
+                </div>
+                <div class="topbar-actions">
+                    <a class="ghost button-link" href=plain data-testid="shared-leave">"Open my own chats"</a>
+                </div>
+            </header>
+            {move || match reading.get() {
+                Reading::Unpacking => view! { <p class="shared-status" role="status">"Opening the shared run…"</p> }.into_any(),
+                Reading::Failed(why) => view! {
+                    <div class="shared-status notice error" role="alert" data-testid="shared-error">{why}</div>
+                }.into_any(),
+                Reading::Read(opened) => view! { <Shown opened on_keep/> }.into_any(),
+            }}
+        </div>
+    }
+}
+
+#[component]
+fn Shown(opened: Opened, on_keep: Callback<Conversation>) -> impl IntoView {
+    let note = opened.note();
+    let chat = RwSignal::new(opened.chat);
+    let running = RwSignal::new(false).read_only();
+    let (streaming, progress) = (RwSignal::new(String::new()).read_only(), RwSignal::new(String::new()).read_only());
+    let sent = RwSignal::new(Vec::new()).read_only();
+    // The settings a shared run's tools read: the defaults, with no key (a link never changes the
+    // person's settings, nor reads them).
+    let settings = RwSignal::new(Settings::default()).read_only();
+    let status = RwSignal::new(String::new());
+    let comparing = RwSignal::new(false);
+    let asked = RwSignal::new(0u32);
+    let on_compare_runs = Callback::new(move |_: ()| {
+        comparing.set(true);
+        asked.update(|n| *n += 1);
+    });
+    let toolbar = crate::ui::trace::tools::Toolbar::new(chat, settings, running, on_compare_runs, status);
+    let messages = Memo::new(move |_| chat.with(Conversation::messages));
+    let keep = move |_| on_keep.run(chat.get_untracked());
+    let runs = chat.with_untracked(|c| c.runs.len());
+    view! {
+        <div class="shared-bar">
+            <p>{format!("{}: {runs} run{} shared with you. Nothing here runs or is stored.", chat.with_untracked(Conversation::title), if runs == 1 { "" } else { "s" })}</p>
+            {note.map(|note| view! { <p class="shared-note" data-testid="shared-note">{note}</p> })}
+            <button class="primary small" data-testid="keep-copy" on:click=keep title="Import it as a chat of this browser, beside your own">"Keep a copy"</button>
+            <button class="ghost small" aria-pressed=move || comparing.get().to_string() on:click=move |_| comparing.update(|c| *c = !*c)>
+                {move || if comparing.get() { "← The run" } else { "⇆ Compare runs" }}
+            </button>
+        </div>
+        <main class="layout shared-layout" hidden=move || comparing.get()>
+            <section class="chat" aria-label="Chat">
+                <ol class="messages" data-testid="messages">{crate::ui::chat::bubbles(messages, chat, running)}</ol>
+            </section>
+            <crate::ui::trace::TracePane chat streaming running progress sent>
+                <div class="trace-tools" role="toolbar" aria-label="Trace actions">
+                    {crate::ui::parts::part_view("trace_rows", move || Box::pin(crate::ui::trace::rows_part(crate::ui::trace::Shown::Tools(toolbar))), None, crate::ui::parts::Around::Nothing)}
+                    <span class="status" role="status" data-testid="trace-status">{move || status.get()}</span>
+                </div>
+            </crate::ui::trace::TracePane>
+        </main>
+        <div class="compare-view" hidden=move || !comparing.get()>
+            <Show when=move || comparing.get()>
+                <crate::ui::compare::runs::RunsCompare chat settings asked=asked.read_only()/>
+            </Show>
+        </div>
+    }
+}
