@@ -66,5 +66,5 @@ pub(crate) mod test_support {
 #[cfg(target_arch = "wasm32")]
 pub fn start() {
     browser::install_panic_hook();
-    leptos::mount::mount_to_body(ui::Root);
+    ui::mount();
 }

@@ -26,34 +26,45 @@ use crate::storage::{load_theme, save_theme};
 
 pub use crate::conversation::{ChatMessage, Who};
 
-/// The page: a shared run, read-only, when it was opened with a share link (`#share=…`);
-/// otherwise the app. "Keep a copy" turns the one into the other, the copy imported.
-#[component]
-pub fn Root() -> impl IntoView {
+/// Mounts the page: a shared run, read-only, when it was opened with a share link
+/// (`#share=…`); otherwise the app. "Keep a copy" turns the one into the other, the copy
+/// imported. Decided once, here, rather than by a view that could switch: the app's view is then
+/// only ever built, never rebuilt, and nothing of the switch reaches the first load.
+pub fn mount() {
     use crate::app::share::link::is_share;
     let opened = page::fragment();
-    let shared = RwSignal::new(is_share(&opened).then_some(opened));
+    let shared = is_share(&opened);
     // A link pasted into the address bar of an open page changes only its fragment.
     page::on_fragment_change(move |now| {
-        if is_share(&now) || shared.with_untracked(Option::is_some) {
+        if shared || is_share(&now) {
             page::reload();
         }
     });
-    let kept = StoredValue::new(None::<crate::conversation::Conversation>);
-    let on_keep = Callback::new(move |copy| {
-        kept.set_value(Some(copy));
+    if !shared {
+        return leptos::mount::mount_to_body(|| view! { <App/> });
+    }
+    mount_shared(opened);
+}
+
+thread_local! {
+    /// The shared run's view while it is mounted.
+    static SHARED_VIEW: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The shared run's view, until "Keep a copy": then the app, with the copy.
+fn mount_shared(fragment: String) {
+    let on_keep = Callback::new(move |copy: crate::conversation::Conversation| {
         page::forget_fragment();
-        shared.set(None);
+        // After the click that asked for it has been handled: the view it came from goes.
+        page::after(std::time::Duration::ZERO, move || {
+            drop(SHARED_VIEW.with(|view| view.borrow_mut().take()));
+            leptos::mount::mount_to_body(move || view! { <App kept=Some(copy)/> });
+        });
     });
-    move || match shared.get() {
-        Some(fragment) => {
-            apply_theme(&load_theme());
-            parts::part_view("shared_view", move || Box::pin(share::shared_page(fragment.clone(), on_keep)), None, parts::Around::Nothing)
-        }
-        None => {
-            let kept = kept.try_update_value(Option::take).flatten();
-            view! { <App kept/> }.into_any()
-        }
+    apply_theme(&load_theme());
+    if let Some(body) = leptos::prelude::document().body() {
+        let view = leptos::mount::mount_to(body, move || parts::part_view("shared_view", move || Box::pin(share::shared_page(fragment.clone(), on_keep)), None, parts::Around::Nothing));
+        SHARED_VIEW.with(|shown| *shown.borrow_mut() = Some(Box::new(view)));
     }
 }
 

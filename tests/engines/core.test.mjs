@@ -184,6 +184,32 @@ for (const engine of chosenEngines) {
       await b.until(() => document.querySelectorAll('[data-testid="chat-item"]').length === 2, [], { what: 'two chats listed' });
     });
 
+    test('a run shared by link opens read-only, and Keep a copy makes it a chat', async () => {
+      const { scope } = await openApp(b, { seed: loopbackSettings });
+      await script(server.origin, scope, [action('calculator', '6*7'), { text: 'Final Answer: 42' }]);
+      await ask(b, 'What is six times seven?');
+      assert.equal(await answer(b), '42');
+      const tones = await traceTones(b);
+      await b.click('share');
+      // Packed by this engine's CompressionStream.
+      const link = await b.until(() => document.querySelector('[data-testid="share-link"]')?.value, [], { what: 'the link is made' });
+      assert.match(link, /#share=1\.\d+\.[A-Za-z0-9_-]+$/);
+      const asked = (await requests(server.origin, scope)).length;
+      await b.open(`${server.origin}/blank`);
+      await b.open(link);
+      await b.find('shared-view');
+      // Unpacked by its DecompressionStream.
+      assert.equal(await answer(b), '42');
+      assert.deepEqual(await traceTones(b), tones);
+      assert.equal(await b.count('[data-testid="composer"]'), 0, 'nothing to ask in a shared run');
+      assert.equal((await requests(server.origin, scope)).length, asked, 'no model was asked');
+      await b.click('keep-copy');
+      await b.find('composer');
+      assert.equal(await answer(b), '42');
+      await b.until(() => document.querySelectorAll('[data-testid="chat-item"]').length === 2, [], { what: 'the copy is listed beside the first chat' });
+      assert.ok(!(await b.run(() => location.hash)).includes('share='), 'the link left the address');
+    });
+
     test('an evaluation runs a set, says its pass rate, and keeps it listed after a reload', async () => {
       const { scope } = await openApp(b, { seed: loopbackSettings });
       await script(server.origin, scope, [{ text: 'Final Answer: Paris' }, { text: 'Final Answer: Lyon' }]);

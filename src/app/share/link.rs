@@ -40,6 +40,7 @@ impl LinkError {
         match self {
             LinkError::Damaged => "This link is damaged: the part after \"#share=\" is not a shared run. Copy the whole link again from where it was sent.".into(),
             LinkError::Newer(v) => format!("This link was made by a newer Thoughtline (link version {v}). Open it once this page has updated."),
+            LinkError::Cut { want: 0, .. } => "This link is cut off before the run it carries. Chat apps and mail sometimes cut long links: copy the whole link, or ask for the file instead.".into(),
             LinkError::Cut { have, want } => format!(
                 "This link is cut off: it holds {} of its {} characters. Chat apps and mail sometimes cut long links: copy the whole link, or ask for the file instead.",
                 grouped(*have),
@@ -77,9 +78,11 @@ pub fn read_fragment(fragment: &str) -> Result<Vec<u8>, LinkError> {
     if version != VERSION {
         return Err(LinkError::Damaged);
     }
-    let Some(bytes) = fields.next().and_then(|n| n.parse::<usize>().ok()) else {
-        // The size itself cut off: the link ends where its record should start.
-        return Err(if fields.next().is_none() { LinkError::Cut { have: 0, want: 0 } } else { LinkError::Damaged });
+    let size = fields.next().unwrap_or("");
+    let Ok(bytes) = size.parse::<usize>() else {
+        // Cut within its size: the link ends before its record starts.
+        let cut = size.bytes().all(|b| b.is_ascii_digit()) && fields.next().is_none();
+        return Err(if cut { LinkError::Cut { have: 0, want: 0 } } else { LinkError::Damaged });
     };
     let packed = fields.next().unwrap_or("");
     // A mail client may break a long link across lines, or a person may copy a space with it.

@@ -219,6 +219,10 @@ fn a_bad_link_says_what_is_wrong() {
     assert!(gunzip(&flipped).is_err(), "the checksum tells");
     // Not ours, newer, too long.
     assert_eq!(read_fragment("#share=abc"), Err(LinkError::Damaged));
+    assert_eq!(read_fragment("#share=1.zz"), Err(LinkError::Damaged));
+    assert_eq!(read_fragment("#share=1."), Err(LinkError::Cut { have: 0, want: 0 }));
+    assert!(LinkError::Cut { have: 0, want: 0 }.message().contains("cut off before the run"));
+    assert_eq!(read_fragment("#share=1.12"), Err(LinkError::Cut { have: 0, want: 16 }));
     assert_eq!(read_fragment("#other=1.2.AA"), Err(LinkError::Damaged));
     assert_eq!(read_fragment("share=2.3.AAAA"), Err(LinkError::Newer(2)));
     assert!(LinkError::Newer(2).message().contains("newer"));
