@@ -28,7 +28,6 @@ pub fn preload(chunk: &str) -> Option<Preload> {
         "evaluations" => || Box::pin(super::preload_evaluations()),
         "export_file" => || Box::pin(super::trace::tools::preload_export()),
         "import_file" => || Box::pin(super::trace::tools::preload_import()),
-        "share_link" => || Box::pin(super::share::preload_share()),
         _ => return None,
     })
 }

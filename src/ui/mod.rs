@@ -63,7 +63,7 @@ fn mount_shared(fragment: String) {
     });
     apply_theme(&load_theme());
     if let Some(body) = leptos::prelude::document().body() {
-        let view = leptos::mount::mount_to(body, move || parts::part_view("shared_view", move || Box::pin(share::shared_page(fragment.clone(), on_keep)), None, parts::Around::Nothing));
+        let view = leptos::mount::mount_to(body, move || parts::part_view("compare", move || Box::pin(compare_part(Drawn::SharedRun { fragment: fragment.clone(), on_keep })), None, parts::Around::Nothing));
         SHARED_VIEW.with(|shown| *shown.borrow_mut() = Some(Box::new(view)));
     }
 }
@@ -218,7 +218,7 @@ pub fn App(
             // not on load, then hidden rather than removed like the chat.
             <div class="compare-view" hidden=move || !show_compare.get()>
                 <Show when=move || compare_opened.get()>
-                    {parts::part_view("compare", move || Box::pin(compare_part(settings.read_only(), chat, compare_runs_asked.read_only())), Some(loading), parts::Around::Nothing)}
+                    {parts::part_view("compare", move || Box::pin(compare_part(Drawn::Compare { settings: settings.read_only(), chat, asked: compare_runs_asked.read_only() })), Some(loading), parts::Around::Nothing)}
                 </Show>
             </div>
             <div class="evals-view" hidden=move || !show_evals.get()>
@@ -248,8 +248,22 @@ parts::part!(settings, preload = preload_settings, fn settings_part(settings: Rw
     view! { <settings::SettingsPanel settings on_close/> }.into_any()
 });
 
-parts::part!(compare, preload = preload_compare, fn compare_part(settings: ReadSignal<crate::app::settings::Settings>, chat: RwSignal<crate::conversation::Conversation>, asked: ReadSignal<u32>) -> AnyView {
-    view! { <compare::ComparePane settings chat asked/> }.into_any()
+/// What the Compare part draws: Compare, and the other views of runs that nobody runs here, the
+/// Share panel and a shared run. One part, because they are drawn from the same code (runs side
+/// by side, the trace pane, export): as parts of their own they would split every chunk they
+/// share with the others, and the loader carries a line for each chunk in the first load.
+pub(in crate::ui) enum Drawn {
+    Compare { settings: ReadSignal<Settings>, chat: RwSignal<crate::conversation::Conversation>, asked: ReadSignal<u32> },
+    SharePanel { chat: RwSignal<crate::conversation::Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()> },
+    SharedRun { fragment: String, on_keep: Callback<crate::conversation::Conversation> },
+}
+
+parts::part!(compare, preload = preload_compare, pub(in crate::ui) fn compare_part(what: Drawn) -> AnyView {
+    match what {
+        Drawn::Compare { settings, chat, asked } => view! { <compare::ComparePane settings chat asked/> }.into_any(),
+        Drawn::SharePanel { chat, settings, on_close } => share::share_panel(chat, settings, on_close),
+        Drawn::SharedRun { fragment, on_keep } => share::shared_page(fragment, on_keep),
+    }
 });
 
 parts::part!(evaluations, preload = preload_evaluations, fn evaluations_part(settings: ReadSignal<crate::app::settings::Settings>, chat: RwSignal<crate::conversation::Conversation>) -> AnyView {

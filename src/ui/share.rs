@@ -1,6 +1,6 @@
 //! Showing a run to someone: the Share panel that makes a link carrying it, and the read-only
-//! view a page opened with such a link shows. Both are parts of the page: someone who never
-//! shares or opens a link fetches neither. What is shared and how a link is read is
+//! view a page opened with such a link shows. Both are drawn by the Compare part (`ui::Drawn`):
+//! someone who never compares, shares or opens a link fetches neither. What is shared and how a link is read is
 //! `app::share`; packing it is the browser's (`page::pack`, `page::unpack`).
 
 use leptos::prelude::*;
@@ -9,13 +9,15 @@ use crate::app::settings::Settings;
 use crate::app::share::{Choice, Fit, Observations, Opened, Scope, Sharing, CUT_CHARS};
 use crate::conversation::Conversation;
 
-crate::ui::parts::part!(share_link, preload = preload_share, pub(in crate::ui) fn share_panel(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()>) -> AnyView {
+/// The Share panel (drawn by the Compare part, `ui::Drawn`).
+pub(in crate::ui) fn share_panel(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()>) -> AnyView {
     view! { <SharePanel chat settings on_close/> }.into_any()
-});
+}
 
-crate::ui::parts::part!(shared_view, preload = preload_shared, pub(in crate::ui) fn shared_page(fragment: String, on_keep: Callback<Conversation>) -> AnyView {
+/// The page opened with a share link (drawn by the Compare part, `ui::Drawn`).
+pub(in crate::ui) fn shared_page(fragment: String, on_keep: Callback<Conversation>) -> AnyView {
     view! { <SharedView fragment on_keep/> }.into_any()
-});
+}
 
 /// Packs the record for the choice now, and makes it the panel's link when it is still the
 /// choice then.
@@ -147,14 +149,14 @@ fn SharedView(fragment: String, on_keep: Callback<Conversation>) -> impl IntoVie
                 Reading::Failed(why) => view! {
                     <div class="shared-status notice error" role="alert" data-testid="shared-error">{why}</div>
                 }.into_any(),
-                Reading::Read(opened) => view! { <Shown opened on_keep/> }.into_any(),
+                Reading::Read(opened) => view! { <SharedRun opened on_keep/> }.into_any(),
             }}
         </div>
     }
 }
 
 #[component]
-fn Shown(opened: Opened, on_keep: Callback<Conversation>) -> impl IntoView {
+fn SharedRun(opened: Opened, on_keep: Callback<Conversation>) -> impl IntoView {
     let note = opened.note();
     let chat = RwSignal::new(opened.chat);
     let running = RwSignal::new(false).read_only();

@@ -105,7 +105,7 @@ pub struct Body {
 fn pane_body(b: Body) -> AnyView {
     let Body { chat, streaming, running, progress, sent, pane, keys, scrolled, follow, session } = b;
     let trace = Steps(chat);
-    let forking = session.map(|session| self::fork::Forking::new(session, chat, running));
+    let forking = Some(self::fork::Forking::new(session, chat, running));
     let look = Look::new(scrolled);
     keys.set_value(Some(Callback::new(move |ev| look.on_key(ev))));
     // The body goes when the chat shown has no run (another chat opened): its keys go with it,

@@ -13,11 +13,12 @@ use crate::app::fork::{ask_again, recorded, ForkEditor, ForkPlan};
 use crate::conversation::Conversation;
 use crate::ui::chat::session::Session;
 
-/// What the trace's rows share to change a step: the chat's session (which runs the branch),
+/// What the trace's rows share to change a step: the chat's session (which runs the branch; none
+/// where nothing runs, as in a shared run's view, whose rows offer only the branch switcher),
 /// the one editor open, and what went wrong last.
 #[derive(Clone, Copy)]
 pub struct Forking {
-    pub session: Session,
+    pub session: Option<Session>,
     pub chat: RwSignal<Conversation>,
     pub running: ReadSignal<bool>,
     editor: RwSignal<Option<ForkEditor>>,
@@ -27,7 +28,7 @@ pub struct Forking {
 }
 
 impl Forking {
-    pub fn new(session: Session, chat: RwSignal<Conversation>, running: ReadSignal<bool>) -> Self {
+    pub fn new(session: Option<Session>, chat: RwSignal<Conversation>, running: ReadSignal<bool>) -> Self {
         let switcher = Memo::new(move |_| {
             chat.with(|c| {
                 let run = c.shown_run()?;
@@ -49,7 +50,8 @@ impl Forking {
     /// Makes the branch and runs it; what stops it is shown by the row.
     fn run(self, plan: ForkPlan) {
         let ForkPlan { run, ask, settings, tools } = plan;
-        match self.session.branch(run, settings, tools, move |c| c.fork(run, ask)) {
+        let Some(session) = self.session else { return };
+        match session.branch(run, settings, tools, move |c| c.fork(run, ask)) {
             Ok(()) => {
                 self.editor.set(None);
                 self.error.set(None);
@@ -63,7 +65,7 @@ impl Forking {
 /// branch switcher where the run's branches part. `None` for a row that offers none.
 pub fn row_controls(forking: Forking, event: &Event) -> Option<AnyView> {
     let index = event.index as usize;
-    let Some((run, line)) = forking.shown() else { return switcher(forking, index) };
+    let (Some(session), Some((run, line))) = (forking.session, forking.shown()) else { return switcher(forking, index) };
     let (editable, again) = forking.chat.with_untracked(|c| {
         let events = c.runs.get(run).map_or(&[][..], |r| r.shown_line().events);
         let at = events.iter().position(|e| e.index as usize == index).unwrap_or(usize::MAX);
@@ -86,7 +88,7 @@ pub fn row_controls(forking: Forking, event: &Event) -> Option<AnyView> {
         forking.editor.set(editor);
     };
     let ask = move |_| {
-        let settings = forking.session.settings().get_untracked();
+        let settings = session.settings().get_untracked();
         let plan = forking
             .chat
             .with_untracked(|c| c.runs.get(run).map(|r| ask_again(run, r.shown_line().events, index, ForkSettings::Run, &settings)))
@@ -117,7 +119,7 @@ pub fn row_controls(forking: Forking, event: &Event) -> Option<AnyView> {
             </div>
         </Show>
         <Show when=move || open() && idle()>
-            {editor(forking, what)}
+            {editor(forking, session, what)}
         </Show>
         {switcher(forking, index)}
     }
@@ -133,8 +135,8 @@ fn step_call(events: &[Event], at: usize) -> bool {
 }
 
 /// The open editor: the step's text to change, which settings to run with, Run from here.
-fn editor(forking: Forking, what: &'static str) -> AnyView {
-    let Forking { editor, error, chat, session, .. } = forking;
+fn editor(forking: Forking, session: Session, what: &'static str) -> AnyView {
+    let Forking { editor, error, chat, .. } = forking;
     let text = move || editor.with(|e| e.as_ref().map(|e| e.text.clone()).unwrap_or_default());
     let which = move || editor.with(|e| e.as_ref().map_or(ForkSettings::Run, |e| e.settings));
     let set_text = move |ev: leptos::ev::Event| {
@@ -208,7 +210,15 @@ fn switcher(forking: Forking, index: usize) -> Option<AnyView> {
         let Some((_, n, of)) = forking.switcher.get_untracked() else { return };
         let Some(run) = forking.chat.with_untracked(Conversation::shown) else { return };
         let next = (n as isize + step).rem_euclid(of as isize) as usize;
-        forking.session.show_branch(run, next);
+        match forking.session {
+            Some(session) => session.show_branch(run, next),
+            // Where nothing runs or is stored, switching only changes what is shown.
+            None => {
+                forking.chat.update(|c| {
+                    c.show_branch(run, next);
+                });
+            }
+        }
     };
     Some(view! {
         <Show when=here>

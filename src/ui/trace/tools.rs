@@ -129,7 +129,7 @@ pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
             });
         });
     };
-    let fetch_share = || leptos::task::spawn_local(async { let _ = crate::ui::share::preload_share().await; });
+    let fetch_share = || leptos::task::spawn_local(async { let _ = crate::ui::preload_compare().await; });
     let on_close = Callback::new(move |_: ()| sharing.set(false));
     view! {
         <button class="ghost small" data-testid="share" disabled=empty aria-expanded=move || sharing.get().to_string()
@@ -142,7 +142,7 @@ pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
         <button class="ghost small" data-testid="compare-runs" on:click=move |_| on_compare_runs.run(())
             title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
         <Show when=move || sharing.get()>
-            {crate::ui::parts::part_view("share_link", move || Box::pin(crate::ui::share::share_panel(chat, settings, on_close)), None, crate::ui::parts::Around::Nothing)}
+            {crate::ui::parts::part_view("compare", move || Box::pin(crate::ui::compare_part(crate::ui::Drawn::SharePanel { chat, settings, on_close })), None, crate::ui::parts::Around::Nothing)}
         </Show>
     }
     .into_any()
