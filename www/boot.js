@@ -28,6 +28,14 @@ addEventListener('unhandledrejection', (event) => {
   if (isTrap(event.reason)) showFatal(stopped, String(event.reason));
 });
 
+// A share link pasted into the address bar of an open page changes only its fragment, and so
+// does leaving a shared run that way: the page is loaded again for it (src/ui/mod.rs, `mount`).
+const opened = (hash) => hash.startsWith('#share=');
+const sharedAtStart = opened(location.hash);
+addEventListener('hashchange', () => {
+  if (sharedAtStart || opened(location.hash)) location.reload();
+});
+
 const tag = document.querySelector('script[data-js][data-wasm]');
 try {
   const { default: init } = await import(tag.dataset.js);

@@ -27,45 +27,23 @@ use crate::storage::{load_theme, save_theme};
 pub use crate::conversation::{ChatMessage, Who};
 
 /// Mounts the page: a shared run, read-only, when it was opened with a share link
-/// (`#share=…`); otherwise the app. "Keep a copy" turns the one into the other, the copy
-/// imported. Decided once, here, rather than by a view that could switch: the app's view is then
-/// only ever built, never rebuilt, and nothing of the switch reaches the first load.
+/// (`#share=…`); otherwise the app. Decided once, here, rather than by a view that could switch:
+/// the app's view is then only ever built, never rebuilt, and nothing of the shared view reaches
+/// the first load. (A link pasted into the address bar of an open page loads it again:
+/// `www/boot.js`.)
 pub fn mount() {
-    use crate::app::share::link::is_share;
     let opened = page::fragment();
-    let shared = is_share(&opened);
-    // A link pasted into the address bar of an open page changes only its fragment.
-    page::on_fragment_change(move |now| {
-        if shared || is_share(&now) {
-            page::reload();
-        }
-    });
-    if !shared {
+    if !crate::app::share::link::is_share(&opened) {
         return leptos::mount::mount_to_body(|| view! { <App/> });
     }
-    mount_shared(opened);
-}
-
-thread_local! {
-    /// The shared run's view while it is mounted.
-    static SHARED_VIEW: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// The shared run's view, until "Keep a copy": then the app, with the copy.
-fn mount_shared(fragment: String) {
-    let on_keep = Callback::new(move |copy: crate::conversation::Conversation| {
-        page::forget_fragment();
-        // After the click that asked for it has been handled: the view it came from goes.
-        page::after(std::time::Duration::ZERO, move || {
-            drop(SHARED_VIEW.with(|view| view.borrow_mut().take()));
-            leptos::mount::mount_to_body(move || view! { <App kept=Some(copy)/> });
-        });
-    });
     apply_theme(&load_theme());
-    if let Some(body) = leptos::prelude::document().body() {
-        let view = leptos::mount::mount_to(body, move || parts::part_view("compare", move || Box::pin(compare_part(Drawn::SharedRun { fragment: fragment.clone(), on_keep })), None, parts::Around::Nothing));
-        SHARED_VIEW.with(|shown| *shown.borrow_mut() = Some(Box::new(view)));
-    }
+    leptos::mount::mount_to_body(move || parts::part_view("compare", move || Box::pin(compare_part(Drawn::SharedRun { fragment: opened.clone(), on_keep: keep_copy })), None, parts::Around::Nothing));
+}
+
+/// "Keep a copy" of a shared run: the app, with the copy imported (the shared view has gone).
+fn keep_copy(copy: crate::conversation::Conversation) {
+    page::forget_fragment();
+    page::after(std::time::Duration::ZERO, move || leptos::mount::mount_to_body(move || view! { <App kept=Some(copy)/> }));
 }
 
 #[component]
@@ -255,7 +233,7 @@ parts::part!(settings, preload = preload_settings, fn settings_part(settings: Rw
 pub(in crate::ui) enum Drawn {
     Compare { settings: ReadSignal<Settings>, chat: RwSignal<crate::conversation::Conversation>, asked: ReadSignal<u32> },
     SharePanel { chat: RwSignal<crate::conversation::Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()> },
-    SharedRun { fragment: String, on_keep: Callback<crate::conversation::Conversation> },
+    SharedRun { fragment: String, on_keep: fn(crate::conversation::Conversation) },
 }
 
 parts::part!(compare, preload = preload_compare, pub(in crate::ui) fn compare_part(what: Drawn) -> AnyView {

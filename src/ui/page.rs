@@ -168,23 +168,6 @@ pub(super) fn forget_fragment() {
     }
 }
 
-/// Calls `changed` with the new fragment when the person changes it (a link pasted into the
-/// address bar of an open page does not reload it).
-pub(super) fn on_fragment_change(changed: impl Fn(String) + 'static) {
-    #[cfg(target_arch = "wasm32")]
-    let _ = leptos::prelude::window_event_listener(leptos::ev::hashchange, move |_| changed(fragment()));
-    #[cfg(not(target_arch = "wasm32"))]
-    drop(changed);
-}
-
-/// Loads the page again.
-pub(super) fn reload() {
-    #[cfg(target_arch = "wasm32")]
-    if let Some(window) = web_sys::window() {
-        let _ = window.location().reload();
-    }
-}
-
 /// `bytes` packed with gzip by the browser.
 pub(super) async fn pack(bytes: &[u8]) -> Result<Vec<u8>, String> {
     #[cfg(target_arch = "wasm32")]

@@ -15,7 +15,7 @@ pub(in crate::ui) fn share_panel(chat: RwSignal<Conversation>, settings: ReadSig
 }
 
 /// The page opened with a share link (drawn by the Compare part, `ui::Drawn`).
-pub(in crate::ui) fn shared_page(fragment: String, on_keep: Callback<Conversation>) -> AnyView {
+pub(in crate::ui) fn shared_page(fragment: String, on_keep: fn(Conversation)) -> AnyView {
     view! { <SharedView fragment on_keep/> }.into_any()
 }
 
@@ -122,8 +122,14 @@ async fn read_link(fragment: &str) -> Result<Opened, String> {
 /// Markdown and the OpenTelemetry file. Nothing runs, no model is asked, no key is needed and
 /// nothing is stored, until "Keep a copy" imports it as a chat of this browser.
 #[component]
-fn SharedView(fragment: String, on_keep: Callback<Conversation>) -> impl IntoView {
+fn SharedView(fragment: String, on_keep: fn(Conversation)) -> impl IntoView {
     let reading = RwSignal::new(Reading::Unpacking);
+    // Kept: this view goes, and the app comes with the copy.
+    let kept = RwSignal::new(false);
+    let on_keep = Callback::new(move |copy: Conversation| {
+        kept.set(true);
+        on_keep(copy);
+    });
     leptos::task::spawn_local(async move {
         reading.set(match read_link(&fragment).await {
             Ok(opened) => Reading::Read(opened),
@@ -132,6 +138,7 @@ fn SharedView(fragment: String, on_keep: Callback<Conversation>) -> impl IntoVie
     });
     let plain = crate::ui::page::address().split('#').next().unwrap_or("").to_string();
     view! {
+        <Show when=move || !kept.get()>
         <link rel="stylesheet" href="parts/share.css"/>
         <div class="app shared" data-testid="shared-view">
             <header class="topbar">
@@ -141,7 +148,7 @@ fn SharedView(fragment: String, on_keep: Callback<Conversation>) -> impl IntoVie
                     <span class="tagline">"A shared run, read-only"</span>
                 </div>
                 <div class="topbar-actions">
-                    <a class="ghost button-link" href=plain data-testid="shared-leave">"Open my own chats"</a>
+                    <a class="ghost button-link" href=plain.clone() data-testid="shared-leave">"Open my own chats"</a>
                 </div>
             </header>
             {move || match reading.get() {
@@ -152,6 +159,7 @@ fn SharedView(fragment: String, on_keep: Callback<Conversation>) -> impl IntoVie
                 Reading::Read(opened) => view! { <SharedRun opened on_keep/> }.into_any(),
             }}
         </div>
+        </Show>
     }
 }
 
