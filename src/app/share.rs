@@ -167,13 +167,34 @@ impl Opened {
 }
 
 /// Reads a link's unpacked record as export files are read (every version this release knows,
-/// damage named), and masks key shapes out of it: a link is untrusted.
+/// damage named), and masks key shapes out of it: a link is untrusted. (The page reads the
+/// record with the import part, then `opened`.)
 pub fn open_record(text: &str) -> Result<Opened, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("This link opened, but what it holds is not a shared run ({e})."))?;
-    let cut_at = value.get("shared").and_then(|s| s.get("observations_cut_at")).and_then(Value::as_u64).map(|n| n as usize);
-    let mut chat = crate::storage::import_value(&value).map_err(|e| format!("This link opened, but its record cannot be read: {e}"))?;
+    let chat = crate::storage::import_value(&value).map_err(unreadable)?;
+    Ok(opened(chat, cut_at(text)))
+}
+
+/// Why a link's record could not be read, from the importer's reason.
+pub fn unreadable(why: String) -> String {
+    format!("This link opened, but its record cannot be read: {why}")
+}
+
+/// How many characters the link's observations were cut to, as its record says.
+pub fn cut_at(text: &str) -> Option<usize> {
+    let value: Value = serde_json::from_str(text).ok()?;
+    value.get("shared")?.get("observations_cut_at")?.as_u64().map(|n| n as usize)
+}
+
+/// A link's conversation, read, with key shapes masked out of it.
+pub fn opened(mut chat: Conversation, cut_at: Option<usize>) -> Opened {
     chat.mask(&Secrets::default());
-    Ok(Opened { chat, cut_at })
+    Opened { chat, cut_at }
+}
+
+/// The record a link carries for `choice`: `shared_chat`, written by `record_json`.
+pub fn record(chat: &Conversation, choice: Choice, secrets: &Secrets, now_unix_ms: f64) -> String {
+    record_json(&shared_chat(chat, choice, secrets), choice, now_unix_ms)
 }
 
 /// The Share panel: what is chosen, and the link made for it.
@@ -186,21 +207,13 @@ pub struct Sharing {
     pub link: Option<Result<String, String>>,
 }
 
-/// What the view packs: the record for `ticket`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Pack {
-    pub ticket: u32,
-    pub record: String,
-}
-
 impl Sharing {
-    /// Makes the record for the choice now (`choose` first to change it); the link comes with
-    /// `packed`.
-    pub fn pack(&mut self, chat: &Conversation, secrets: &Secrets, now_unix_ms: f64) -> Pack {
+    /// A link is to be made for the choice now (`choose` first to change it): its ticket. The
+    /// page makes the `record` and packs it; the link comes with `packed`.
+    pub fn ask(&mut self) -> u32 {
         self.ticket = self.ticket.wrapping_add(1);
         self.link = None;
-        let shared = shared_chat(chat, self.choice, secrets);
-        Pack { ticket: self.ticket, record: record_json(&shared, self.choice, now_unix_ms) }
+        self.ticket
     }
 
     pub fn choose(&mut self, choice: Choice) -> bool {

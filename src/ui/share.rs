@@ -19,14 +19,19 @@ pub(in crate::ui) fn shared_page(fragment: String, on_keep: fn(Conversation)) ->
     view! { <SharedView fragment on_keep/> }.into_any()
 }
 
-/// Packs the record for the choice now, and makes it the panel's link when it is still the
-/// choice then.
+/// Has the record for the choice now made (by the export part) and packed, and makes it the
+/// panel's link when it is still the choice then.
 fn make_link(sharing: RwSignal<Sharing>, chat: RwSignal<Conversation>, settings: ReadSignal<Settings>) {
+    let Some(ticket) = sharing.try_update(Sharing::ask) else { return };
+    let (whole, choice) = (chat.get_untracked(), sharing.with_untracked(|s| s.choice));
     let secrets = settings.with_untracked(crate::app::settings::keys::collect);
-    let Some(pack) = chat.with_untracked(|c| sharing.try_update(|s| s.pack(c, &secrets, crate::ui::page::now_ms()))) else { return };
     leptos::task::spawn_local(async move {
-        let packed = crate::ui::page::pack(pack.record.as_bytes()).await;
-        sharing.update(|s| s.packed(pack.ticket, &crate::ui::page::address(), packed));
+        use crate::ui::trace::tools::{exported, Export};
+        let packed = match exported(Export::ShareRecord { chat: whole, choice, secrets, now_ms: crate::ui::page::now_ms() }, "Share").await {
+            Ok(record) => crate::ui::page::pack(record.as_bytes()).await,
+            Err(why) => Err(why),
+        };
+        sharing.update(|s| s.packed(ticket, &crate::ui::page::address(), packed));
     });
 }
 
@@ -110,12 +115,16 @@ enum Reading {
     Failed(String),
 }
 
-/// Reads a link's fragment: its envelope, then the browser's unpacking (bounded), then the record.
+/// Reads a link's fragment: its envelope, then the browser's unpacking (bounded), then the
+/// record, as an export file is read (by the import part).
 async fn read_link(fragment: &str) -> Result<Opened, String> {
+    use crate::app::share::{cut_at, opened, unreadable, LinkError};
     let packed = crate::app::share::read_fragment(fragment).map_err(|e| e.message())?;
     let text = crate::ui::page::unpack(&packed).await.map_err(|e| e.message())?;
-    let text = String::from_utf8(text).map_err(|_| crate::app::share::LinkError::Altered.message())?;
-    crate::app::share::open_record(&text)
+    let text = String::from_utf8(text).map_err(|_| LinkError::Altered.message())?;
+    let cut = cut_at(&text);
+    let read = crate::ui::trace::tools::import_text(text).await.map_err(|missing| missing.message("The shared run"))?;
+    Ok(opened(read.map_err(unreadable)?, cut))
 }
 
 /// A shared run, read-only: the conversation, its trace with the timeline, Compare runs, Copy as

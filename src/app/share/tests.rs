@@ -70,8 +70,9 @@ fn gunzip(bytes: &[u8]) -> std::io::Result<String> {
 fn through_a_link(chat: &Conversation, choice: Choice) -> (String, Opened) {
     let mut sharing = Sharing::default();
     sharing.choose(choice);
-    let pack = sharing.pack(chat, &Secrets::default(), 1000.0);
-    sharing.packed(pack.ticket, "https://example.org/tl/?x=1#old", Ok(gzip(pack.record.as_bytes())));
+    let ticket = sharing.ask();
+    let record = record(chat, sharing.choice, &Secrets::default(), 1000.0);
+    sharing.packed(ticket, "https://example.org/tl/?x=1#old", Ok(gzip(record.as_bytes())));
     let link = sharing.link.clone().unwrap().unwrap();
     assert!(link.starts_with("https://example.org/tl/?x=1#share=1."), "{link}");
     let hash = &link[link.find('#').unwrap()..];
@@ -164,15 +165,14 @@ fn the_settings_secrets_are_masked_on_the_way_out_and_no_settings_go() {
 
 #[test]
 fn a_link_made_for_an_earlier_choice_is_dropped() {
-    let chat = two_runs();
     let mut sharing = Sharing::default();
-    let first = sharing.pack(&chat, &Secrets::default(), 1.0);
+    let first = sharing.ask();
     assert!(sharing.choose(Choice { scope: Scope::Conversation, observations: Observations::Whole }));
     assert!(!sharing.choose(Choice { scope: Scope::Conversation, observations: Observations::Whole }), "the same choice again changes nothing");
-    let second = sharing.pack(&chat, &Secrets::default(), 1.0);
-    sharing.packed(first.ticket, "https://x.test/", Ok(vec![1, 2, 3]));
+    let second = sharing.ask();
+    sharing.packed(first, "https://x.test/", Ok(vec![1, 2, 3]));
     assert_eq!(sharing.link, None, "the earlier choice's link never shows");
-    sharing.packed(second.ticket, "https://x.test/", Err("Packing needs a browser.".into()));
+    sharing.packed(second, "https://x.test/", Err("Packing needs a browser.".into()));
     assert_eq!(sharing.link, Some(Err("Packing needs a browser.".into())));
     assert_eq!(sharing.fit(), None);
     assert_eq!(sharing.offered(), None);
@@ -186,10 +186,10 @@ fn a_link_s_length_says_where_it_survives() {
     assert_eq!(Fit::of(LINK_FITS_CHARS + 1), Fit::TooLong);
     assert!(Fit::TooLong.says(20_000).contains("20,000 characters") && Fit::TooLong.says(20_000).contains("file"));
     let mut sharing = Sharing::default();
-    let pack = sharing.pack(&two_runs(), &Secrets::default(), 1.0);
+    let ticket = sharing.ask();
     // Random bytes do not pack: a link past the figure is not offered.
     let noise: Vec<u8> = (0..LINK_FITS_CHARS as u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
-    sharing.packed(pack.ticket, "https://x.test/", Ok(noise));
+    sharing.packed(ticket, "https://x.test/", Ok(noise));
     assert_eq!(sharing.fit().map(|f| f.1), Some(Fit::TooLong));
     assert_eq!(sharing.offered(), None);
 }

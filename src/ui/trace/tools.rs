@@ -157,6 +157,8 @@ pub(in crate::ui) enum Export {
     Markdown(Trace),
     /// The conversation as one HTML page, every step of it.
     Html(Conversation),
+    /// The record a share link carries (`app::share::record`).
+    ShareRecord { chat: Conversation, choice: crate::app::share::Choice, secrets: crate::secrets::Secrets, now_ms: f64 },
     /// A run as an OTLP JSON file's text.
     Otel { conversation_id: String, events: Vec<crate::agent::Event>, parent: Option<Vec<crate::agent::Event>>, secrets: crate::secrets::Secrets },
 }
@@ -167,6 +169,7 @@ crate::ui::parts::part!(export_file, preload = preload_export, pub(in crate::ui)
         Export::Json { chat, settings, now_ms } => ready(crate::storage::export_chat(&chat, &crate::storage::ExportedSettings::from(&settings), now_ms)),
         Export::Markdown(trace) => ready(trace.to_markdown()),
         Export::Html(chat) => ready(crate::app::share::html::page(&chat, None)),
+        Export::ShareRecord { chat, choice, secrets, now_ms } => ready(crate::app::share::record(&chat, choice, &secrets, now_ms)),
         Export::Otel { conversation_id, events, parent, secrets } => ready(otlp(&conversation_id, &events, parent.as_deref(), &secrets)),
     };
     text
