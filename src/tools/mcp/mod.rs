@@ -12,6 +12,7 @@ pub mod client;
 pub mod hub;
 pub mod jsonrpc;
 pub mod names;
+pub mod oauth;
 pub mod read;
 pub mod result;
 pub mod schema;
