@@ -92,6 +92,8 @@ pub fn ComparePane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>,
     let missing = move || settings.with(crate::ui::chat::session::missing_setting);
 
     view! {
+        // Its styles come with it (the first load carries none of them).
+        <link rel="stylesheet" href="parts/compare.css"/>
         <section class="compare" aria-label="Compare" data-testid="compare">
             <form class="compare-form" on:submit=move |ev| { ev.prevent_default(); run(); }>
                 <label for="compare-question">"Question to run both ways"</label>

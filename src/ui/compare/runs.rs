@@ -126,6 +126,8 @@ pub fn RunsCompare(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>,
         }
     };
     view! {
+        // Its styles come with it (the first load carries none of them).
+        <link rel="stylesheet" href="parts/compare.css"/>
         <section class="runs-compare" aria-labelledby="runs-compare-title" data-testid="runs-compare" node_ref=section>
             <h2 id="runs-compare-title">"Compare two runs that happened"</h2>
             <p class="hint">"Pick two answers of this conversation, or add the runs of an exported file. Steps are aligned by number; what differs is marked ≠."</p>
