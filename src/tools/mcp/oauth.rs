@@ -27,6 +27,9 @@ use sha2::Digest;
 
 use crate::net::encode_component;
 
+mod discover;
+pub use discover::{discover, Discovered};
+
 /// What went wrong, in words a person can act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OAuthError(pub String);

@@ -1,0 +1,65 @@
+//! Discovery over the network: from a server's 401 to the authorization server to sign in at
+//! (steps 2 and 3 of `oauth`), through `net::Fetch`. Each document is looked for where the
+//! specification says, in its order; an address that answers 404 or another error is passed
+//! over, and one the page cannot read at all is told apart: a server that is down, or one that
+//! answers but sends no CORS headers for this page (which the message says it must).
+
+use super::{auth_server_metadata_urls, read_auth_server, read_resource_metadata, resource_metadata_urls, scopes, AuthServer, Challenge, OAuthError};
+use crate::net::Fetch;
+
+/// What discovery found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Discovered {
+    /// The server's address as the `resource` its tokens are for.
+    pub resource: String,
+    pub server: AuthServer,
+    /// The scopes to ask for, when the server said.
+    pub scope: Option<String>,
+}
+
+/// Why an address gave nothing: its status, or why it could not be read.
+async fn unread(fetch: &dyn Fetch, url: &str, failed: Option<u16>) -> String {
+    match failed {
+        Some(status) => format!("{url} answered HTTP {status}"),
+        None => match fetch.reachable(url).await {
+            Some(true) => format!(
+                "{url} answers, but not to this page: it must send Access-Control-Allow-Origin for this page's origin (CORS)"
+            ),
+            Some(false) => format!("{url} could not be reached"),
+            None => format!("{url} could not be read (the server is down, or sends no CORS headers for this page)"),
+        },
+    }
+}
+
+/// The first of `urls` that answers 200, read by `read`; what each of the others gave, when none
+/// does. A document that answers but is refused by `read` ends the search: it is the server's
+/// answer, and a wrong one.
+async fn first<T>(fetch: &dyn Fetch, urls: &[String], read: impl Fn(&str) -> Result<T, OAuthError>) -> Result<T, Vec<String>> {
+    let mut tried = Vec::new();
+    for url in urls {
+        match fetch.get(url, &[]).await {
+            Ok(answer) if answer.status == 200 => return read(&answer.body).map_err(|e| vec![e.0]),
+            Ok(answer) => tried.push(unread(fetch, url, Some(answer.status)).await),
+            Err(_) => tried.push(unread(fetch, url, None).await),
+        }
+    }
+    Err(tried)
+}
+
+/// From a server's 401 (its challenge, when it sent one) to the authorization server to sign in
+/// at: the first one its protected resource metadata names.
+pub async fn discover(fetch: &dyn Fetch, server_url: &str, challenge: Option<&Challenge>) -> Result<Discovered, OAuthError> {
+    let said = |what: &str, tried: Vec<String>| OAuthError(format!("{what}: {}.", tried.join("; ")));
+    let urls = resource_metadata_urls(server_url, challenge);
+    let resource = first(fetch, &urls, |body| read_resource_metadata(body, server_url))
+        .await
+        .map_err(|tried| said("This server asks for a sign-in, but its protected resource metadata could not be found", tried))?;
+    let issuer = &resource.authorization_servers[0];
+    let server = first(fetch, &auth_server_metadata_urls(issuer), |body| read_auth_server(body, issuer))
+        .await
+        .map_err(|tried| said(&format!("The metadata of the authorization server {issuer} could not be found"), tried))?;
+    Ok(Discovered { resource: super::canonical_resource(server_url), scope: scopes(challenge, &resource), server })
+}
+
+#[cfg(test)]
+mod tests;
