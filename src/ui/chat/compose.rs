@@ -65,6 +65,7 @@ fn Pickers(compose: Compose, draft: RwSignal<String>) -> impl IntoView {
     let servers = move || compose.mcp.settings().with(|s| s.tools.mcp.servers.iter().filter(|s| s.common.enabled).cloned().collect::<Vec<_>>());
     let has = move |prompts: bool| servers().iter().any(|s| if prompts { !s.offers().prompts.is_empty() } else { !s.offers().resources.is_empty() });
     view! {
+        <link rel="stylesheet" href="parts/compose.css"/>
         <AttachedList compose/>
         <div class="mcp-compose">
             <Show when=move || has(true)>

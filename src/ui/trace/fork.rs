@@ -176,6 +176,7 @@ fn editor(forking: Forking, session: Session, what: &'static str) -> AnyView {
         }
     };
     view! {
+        <link rel="stylesheet" href="parts/fork.css"/>
         <div class="fork-editor" data-testid="fork-editor">
             <label class="fork-label">
                 {format!("Change {what}; the agent runs on from here in a new branch, and the run as it was stays.")}
