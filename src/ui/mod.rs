@@ -33,17 +33,26 @@ pub use crate::conversation::{ChatMessage, Who};
 /// `www/boot.js`.)
 pub fn mount() {
     let opened = page::fragment();
-    if !crate::app::share::link::is_share(&opened) {
-        return leptos::mount::mount_to_body(|| view! { <App/> });
+    let shared = crate::app::share::link::is_share(&opened).then_some(opened);
+    if shared.is_some() {
+        apply_theme(&load_theme());
     }
-    apply_theme(&load_theme());
-    leptos::mount::mount_to_body(move || parts::part_view("compare", move || Box::pin(compare_part(Drawn::SharedRun { fragment: opened.clone(), on_keep: keep_copy })), None, parts::Around::Nothing));
+    mount_page(shared, None);
 }
 
-/// "Keep a copy" of a shared run: the app, with the copy imported (the shared view has gone).
+/// The one place the page is mounted (one copy of the mounting code in the first load): the
+/// shared run's view for a link's fragment, else the app, with a kept copy to import.
+fn mount_page(shared: Option<String>, kept: Option<crate::conversation::Conversation>) {
+    leptos::mount::mount_to_body(move || match shared {
+        Some(fragment) => leptos::either::Either::Right(parts::part_view("compare", move || Box::pin(compare_part(Drawn::SharedRun { fragment: fragment.clone(), on_keep: keep_copy })), None, parts::Around::Nothing)),
+        None => leptos::either::Either::Left(view! { <App kept/> }),
+    });
+}
+
+/// "Keep a copy" of a shared run (the shared view has gone, and the link left the address): the
+/// app, with the copy imported.
 fn keep_copy(copy: crate::conversation::Conversation) {
-    page::forget_fragment();
-    page::after(std::time::Duration::ZERO, move || leptos::mount::mount_to_body(move || view! { <App kept=Some(copy)/> }));
+    page::after(std::time::Duration::ZERO, move || mount_page(None, Some(copy)));
 }
 
 #[component]

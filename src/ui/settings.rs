@@ -33,6 +33,7 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, on_close: Callback<()>) -> im
     };
     let plain_http = move || settings.with(|s| plain_http_host(&s.provider.base_url));
     view! {
+        <link rel="stylesheet" href="parts/settings.css"/>
         <aside id="settings" class="settings" data-testid="settings" aria-label="Settings">
             <div class="settings-head">
                 <h2>"Settings"</h2>

@@ -137,6 +137,7 @@ fn SharedView(fragment: String, on_keep: fn(Conversation)) -> impl IntoView {
     let kept = RwSignal::new(false);
     let on_keep = Callback::new(move |copy: Conversation| {
         kept.set(true);
+        crate::ui::page::forget_fragment();
         on_keep(copy);
     });
     leptos::task::spawn_local(async move {

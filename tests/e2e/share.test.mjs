@@ -5,6 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import { suite, openApp, script, requests, ask, shot, loopbackSettings, action, untilStored, traceTones } from './harness.mjs';
 
@@ -74,6 +76,7 @@ test('a two-run conversation shared by link opens read-only in a fresh profile; 
   const cut = await link.inputValue();
   assert.equal(record(cut).shared.observations_cut_at, 1000);
   assert.ok(cut.length < shared.length, `${cut.length} < ${shared.length}`);
+  console.log(`# link of the run shown ${oneRun.length}, of both runs ${shared.length}, cut ${cut.length} characters; the record ${JSON.stringify(file).length} characters`);
   const asked = (await requests(env.server.origin, scope)).length;
 
   // A fresh profile: the read-only view, both runs, their steps, no model asked, nothing stored.
@@ -104,7 +107,10 @@ test('a two-run conversation shared by link opens read-only in a fresh profile; 
   await v.locator('.shared-bar button', { hasText: 'The run' }).click();
   // Save as HTML, read with scripts off: every step of both runs.
   const [saved] = await Promise.all([v.waitForEvent('download'), v.getByTestId('save-html').click()]);
-  const htmlPath = await saved.path();
+  assert.equal(saved.suggestedFilename(), 'thoughtline-chat.html');
+  // Opened as a file of its own, as a person would open it from their downloads.
+  const htmlPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'thoughtline-share-')), 'thoughtline-chat.html');
+  await saved.saveAs(htmlPath);
   const html = fs.readFileSync(htmlPath, 'utf8');
   assert.doesNotMatch(html, /<script/i);
   const events = file.runs.reduce((n, r) => n + r.trace.events.length, 0);

@@ -134,7 +134,7 @@ pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
     view! {
         <button class="ghost small" data-testid="share" disabled=empty aria-expanded=move || sharing.get().to_string()
             on:pointerenter=move |_| fetch_share() on:focus=move |_| fetch_share()
-            on:click=move |_| sharing.update(|s| *s = !*s) title="A link that carries this run: it opens read-only, with no server">"🔗 Share"</button>
+            on:click=move |_| sharing.update(|s| *s = !*s) title="A link that carries this run: it opens read-only, with no server">"↗ Share"</button>
         <button class="ghost small" data-testid="save-html" disabled=empty on:click=save_html title="Every run and step as one page that opens anywhere, no script needed">"⬇ Save as HTML"</button>
         <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"⬇ Export JSON"</button>
         <button class="ghost small" data-testid="export-otel" disabled=empty on:click=export_otel title="The run shown, as OTLP JSON: opens in Jaeger, goes to any OpenTelemetry collector">"⬇ OpenTelemetry"</button>
