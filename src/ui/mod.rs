@@ -33,34 +33,31 @@ pub use crate::conversation::{ChatMessage, Who};
 /// `www/boot.js`.)
 pub fn mount() {
     let opened = page::fragment();
-    let shared = crate::app::share::link::is_share(&opened).then_some(opened);
-    if shared.is_some() {
-        apply_theme(&load_theme());
+    if !crate::app::share::link::is_share(&opened) {
+        return mount_app();
     }
-    mount_page(shared, None);
+    apply_theme(&load_theme());
+    leptos::mount::mount_to_body(move || parts::part_view("compare", move || Box::pin(compare_part(Drawn::SharedRun { fragment: opened.clone(), on_keep: keep_copy })), None, parts::Around::Nothing));
 }
 
-/// The one place the page is mounted (one copy of the mounting code in the first load): the
-/// shared run's view for a link's fragment, else the app, with a kept copy to import.
-fn mount_page(shared: Option<String>, kept: Option<crate::conversation::Conversation>) {
-    leptos::mount::mount_to_body(move || match shared {
-        Some(fragment) => leptos::either::Either::Right(parts::part_view("compare", move || Box::pin(compare_part(Drawn::SharedRun { fragment: fragment.clone(), on_keep: keep_copy })), None, parts::Around::Nothing)),
-        None => leptos::either::Either::Left(view! { <App kept/> }),
-    });
+fn mount_app() {
+    leptos::mount::mount_to_body(App);
+}
+
+thread_local! {
+    /// A shared run the person keeps a copy of, for the app to import once it is up.
+    static KEPT: std::cell::Cell<Option<crate::conversation::Conversation>> = const { std::cell::Cell::new(None) };
 }
 
 /// "Keep a copy" of a shared run (the shared view has gone, and the link left the address): the
 /// app, with the copy imported.
 fn keep_copy(copy: crate::conversation::Conversation) {
-    page::after(std::time::Duration::ZERO, move || mount_page(None, Some(copy)));
+    KEPT.with(|kept| kept.set(Some(copy)));
+    page::after(std::time::Duration::ZERO, mount_app);
 }
 
 #[component]
-pub fn App(
-    /// A shared run the person keeps a copy of: imported as a chat once the app is up.
-    #[prop(optional_no_strip)]
-    kept: Option<crate::conversation::Conversation>,
-) -> impl IntoView {
+pub fn App() -> impl IntoView {
     let loaded = load_settings();
     let settings_notice = RwSignal::new(loaded.notice());
     let settings = RwSignal::new(loaded.settings);
@@ -148,8 +145,8 @@ pub fn App(
         }
     });
 
-    // Masked with this person's secrets, as an imported file is.
-    if let Some(mut kept) = kept {
+    // A shared run kept (`keep_copy`): masked with this person's secrets, as an imported file is.
+    if let Some(mut kept) = KEPT.with(std::cell::Cell::take) {
         kept.mask(&settings.with_untracked(crate::app::settings::keys::collect));
         chats.open_imported(kept);
     }

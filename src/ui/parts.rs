@@ -86,7 +86,7 @@ pub const MANIFEST: &[Part] = &[
     Part { chunk: "read_chat", what: "Reading chats", fetched: &[Returning, OnUse] },
     Part { chunk: "move_legacy", what: "Moving the earlier version's chats", fetched: &[OnUse] },
     Part { chunk: "settings", what: "Settings", fetched: &[Hover] },
-    Part { chunk: "compare", what: "Compare and sharing", fetched: &[Hover] },
+    Part { chunk: "compare", what: "Compare", fetched: &[Hover] },
     Part { chunk: "evaluations", what: "Evaluations", fetched: &[Hover] },
     Part { chunk: "export_file", what: "Export", fetched: &[Hover] },
     Part { chunk: "import_file", what: "Import", fetched: &[Hover] },
