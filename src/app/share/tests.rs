@@ -12,7 +12,7 @@ impl crate::agent::ChatModel for LooksUp {
     fn complete<'a>(&'a self, _request: &'a ChatRequest, _progress: &'a dyn Fn(crate::agent::Progress<'_>)) -> crate::agent::LocalBoxFuture<'a, Result<ChatResponse, LlmError>> {
         let step = self.0.get();
         self.0.set(step + 1);
-        let text = if step % 2 == 0 {
+        let text = if step.is_multiple_of(2) {
             "Thought: I should read the page.\nAction:\n```json\n{\"action\": \"page\", \"action_input\": \"tides\"}\n```"
         } else {
             "Final Answer: The tide <b>turns</b> twice a day."
