@@ -111,5 +111,7 @@ pub fn allow_always(now: &mut McpSettings, run: &McpSettings, model_name: &str) 
     changed
 }
 
+pub mod sign_in;
+
 #[cfg(test)]
 mod tests;
