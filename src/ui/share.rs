@@ -133,10 +133,14 @@ async fn read_link(fragment: &str) -> Result<Opened, String> {
 #[component]
 fn SharedView(fragment: String, on_keep: fn(Conversation)) -> impl IntoView {
     let reading = RwSignal::new(Reading::Unpacking);
-    // Kept: this view goes, and the app comes with the copy.
-    let kept = RwSignal::new(false);
+    // Kept: this view's page goes, and the app comes with the copy. Its nodes are taken out,
+    // but what drives them is not disposed: a step still being drawn or indexed for the find
+    // bar (timers, frames) would otherwise reach signals that are gone, and stop the page.
+    let root = NodeRef::<leptos::html::Div>::new();
     let on_keep = Callback::new(move |copy: Conversation| {
-        kept.set(true);
+        if let Some(root) = root.get_untracked() {
+            root.remove();
+        }
         crate::ui::page::forget_fragment();
         on_keep(copy);
     });
@@ -148,9 +152,8 @@ fn SharedView(fragment: String, on_keep: fn(Conversation)) -> impl IntoView {
     });
     let plain = crate::ui::page::address().split('#').next().unwrap_or("").to_string();
     view! {
-        <Show when=move || !kept.get()>
         <link rel="stylesheet" href="parts/share.css"/>
-        <div class="app shared" data-testid="shared-view">
+        <div class="app shared" data-testid="shared-view" node_ref=root>
             <header class="topbar">
                 <div class="brand">
                     <img src="icons/logo.svg" alt="" width="28" height="28"/>
@@ -158,7 +161,7 @@ fn SharedView(fragment: String, on_keep: fn(Conversation)) -> impl IntoView {
                     <span class="tagline">"A shared run, read-only"</span>
                 </div>
                 <div class="topbar-actions">
-                    <a class="ghost button-link" href=plain.clone() data-testid="shared-leave">"Open my own chats"</a>
+                    <a class="ghost button-link" href=plain data-testid="shared-leave">"Open my own chats"</a>
                 </div>
             </header>
             {move || match reading.get() {
@@ -169,7 +172,6 @@ fn SharedView(fragment: String, on_keep: fn(Conversation)) -> impl IntoView {
                 Reading::Read(opened) => view! { <SharedRun opened on_keep/> }.into_any(),
             }}
         </div>
-        </Show>
     }
 }
 
