@@ -172,7 +172,7 @@ impl Opened {
 pub fn open_record(text: &str) -> Result<Opened, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("This link opened, but what it holds is not a shared run ({e})."))?;
     let chat = crate::storage::import_value(&value).map_err(unreadable)?;
-    Ok(opened(chat, cut_at(text)))
+    Ok(opened(chat, cut_in(&value)))
 }
 
 /// Why a link's record could not be read, from the importer's reason.
@@ -182,8 +182,11 @@ pub fn unreadable(why: String) -> String {
 
 /// How many characters the link's observations were cut to, as its record says.
 pub fn cut_at(text: &str) -> Option<usize> {
-    let value: Value = serde_json::from_str(text).ok()?;
-    value.get("shared")?.get("observations_cut_at")?.as_u64().map(|n| n as usize)
+    cut_in(&serde_json::from_str(text).ok()?)
+}
+
+fn cut_in(record: &Value) -> Option<usize> {
+    record.get("shared")?.get("observations_cut_at")?.as_u64().map(|n| n as usize)
 }
 
 /// A link's conversation, read, with key shapes masked out of it.

@@ -59,7 +59,7 @@ pub fn fragment(packed: &[u8]) -> String {
 }
 
 /// How many Base64 characters `bytes` bytes take without padding.
-fn encoded_len(bytes: usize) -> usize {
+pub(super) fn encoded_len(bytes: usize) -> usize {
     bytes / 3 * 4 + [0, 2, 3][bytes % 3]
 }
 
