@@ -4,7 +4,7 @@
 //! secrets: each is sent only to its own server's origin, kept in storage only with "Remember",
 //! and listed for masking. The window, storage and requests are the views'.
 
-use crate::tools::mcp::oauth::{callback, Tokens};
+use crate::tools::mcp::oauth::{authorization_url, callback_from, code_body, pkce, refresh_body, Challenge, Discovered, Grant, SignIn, Tokens};
 
 /// How long a sign-in may take before its return is no longer accepted.
 pub const SIGN_IN_TTL_MS: u64 = 10 * 60_000;
@@ -43,8 +43,9 @@ impl AuthState {
     }
 }
 
-/// A sign-in under way: what the return needs to finish it.
-#[derive(Clone, PartialEq, Eq)]
+/// A sign-in under way: what the return needs to finish it. Kept in the tab's session storage
+/// while the page is away at the sign-in (a full-page redirect), and nowhere else.
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Pending {
     /// The MCP server's address, as in Settings.
     pub server: String,
@@ -52,7 +53,9 @@ pub struct Pending {
     pub verifier: String,
     pub client_id: String,
     pub redirect_uri: String,
+    pub issuer: String,
     pub token_endpoint: String,
+    pub revocation_endpoint: Option<String>,
     pub resource: String,
     pub started_ms: u64,
 }
@@ -63,12 +66,58 @@ impl std::fmt::Debug for Pending {
     }
 }
 
-/// Every server's sign-in state, the sign-ins under way and the tokens.
-#[derive(Debug, Default)]
+impl Pending {
+    /// The token request that redeems `code`.
+    pub fn code_body(&self, code: &str) -> String {
+        code_body(code, &self.verifier, &SignIn { client_id: &self.client_id, redirect_uri: &self.redirect_uri, resource: &self.resource, scope: None })
+    }
+
+    /// The grant its tokens make.
+    pub fn grant(&self, tokens: Tokens) -> Grant {
+        Grant {
+            tokens,
+            client_id: self.client_id.clone(),
+            issuer: self.issuer.clone(),
+            token_endpoint: self.token_endpoint.clone(),
+            revocation_endpoint: self.revocation_endpoint.clone(),
+            resource: self.resource.clone(),
+        }
+    }
+}
+
+/// Whether a sign-in's `state` says it left the page (a full-page redirect) rather than
+/// opening a window: the callback page reads it to know where to go.
+pub fn left_the_page(state: &str) -> bool {
+    state.starts_with("r.")
+}
+
+/// What to do after a server answered 401 to a token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum After401 {
+    /// A newer token is there already (another request refreshed it): send again with it.
+    Again,
+    /// Refresh with this grant, then send again.
+    Refresh(Grant),
+    /// The person must sign in (the state says so now).
+    SignIn,
+}
+
+/// Every server's sign-in state, the sign-ins under way, the grants, the challenges servers
+/// answered with, and the servers a run waits on.
+#[derive(Debug, Default, Clone)]
 pub struct SignIns {
     states: Vec<(String, AuthState)>,
     pending: Vec<Pending>,
-    tokens: Vec<(String, Tokens)>,
+    grants: Vec<(String, Grant)>,
+    challenges: Vec<(String, Challenge)>,
+    waits: Vec<String>,
+}
+
+impl PartialEq for SignIns {
+    /// What a view shows: the states and the waits.
+    fn eq(&self, other: &Self) -> bool {
+        self.states == other.states && self.waits == other.waits
+    }
 }
 
 fn same_server(a: &str, b: &str) -> bool {
@@ -87,22 +136,89 @@ impl SignIns {
         }
     }
 
+    fn drop_grant(&mut self, server: &str) -> Option<Grant> {
+        let at = self.grants.iter().position(|(s, _)| same_server(s, server))?;
+        Some(self.grants.remove(at).1)
+    }
+
+    fn grant(&self, server: &str) -> Option<&Grant> {
+        self.grants.iter().find(|(s, _)| same_server(s, server)).map(|(_, g)| g)
+    }
+
     /// The server answered 401: its tokens (if any) no longer serve.
     pub fn needs(&mut self, server: &str, why: &str) {
-        self.tokens.retain(|(s, _)| !same_server(s, server));
+        self.drop_grant(server);
         self.set(server, AuthState::NeedsSignIn(why.to_string()));
     }
 
-    /// A sign-in starts (its window opens, or the page goes to it).
+    /// The challenge the server's last 401 carried, for discovery.
+    pub fn challenge(&self, server: &str) -> Option<Challenge> {
+        self.challenges.iter().find(|(s, _)| same_server(s, server)).map(|(_, c)| c.clone())
+    }
+
+    /// `server` answered 401 to `sent`, with `challenge`: what to do next.
+    pub fn after_401(&mut self, server: &str, sent: Option<&str>, challenge: Option<Challenge>) -> After401 {
+        if let Some(challenge) = challenge.clone() {
+            self.challenges.retain(|(s, _)| !same_server(s, server));
+            self.challenges.push((server.to_string(), challenge));
+        }
+        if let Some(grant) = self.grant(server) {
+            if sent != Some(grant.tokens.access.as_str()) {
+                return After401::Again;
+            }
+            if grant.tokens.refresh.is_some() {
+                return After401::Refresh(grant.clone());
+            }
+        }
+        let why = challenge.and_then(|c| c.error_description).unwrap_or_else(|| "the server asks who you are".into());
+        self.needs(server, &why);
+        After401::SignIn
+    }
+
+    /// A sign-in at the authorization server `found` names starts, as `client_id` going back to
+    /// `redirect_uri`; `random` gives the PKCE verifier and the `state`; `leaves` when the page
+    /// itself goes to the sign-in (no window could open). The address to send the person to.
+    pub fn begin(&mut self, server: &str, found: &Discovered, client_id: &str, redirect_uri: &str, random: &[u8; 48], leaves: bool, now_ms: u64) -> String {
+        let mut verifier_bytes = [0u8; 32];
+        verifier_bytes.copy_from_slice(&random[..32]);
+        let mut state_bytes = [0u8; 16];
+        state_bytes.copy_from_slice(&random[32..]);
+        let pair = pkce(&verifier_bytes);
+        let state = format!("{}.{}", if leaves { "r" } else { "w" }, crate::tools::mcp::oauth::state(&state_bytes));
+        let sign_in = SignIn { client_id, redirect_uri, resource: &found.resource, scope: found.scope.as_deref() };
+        let url = authorization_url(&found.server, &sign_in, &pair, &state);
+        self.start(Pending {
+            server: server.to_string(),
+            state,
+            verifier: pair.verifier,
+            client_id: client_id.to_string(),
+            redirect_uri: redirect_uri.to_string(),
+            issuer: found.server.issuer.clone(),
+            token_endpoint: found.server.token_endpoint.clone(),
+            revocation_endpoint: found.server.revocation_endpoint.clone(),
+            resource: found.resource.clone(),
+            started_ms: now_ms,
+        });
+        url
+    }
+
+    /// A sign-in starts (its window opens, or the page goes to it); also a sign-in the page
+    /// kept while it was away.
     pub fn start(&mut self, pending: Pending) {
         self.pending.retain(|p| !same_server(&p.server, &pending.server));
         self.set(&pending.server.clone(), AuthState::SigningIn);
         self.pending.push(pending);
     }
 
+    /// The sign-in under way for `server`, to keep while the page is away.
+    pub fn pending(&self, server: &str) -> Option<&Pending> {
+        self.pending.iter().find(|p| same_server(&p.server, server))
+    }
+
     /// The page came back from a sign-in with `query`: the sign-in it finishes (found by its
-    /// `state`) and the code to exchange, or why not. A return with a `state` no sign-in sent,
-    /// or after `SIGN_IN_TTL_MS`, is refused; a refusal at the server is that server's state.
+    /// `state`) and the code to redeem, or why not. A return with a `state` no sign-in sent,
+    /// or after `SIGN_IN_TTL_MS`, is refused, as is one from another issuer than the one the
+    /// sign-in went to; a refusal at the server is that server's state.
     pub fn came_back(&mut self, query: &str, now_ms: u64) -> Result<(Pending, String), String> {
         let sent = query
             .trim_start_matches('?')
@@ -119,7 +235,7 @@ impl SignIns {
             self.set(&pending.server, AuthState::NeedsSignIn(why.clone()));
             return Err(format!("Not signed in: {why}."));
         }
-        match callback(query, &pending.state) {
+        match callback_from(query, &pending.state, Some(&pending.issuer)) {
             Ok(code) => Ok((pending, code)),
             Err(why) => {
                 self.set(&pending.server, AuthState::Refused(why.0.clone()));
@@ -128,15 +244,24 @@ impl SignIns {
         }
     }
 
-    pub fn signed_in(&mut self, server: &str, tokens: Tokens) {
-        self.set(server, AuthState::SignedIn { until_ms: tokens.expires_at_ms });
-        self.tokens.retain(|(s, _)| !same_server(s, server));
-        self.tokens.push((server.to_string(), tokens));
+    pub fn signed_in(&mut self, server: &str, grant: Grant) {
+        self.set(server, AuthState::SignedIn { until_ms: grant.tokens.expires_at_ms });
+        self.drop_grant(server);
+        self.grants.push((server.to_string(), grant));
+    }
+
+    /// A refresh gave new tokens.
+    pub fn refreshed(&mut self, server: &str, tokens: Tokens) {
+        if let Some(mut grant) = self.drop_grant(server) {
+            grant.tokens = tokens;
+            self.signed_in(server, grant);
+        }
     }
 
     /// The sign-in or a refresh was refused: the tokens go.
     pub fn refused(&mut self, server: &str, why: &str) {
-        self.tokens.retain(|(s, _)| !same_server(s, server));
+        self.drop_grant(server);
+        self.pending.retain(|p| !same_server(&p.server, server));
         self.set(server, AuthState::Refused(why.to_string()));
     }
 
@@ -147,35 +272,86 @@ impl SignIns {
         if crate::net::origin(server).as_deref() != Some(origin.as_str()) {
             return None;
         }
-        self.tokens.iter().find(|(s, _)| same_server(s, server)).map(|(_, t)| t.access.as_str())
+        self.grant(server).map(|g| g.tokens.access.as_str())
     }
 
-    /// The tokens of `server`, when they are due for a refresh at `now_ms`.
-    pub fn due(&self, server: &str, now_ms: u64) -> Option<&Tokens> {
-        self.tokens.iter().find(|(s, t)| same_server(s, server) && t.due(now_ms)).map(|(_, t)| t)
+    /// The grant of `server`, when its tokens are due for a refresh at `now_ms` and can be.
+    pub fn due(&self, server: &str, now_ms: u64) -> Option<Grant> {
+        self.grant(server).filter(|g| g.tokens.due(now_ms) && g.tokens.refresh.is_some()).cloned()
     }
 
-    /// Sign out: the tokens are forgotten and returned (to be revoked where the server offers it).
-    pub fn sign_out(&mut self, server: &str) -> Option<Tokens> {
-        let at = self.tokens.iter().position(|(s, _)| same_server(s, server))?;
+    /// The token request that refreshes `grant`.
+    pub fn refresh_body(grant: &Grant) -> Option<String> {
+        grant.tokens.refresh.as_deref().map(|r| refresh_body(r, &grant.client_id, &grant.resource))
+    }
+
+    /// Sign out: the grant is forgotten and returned (to be revoked where the server offers it).
+    pub fn sign_out(&mut self, server: &str) -> Option<Grant> {
+        let grant = self.drop_grant(server)?;
         self.set(server, AuthState::NeedsSignIn("signed out".into()));
-        Some(self.tokens.remove(at).1)
+        Some(grant)
+    }
+
+    /// A run waits for a sign-in to `server` (`true`), or no longer does.
+    pub fn waiting(&mut self, server: &str, waits: bool) {
+        if waits {
+            self.waits.push(server.to_string());
+        } else if let Some(at) = self.waits.iter().position(|s| same_server(s, server)) {
+            self.waits.remove(at);
+        }
+    }
+
+    /// The servers runs wait on, once each.
+    pub fn waited_on(&self) -> Vec<String> {
+        let mut servers: Vec<String> = Vec::new();
+        for server in &self.waits {
+            if !servers.iter().any(|s| same_server(s, server)) {
+                servers.push(server.clone());
+            }
+        }
+        servers
     }
 
     /// Every token and verifier held, for the masking of everything that leaves.
     pub fn secrets(&self) -> Vec<String> {
-        let tokens = self.tokens.iter().flat_map(|(_, t)| std::iter::once(t.access.clone()).chain(t.refresh.clone()));
+        let tokens = self.grants.iter().flat_map(|(_, g)| std::iter::once(g.tokens.access.clone()).chain(g.tokens.refresh.clone()));
         tokens.chain(self.pending.iter().map(|p| p.verifier.clone())).collect()
     }
 
-    /// What storage keeps: the tokens only when "Remember" is ticked.
-    pub fn kept(&self, remember: bool) -> Vec<(String, Tokens)> {
-        if remember {
-            self.tokens.clone()
-        } else {
-            Vec::new()
-        }
+    /// What storage keeps, as text: the grants of the servers whose secret is remembered
+    /// (`remember`), in a versioned record.
+    pub fn kept(&self, remember: impl Fn(&str) -> bool) -> String {
+        let grants: Vec<&(String, Grant)> = self.grants.iter().filter(|(s, _)| remember(s)).collect();
+        serde_json::json!({ "version": KEPT_VERSION, "grants": grants }).to_string()
     }
+
+    /// Takes back what storage kept (`kept`): the grants whose server is still remembered. A
+    /// record of another version, or one that does not read, gives nothing (`Err` says which,
+    /// and a newer one is then not written over).
+    pub fn restore(&mut self, text: &str, remember: impl Fn(&str) -> bool) -> Result<(), KeptUnread> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|_| KeptUnread::Damaged)?;
+        match value.get("version").and_then(serde_json::Value::as_u64) {
+            Some(KEPT_VERSION) => {}
+            Some(v) if v > KEPT_VERSION => return Err(KeptUnread::Newer),
+            _ => return Err(KeptUnread::Damaged),
+        }
+        let grants: Vec<(String, Grant)> = value.get("grants").cloned().and_then(|g| serde_json::from_value(g).ok()).ok_or(KeptUnread::Damaged)?;
+        for (server, grant) in grants.into_iter().filter(|(s, _)| remember(s)) {
+            self.signed_in(&server, grant);
+        }
+        Ok(())
+    }
+}
+
+/// The version of the record `SignIns::kept` writes.
+pub const KEPT_VERSION: u64 = 1;
+
+/// Why kept sign-ins were not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeptUnread {
+    Damaged,
+    /// Written by a newer version of the page: left as it is.
+    Newer,
 }
 
 #[cfg(test)]

@@ -48,6 +48,8 @@ const PAGE_LIMIT: usize = 20;
 const TOOL_LIMIT: usize = 300;
 
 mod listen;
+mod signing;
+pub use signing::{Authorizer, Waited};
 
 /// Why an MCP exchange failed, by what the person can do about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +60,8 @@ pub enum McpErrorKind {
     Blocked,
     /// 401/403: the token is missing or wrong, or the server refuses this origin.
     Auth,
+    /// 401 from a server the person signs in to (OAuth): a sign-in is needed, or a new one.
+    SignIn,
     /// Something answers, but not as an MCP server over Streamable HTTP.
     NotMcp,
     /// The server answered with an error of its own (JSON-RPC error, other HTTP status).
@@ -278,6 +282,11 @@ pub struct McpClient {
     /// Tripped when the page stops using this client (its server was removed or changed):
     /// a listener waiting on the server's event stream lets go at once.
     retired: CancelToken,
+    /// Where the token of a server the person signs in to comes from (`signing`), for a server
+    /// with no secret of its own; the token sent last, and the challenge of the last 401.
+    authorizer: RefCell<Option<Rc<dyn Authorizer>>>,
+    bearer: RefCell<Option<String>>,
+    challenge: RefCell<Option<super::oauth::Challenge>>,
 }
 
 impl McpClient {
@@ -295,6 +304,9 @@ impl McpClient {
             next_token: Cell::new(1),
             listening: Cell::new(false),
             retired: CancelToken::new(),
+            authorizer: RefCell::new(None),
+            bearer: RefCell::new(None),
+            challenge: RefCell::new(None),
         }
     }
 
@@ -342,18 +354,18 @@ impl McpClient {
 
     /// Reports a failure that says the server is out of reach (not one call refused).
     fn report_failure(&self, e: &McpError) {
-        if matches!(e.kind, McpErrorKind::Unreachable | McpErrorKind::Blocked | McpErrorKind::Auth | McpErrorKind::NotMcp | McpErrorKind::Lost) {
+        if matches!(e.kind, McpErrorKind::Unreachable | McpErrorKind::Blocked | McpErrorKind::Auth | McpErrorKind::SignIn | McpErrorKind::NotMcp | McpErrorKind::Lost) {
             self.report(McpState::Failed(e.message.clone()));
         }
     }
 
     /// `text` with the secret masked, for anything the server wrote that the page shows.
     pub fn scrub(&self, text: &str) -> String {
-        let secret = self.auth.as_ref().map(|(_, v)| v.strip_prefix("Bearer ").unwrap_or(v).trim()).unwrap_or("");
+        let secret = self.auth.as_ref().map(|(_, v)| v.strip_prefix("Bearer ").unwrap_or(v).trim().to_string()).or_else(|| self.bearer.borrow().clone()).unwrap_or_default();
         if secret.len() < 4 {
             return text.to_string();
         }
-        text.replace(secret, "•••")
+        text.replace(&secret, "•••")
     }
 
     /// Starts a new session: `initialize`, then `notifications/initialized`.
@@ -561,7 +573,7 @@ impl McpClient {
     /// A request carrying the server's token answers a redirect instead of following it: a
     /// browser keeps a custom header (`X-API-Key`) on a redirect, wherever it points.
     fn redirects(&self) -> Redirects {
-        if self.auth.is_some() {
+        if self.auth.is_some() || self.bearer.borrow().is_some() {
             Redirects::Refuse
         } else {
             Redirects::Follow
@@ -578,6 +590,8 @@ impl McpClient {
         }
         if let Some(auth) = &self.auth {
             headers.push(auth.clone());
+        } else if let Some(token) = self.bearer.borrow().as_ref() {
+            headers.push(("Authorization".into(), format!("Bearer {token}")));
         }
         headers
     }
@@ -591,7 +605,8 @@ impl McpClient {
     }
 
     /// POSTs one message; for a request (`expect` = its id) reads the answer, JSON or SSE.
-    async fn post(&self, body: &str, expect: Option<u64>) -> Result<Answer, Failure> {
+    /// Once: `post` (in `signing`) sends it with the current token and again after a refresh.
+    async fn post_once(&self, body: &str, expect: Option<u64>) -> Result<Answer, Failure> {
         let headers = self.message_headers();
         let sent_session = self.session_id().is_some();
         let request = HttpRequest { method: "POST", url: &self.url, headers: &headers, body: Some(body), redirects: self.redirects() };
@@ -622,6 +637,10 @@ impl McpClient {
                     ),
                 )
                 .into());
+            }
+            if status == 401 && self.signs_in() {
+                *self.challenge.borrow_mut() = response.header("WWW-Authenticate").and_then(|h| super::oauth::challenge(&h));
+                return Err(self.needs_sign_in().into());
             }
             return Err(self.http_error(status, &body).into());
         }

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::client::{McpClient, McpState};
+use super::client::{Authorizer, McpClient, McpState};
 use super::settings::McpServer;
 use crate::net::Fetch;
 
@@ -16,11 +16,18 @@ pub struct McpHub {
     on_list_changed: Rc<dyn Fn(&str)>,
     /// Told the server's address and its connection's state whenever that changes.
     on_state: Rc<dyn Fn(&str, McpState)>,
+    /// The page's sign-ins, given to every client (used by those with no secret of their own).
+    authorizer: RefCell<Option<Rc<dyn Authorizer>>>,
 }
 
 impl McpHub {
     pub fn new(fetch: Rc<dyn Fetch>, on_list_changed: Rc<dyn Fn(&str)>, on_state: Rc<dyn Fn(&str, McpState)>) -> Self {
-        McpHub { fetch, clients: RefCell::new(Vec::new()), on_list_changed, on_state }
+        McpHub { fetch, clients: RefCell::new(Vec::new()), on_list_changed, on_state, authorizer: RefCell::new(None) }
+    }
+
+    /// The page's sign-ins, for the clients made from now on.
+    pub fn set_authorizer(&self, authorizer: Rc<dyn Authorizer>) {
+        *self.authorizer.borrow_mut() = Some(authorizer);
     }
 
     /// The client for `server` as configured now.
@@ -29,6 +36,9 @@ impl McpHub {
             return client.clone();
         }
         let client = Rc::new(McpClient::new(server, self.fetch.clone()));
+        if let Some(authorizer) = self.authorizer.borrow().clone() {
+            client.set_authorizer(authorizer);
+        }
         let url = server.url.trim().to_string();
         let notify = self.on_list_changed.clone();
         client.set_on_list_changed(Rc::new({

@@ -19,7 +19,7 @@ pub mod schema;
 pub mod settings;
 pub mod tool;
 
-pub use client::{ListenEnd, McpClient, McpError, McpErrorKind, McpState, ServerInfo};
+pub use client::{Authorizer, ListenEnd, McpClient, McpError, McpErrorKind, McpState, ServerInfo, Waited};
 pub use hub::McpHub;
 pub use settings::{McpArgument, McpItem, McpOffers, McpServer, McpSettings, McpToolInfo, RememberedSecret};
 

@@ -28,7 +28,9 @@ use sha2::Digest;
 use crate::net::encode_component;
 
 mod discover;
+mod exchange;
 pub use discover::{discover, Discovered};
+pub use exchange::{redeem, register, revoke};
 
 /// What went wrong, in words a person can act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -286,10 +288,21 @@ fn form(pairs: &[(&str, &str)]) -> String {
 /// What the page came back with from the sign-in (the callback's query), checked against the
 /// `state` it sent: the code, or why there is none.
 pub fn callback(query: &str, expected_state: &str) -> Result<String, OAuthError> {
+    callback_from(query, expected_state, None)
+}
+
+/// `callback`, and the `iss` the authorization server put in its answer (RFC 9207) checked
+/// against the issuer the sign-in went to: an answer from another server is refused (a mix-up).
+pub fn callback_from(query: &str, expected_state: &str, issuer: Option<&str>) -> Result<String, OAuthError> {
     let params: Vec<(String, String)> = query.trim_start_matches('?').split('&').filter_map(|p| p.split_once('=')).map(|(k, v)| (decode(k), decode(v))).collect();
     let get = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
     if get("state").as_deref() != Some(expected_state) {
         return fail("The sign-in came back with a state this page did not send: it is ignored (it may not be yours).");
+    }
+    if let (Some(said), Some(issuer)) = (get("iss"), issuer) {
+        if said.trim_end_matches('/') != issuer.trim_end_matches('/') {
+            return fail(format!("The sign-in came back from {said:?}, not from {issuer:?}, where it went: it is refused (wrong issuer)."));
+        }
     }
     if let Some(error) = get("error") {
         let said = get("error_description").map(|d| format!(": {d}")).unwrap_or_default();
@@ -327,6 +340,7 @@ pub fn registration_body(redirect_uri: &str, client_name: &str) -> String {
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],
         "token_endpoint_auth_method": "none",
+        "application_type": "web",
     })
     .to_string()
 }
@@ -356,7 +370,7 @@ pub fn refresh_body(refresh_token: &str, client_id: &str, resource: &str) -> Str
 
 /// The tokens of a server the person signed in to. Secrets: kept only with "Remember", sent
 /// only to that server, masked everywhere.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Tokens {
     pub access: String,
     pub refresh: Option<String>,
@@ -399,6 +413,18 @@ pub fn read_tokens(status: u16, body: &str, now_ms: u64, previous_refresh: Optio
     let expires_at_ms = value.get("expires_in").and_then(Value::as_u64).map(|s| now_ms + s.saturating_mul(1000));
     let refresh = text(&value, "refresh_token").or_else(|| previous_refresh.map(str::to_string));
     Ok(Tokens { access, refresh, expires_at_ms, scope: text(&value, "scope") })
+}
+
+/// A sign-in's outcome: the tokens, and what renewing and revoking them needs.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Grant {
+    pub tokens: Tokens,
+    pub client_id: String,
+    pub issuer: String,
+    pub token_endpoint: String,
+    pub revocation_endpoint: Option<String>,
+    /// The server's address as the `resource` the tokens are for.
+    pub resource: String,
 }
 
 /// The body of a token revocation (RFC 7009).

@@ -1222,3 +1222,5 @@ fn offers_are_kept_as_text_and_read_back_tolerantly() {
     assert_eq!(McpOffers::default().to_text(), "", "nothing offered is kept as nothing");
     assert_eq!(McpServer { offers: "{not json".into(), ..McpServer::default() }.offers(), McpOffers::default());
 }
+
+mod signing;

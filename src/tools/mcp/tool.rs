@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
-use super::client::{McpClient, ProgressFeed};
+use super::client::{McpClient, McpErrorKind, ProgressFeed, Waited};
 use crate::agent::time::{race, Either};
 use super::result::observation;
 use super::schema::{compact_description, function_parameters, input_hint, DESCRIPTION_LIMIT};
@@ -85,20 +85,42 @@ impl Tool for McpTool {
     fn call<'a>(&'a self, input: &'a Value, cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>> {
         Box::pin(async move {
             let arguments = arguments(&self.schema, input).map_err(|why| ToolError::new(format!("{why} Its input: {}", self.hint)))?;
-            // The server's progress is said on the step as it comes, and keeps the call alive.
-            let feed = ProgressFeed::default();
-            let mut call = Box::pin(self.client.call_tool(&self.remote, arguments, Some(feed.clone())));
-            let result = loop {
-                match race(&mut call, feed.next()).await {
-                    Either::Left(result) => break result,
-                    Either::Right(text) => cx.progress(&text),
+            let mut result = self.call_once(&arguments, cx).await;
+            // A server that wants a sign-in: the run waits for the person (Stop still works),
+            // saying so on the step, then calls once more.
+            if let Err(e) = &result {
+                if e.kind == McpErrorKind::SignIn {
+                    let waiting = format!("Waiting for you to sign in to {} (Sign in, above the composer)…", self.origin);
+                    cx.progress(&waiting);
+                    loop {
+                        match self.client.wait_for_sign_in().await {
+                            Waited::SignedIn => break,
+                            Waited::Refused(why) => return Err(ToolError::new(format!("{} The sign-in did not happen: {why}", e.message))),
+                            Waited::Still => cx.progress(&waiting),
+                        }
+                    }
+                    result = self.call_once(&arguments, cx).await;
                 }
-            };
+            }
             let result = result.map_err(|e| ToolError::new(e.message))?;
             observation(&result).map(|text| self.client.scrub(&text)).map_err(|text| {
                 ToolError::new(format!("The MCP server {} reported an error: {}", self.origin, self.client.scrub(&text)))
             })
         })
+    }
+}
+
+impl McpTool {
+    /// One `tools/call`, its progress said on the step as it comes (which keeps the call alive).
+    async fn call_once(&self, arguments: &Value, cx: &ToolContext<'_>) -> Result<Value, super::McpError> {
+        let feed = ProgressFeed::default();
+        let mut call = Box::pin(self.client.call_tool(&self.remote, arguments.clone(), Some(feed.clone())));
+        loop {
+            match race(&mut call, feed.next()).await {
+                Either::Left(result) => return result,
+                Either::Right(text) => cx.progress(&text),
+            }
+        }
     }
 }
 

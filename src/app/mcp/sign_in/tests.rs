@@ -1,4 +1,5 @@
 use super::*;
+use crate::tools::mcp::oauth::Challenge;
 
 const MCP: &str = "https://mcp.example.com/mcp";
 
@@ -9,14 +10,16 @@ fn pending(state: &str, started_ms: u64) -> Pending {
         verifier: "verifier-123".into(),
         client_id: "c-1".into(),
         redirect_uri: "https://me.github.io/tl/".into(),
+        issuer: "https://auth.example.com".into(),
         token_endpoint: "https://auth.example.com/token".into(),
+        revocation_endpoint: None,
         resource: MCP.into(),
         started_ms,
     }
 }
 
-fn tokens(until: Option<u64>) -> Tokens {
-    Tokens { access: "at-1".into(), refresh: Some("rt-1".into()), expires_at_ms: until, scope: None }
+fn tokens(until: Option<u64>) -> Grant {
+    pending("-", 0).grant(Tokens { access: "at-1".into(), refresh: Some("rt-1".into()), expires_at_ms: until, scope: None })
 }
 
 #[test]
@@ -65,8 +68,17 @@ fn a_token_goes_only_to_its_own_server_s_origin_and_only_with_remember() {
     assert_eq!(s.bearer_for(MCP, "https://evil.example/mcp"), None);
     assert_eq!(s.bearer_for(MCP, "http://mcp.example.com/mcp"), None, "not over plain HTTP to the same host");
     assert_eq!(s.bearer_for("https://other.example/mcp", "https://other.example/mcp"), None, "another server has none");
-    assert!(s.kept(false).is_empty());
-    assert_eq!(s.kept(true).len(), 1);
+    let mut back = SignIns::default();
+    back.restore(&s.kept(|_| false), |_| true).unwrap();
+    assert_eq!(back.bearer_for(MCP, MCP), None, "not remembered: not kept");
+    back.restore(&s.kept(|_| true), |_| true).unwrap();
+    assert_eq!(back.bearer_for(MCP, MCP), Some("at-1"));
+    assert!(matches!(back.state(MCP), AuthState::SignedIn { .. }));
+    let mut forgot = SignIns::default();
+    forgot.restore(&s.kept(|_| true), |_| false).unwrap();
+    assert_eq!(forgot.bearer_for(MCP, MCP), None, "Remember untied since: not taken back");
+    assert_eq!(forgot.restore(r#"{"version": 9, "grants": []}"#, |_| true), Err(KeptUnread::Newer));
+    assert_eq!(forgot.restore("{", |_| true), Err(KeptUnread::Damaged));
     assert_eq!(s.secrets(), ["at-1", "rt-1"]);
 }
 
@@ -76,7 +88,7 @@ fn refresh_is_due_before_expiry_and_a_401_or_sign_out_forgets_the_tokens() {
     s.signed_in(MCP, tokens(Some(100_000)));
     assert!(s.due(MCP, 100_000 - crate::tools::mcp::oauth::REFRESH_AHEAD_MS - 1).is_none());
     assert!(s.due(MCP, 100_000 - crate::tools::mcp::oauth::REFRESH_AHEAD_MS).is_some());
-    assert_eq!(s.sign_out(MCP).map(|t| t.access), Some("at-1".into()));
+    assert_eq!(s.sign_out(MCP).map(|g| g.tokens.access), Some("at-1".into()));
     assert_eq!(s.state(MCP).says(0), "Needs sign-in: signed out");
     assert_eq!(s.bearer_for(MCP, MCP), None);
     assert_eq!(s.sign_out(MCP), None);
@@ -86,4 +98,69 @@ fn refresh_is_due_before_expiry_and_a_401_or_sign_out_forgets_the_tokens() {
     s.signed_in(MCP, tokens(None));
     s.refused(MCP, "invalid_grant");
     assert!(s.secrets().is_empty());
+}
+
+#[test]
+fn a_401_refreshes_once_then_asks_for_a_sign_in() {
+    let mut s = SignIns::default();
+    let challenge = Challenge { error_description: Some("The access token expired".into()), ..Challenge::default() };
+    assert_eq!(s.after_401(MCP, None, None), After401::SignIn, "never signed in");
+    assert_eq!(s.state(MCP).says(0), "Needs sign-in: the server asks who you are");
+    s.signed_in(MCP, tokens(None));
+    assert_eq!(s.after_401(MCP, Some("older"), None), After401::Again, "a newer token is there");
+    let After401::Refresh(grant) = s.after_401(MCP, Some("at-1"), Some(challenge.clone())) else { panic!("a refresh first") };
+    assert_eq!(SignIns::refresh_body(&grant).unwrap(), "grant_type=refresh_token&refresh_token=rt-1&client_id=c-1&resource=https%3A%2F%2Fmcp.example.com%2Fmcp");
+    assert_eq!(s.challenge(MCP), Some(challenge.clone()), "kept for discovery");
+    s.refreshed(MCP, Tokens { access: "at-2".into(), refresh: None, expires_at_ms: None, scope: None });
+    assert_eq!(s.bearer_for(MCP, MCP), Some("at-2"));
+    assert_eq!(s.after_401(MCP, Some("at-2"), Some(challenge)), After401::SignIn, "no refresh token left: sign in");
+    assert_eq!(s.state(MCP).says(0), "Needs sign-in: The access token expired");
+}
+
+#[test]
+fn a_sign_in_begins_with_pkce_a_state_that_says_where_it_returns_and_checks_the_issuer() {
+    use crate::tools::mcp::oauth::{AuthServer, Discovered};
+    let found = Discovered {
+        resource: MCP.into(),
+        scope: Some("mcp:tools".into()),
+        server: AuthServer {
+            issuer: "https://auth.example.com".into(),
+            authorization_endpoint: "https://auth.example.com/authorize".into(),
+            token_endpoint: "https://auth.example.com/token".into(),
+            registration_endpoint: None,
+            revocation_endpoint: Some("https://auth.example.com/revoke".into()),
+            scopes_supported: vec![],
+        },
+    };
+    let mut s = SignIns::default();
+    let url = s.begin(MCP, &found, "c-9", "https://me.github.io/tl/signed-in.html", &[7; 48], false, 5);
+    let pending = s.pending(MCP).unwrap().clone();
+    assert!(pending.state.starts_with("w.") && !left_the_page(&pending.state));
+    assert!(url.starts_with("https://auth.example.com/authorize?response_type=code&client_id=c-9&redirect_uri=https%3A%2F%2Fme.github.io%2Ftl%2Fsigned-in.html&code_challenge="));
+    assert!(url.contains("&code_challenge_method=S256&") && url.contains("&resource=https%3A%2F%2Fmcp.example.com%2Fmcp") && url.ends_with("&scope=mcp%3Atools"));
+    assert!(!url.contains(&pending.verifier), "the verifier never leaves the page");
+    assert_eq!(s.state(MCP), AuthState::SigningIn);
+    // A return from another issuer (a mix-up) is refused.
+    let query = format!("code=abc&state={}&iss=https%3A%2F%2Fevil.example", pending.state);
+    assert!(s.came_back(&query, 10).unwrap_err().contains("wrong issuer"));
+    let url = s.begin(MCP, &found, "c-9", "https://me.github.io/tl/signed-in.html", &[8; 48], true, 5);
+    let pending = s.pending(MCP).unwrap().clone();
+    assert!(left_the_page(&pending.state) && url.contains(&pending.state));
+    let query = format!("code=abc&state={}&iss=https%3A%2F%2Fauth.example.com", pending.state);
+    let (back, code) = s.came_back(&query, 10).unwrap();
+    assert_eq!(code, "abc");
+    assert!(back.code_body(&code).contains(&format!("code_verifier={}", back.verifier)));
+    assert_eq!(back.grant(tokens(None).tokens).revocation_endpoint.as_deref(), Some("https://auth.example.com/revoke"));
+}
+
+#[test]
+fn runs_waiting_are_counted_per_server() {
+    let mut s = SignIns::default();
+    s.waiting(MCP, true);
+    s.waiting("https://mcp.example.com/mcp/", true);
+    assert_eq!(s.waited_on(), [MCP]);
+    s.waiting(MCP, false);
+    assert_eq!(s.waited_on().len(), 1, "one run still waits");
+    s.waiting(MCP, false);
+    assert!(s.waited_on().is_empty());
 }
