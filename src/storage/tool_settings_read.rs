@@ -99,6 +99,7 @@ fn mcp_server(value: &Value) -> Read<McpServer> {
         // Not serialised: always the default, whatever the input holds.
         secret: d.secret,
         remember_secret: f.or("remember_secret", boolean, d.remember_secret)?,
+        client_id: f.or("client_id", string, d.client_id)?,
         common: f.or("common", common, d.common)?,
         name: f.or("name", string, d.name)?,
         tools: f.or("tools", |v| list(v, mcp_tool), d.tools)?,

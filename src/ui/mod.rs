@@ -88,7 +88,7 @@ pub fn App() -> impl IntoView {
     let chat_run = run::RunControl::new(chat, Some(Callback::new(move |save| chats.changed(save))), mcp);
     let (streaming, running) = (chat_run.streaming, chat_run.running);
     chats.driven_by(running.read_only());
-    let show_settings = RwSignal::new(false);
+    let show_settings = RwSignal::new(page::back_from_sign_in());
     let show_compare = RwSignal::new(false);
     let show_evals = RwSignal::new(false);
     // Bumped by the trace's "Compare runs": Compare opens at the runs of this conversation.

@@ -150,6 +150,15 @@ pub(super) fn address() -> String {
     String::new()
 }
 
+/// Whether the page was opened again by the callback of a sign-in it went to itself (an MCP
+/// server's, `settings::sign_in`): Settings then opens and finishes it.
+pub(super) fn back_from_sign_in() -> bool {
+    #[cfg(target_arch = "wasm32")]
+    return web_sys::window().and_then(|w| w.session_storage().ok().flatten()).and_then(|s| s.get_item("thoughtline.sign-in.return").ok().flatten()).is_some();
+    #[cfg(not(target_arch = "wasm32"))]
+    false
+}
+
 /// The page's fragment, `#` and all (empty when it has none).
 pub(super) fn fragment() -> String {
     #[cfg(target_arch = "wasm32")]

@@ -8,6 +8,7 @@ pub(crate) mod agent;
 pub(crate) mod fields;
 pub(crate) mod in_page;
 pub(crate) mod mcp;
+pub(crate) mod sign_in;
 pub(crate) mod tools;
 
 use crate::llm::Preset;

@@ -202,6 +202,11 @@ impl SignIns {
         url
     }
 
+    /// Sign in was pressed: the page is finding where to sign in.
+    pub fn set_signing_in(&mut self, server: &str) {
+        self.set(server, AuthState::SigningIn);
+    }
+
     /// A sign-in starts (its window opens, or the page goes to it); also a sign-in the page
     /// kept while it was away.
     pub fn start(&mut self, pending: Pending) {

@@ -38,9 +38,20 @@ fn each_secret(settings: &mut Settings, f: &mut dyn FnMut(Field<'_>)) {
     f(Field::Value(&mut settings.collector.header_value));
 }
 
-/// Every secret value configured in `settings`, for `mask`.
+thread_local! {
+    /// Secrets the page holds outside the settings: the tokens of MCP servers the person signed
+    /// in to (`app::mcp::sign_in`), set by the page whenever they change.
+    static HELD: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The secrets held outside the settings now (`collect` masks them too).
+pub fn hold(values: Vec<String>) {
+    HELD.with(|held| *held.borrow_mut() = values);
+}
+
+/// Every secret value configured in `settings`, and those held beside them (`hold`), for `mask`.
 pub fn collect(settings: &Settings) -> Secrets {
-    let mut values = Vec::new();
+    let mut values = HELD.with(|held| held.borrow().clone());
     each_secret(&mut settings.clone(), &mut |field| match field {
         Field::Value(v) => values.push(v.clone()),
         Field::HeaderLines(lines) => values.extend(secret_header_values(lines)),

@@ -29,6 +29,9 @@ pub struct McpServer {
     #[serde(skip)]
     pub secret: String,
     pub remember_secret: bool,
+    /// The client ID its sign-in's authorization server issued for this page, when that server
+    /// registers no client itself (OAuth; empty: registered on sign-in). Not a secret.
+    pub client_id: String,
     /// On/off for all of this server's tools, "return direct", and the time limit per call.
     pub common: Common,
     /// The name the server gave itself on Connect.
@@ -93,6 +96,7 @@ impl Default for McpServer {
             header: String::new(),
             secret: String::new(),
             remember_secret: false,
+            client_id: String::new(),
             common: Common { timeout_s: 30.0, ..Common::default() },
             name: String::new(),
             tools: Vec::new(),

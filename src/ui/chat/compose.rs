@@ -18,9 +18,10 @@ pub struct Compose {
 }
 
 impl Compose {
-    /// Whether any server in use listed prompts or resources.
+    /// Whether any server in use listed prompts or resources, or a run waits for a sign-in
+    /// (said here, above the composer).
     pub fn has_offers(self) -> bool {
-        self.mcp.settings().with(|s| s.tools.mcp.servers.iter().any(|s| s.common.enabled && !s.offers.is_empty()))
+        self.mcp.waits_sign_in() || self.mcp.settings().with(|s| s.tools.mcp.servers.iter().any(|s| s.common.enabled && !s.offers.is_empty()))
     }
 }
 
@@ -66,6 +67,7 @@ fn Pickers(compose: Compose, draft: RwSignal<String>) -> impl IntoView {
     let has = move |prompts: bool| servers().iter().any(|s| if prompts { !s.offers().prompts.is_empty() } else { !s.offers().resources.is_empty() });
     view! {
         <link rel="stylesheet" href="parts/compose.css"/>
+        <crate::ui::settings::sign_in::SignInWait mcp=compose.mcp/>
         <AttachedList compose/>
         <div class="mcp-compose">
             <Show when=move || has(true)>

@@ -10,6 +10,7 @@
 
 use leptos::prelude::*;
 
+use crate::app::mcp::sign_in::SignIns;
 use crate::app::mcp::{HubLife, StatusLines};
 use crate::app::settings::Settings;
 use crate::tools::mcp::McpServer;
@@ -28,6 +29,8 @@ pub struct Mcp {
     /// Native builds (tests) never make one: they have no fetch.
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     hub: StoredValue<HubLife, LocalStorage>,
+    /// The servers the person signs in to (`app::mcp::sign_in`, `sign_in.rs`).
+    sign_ins: RwSignal<SignIns>,
 }
 
 type Page = Mcp;
@@ -36,6 +39,26 @@ impl Mcp {
     /// The page's settings, which hold the servers.
     pub fn settings(self) -> RwSignal<Settings> {
         self.settings
+    }
+
+    pub fn sign_ins(self) -> RwSignal<SignIns> {
+        self.sign_ins
+    }
+
+    /// Whether a run waits for a sign-in (the composer then shows which, with Sign in).
+    pub fn waits_sign_in(self) -> bool {
+        self.sign_ins.with(|s| !s.waited_on().is_empty())
+    }
+
+    /// Whether the server's row says it is connected.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(super) fn connected(self, url: &str) -> bool {
+        self.status_of(url).is_some_and(|(ok, text)| ok && text.starts_with("Connected"))
+    }
+
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(super) fn set_status_line(self, url: &str, ok: bool, text: String) {
+        self.status.update(|lines| lines.set(url, ok, text));
     }
 
     fn status_of(self, url: &str) -> Status {
@@ -71,7 +94,7 @@ impl Mcp {
 /// Sets up MCP for the page. Called once by `App`, so the status lines belong to the app and
 /// outlive the Settings panel (a listener may report while it is closed).
 pub fn install(settings: RwSignal<Settings>) -> Mcp {
-    let mcp = Mcp { settings, status: RwSignal::new(StatusLines::default()), hub: StoredValue::new_local(HubLife::default()) };
+    let mcp = Mcp { settings, status: RwSignal::new(StatusLines::default()), hub: StoredValue::new_local(HubLife::default()), sign_ins: RwSignal::new(SignIns::default()) };
     // A server removed, or given another address or secret, loses its client and listener.
     #[cfg(target_arch = "wasm32")]
     Effect::new(move |_| settings.with(|s| mcp.hub.get_value().servers_now(&s.tools.mcp.servers)));
@@ -85,6 +108,9 @@ pub fn install(settings: RwSignal<Settings>) -> Mcp {
 pub fn McpServersPanel(settings: RwSignal<Settings>) -> impl IntoView {
     // `App` provides the page's; a panel mounted on its own (the browser tests) makes one.
     let page = use_context::<Mcp>().unwrap_or_else(|| install(settings));
+    // Back from a sign-in the page went to itself: it finishes here (the page opened Settings).
+    #[cfg(target_arch = "wasm32")]
+    super::sign_in::resume(page);
     let count = move || settings.with(|s| s.tools.mcp.servers.len());
     let add = move |_| settings.update(|s| s.tools.mcp.servers.push(McpServer::default()));
     // Open from the start when servers are set up; after that the person decides.
@@ -122,6 +148,8 @@ fn ServerRow(page: Page, index: usize) -> impl IntoView {
             {text_field(page, index, "Token or header value", "secret", "optional", |s| s.secret.clone(), |s, v| s.secret = v)}
             {check_field(page, index, "Remember the secret on this device (stored in this browser's localStorage)", "remember", |s| s.remember_secret, |s, v| s.remember_secret = v)}
             {check_field(page, index, "Use this server's tools", "enabled", |s| s.common.enabled, |s, v| s.common.enabled = v)}
+            {text_field(page, index, "Client ID for its sign-in (only when its authorization server registers no clients itself)", "client-id", "registered on sign-in", |s| s.client_id.clone(), |s, v| s.client_id = v)}
+            {super::sign_in::auth_line(page, index)}
             <label>
                 "Time limit per call (seconds)"
                 <input type="number" min="1" max="600" step="1" data-testid=id("timeout")
@@ -320,11 +348,15 @@ mod io {
     /// use (`parts`), so the client's code is not in the first load.
     pub fn hub(page: Page) -> Rc<McpHub> {
         let make = move || {
-            McpHub::new(
+            let hub = McpHub::new(
                 Rc::new(BrowserFetch),
                 Rc::new(move |url: &str| refresh(page, url.to_string())),
                 Rc::new(move |url: &str, state: McpState| show_state(page, url, state)),
-            )
+            );
+            // Servers the person signs in to: the tokens kept with Remember come back first.
+            super::super::sign_in::restore(page);
+            hub.set_authorizer(Rc::new(super::super::sign_in::PageAuthorizer(page)));
+            hub
         };
         page.hub.try_update_value(|life| life.hub(make)).unwrap_or_else(|| Rc::new(make()))
     }
@@ -467,3 +499,9 @@ mod io {
 
 #[cfg(target_arch = "wasm32")]
 pub use io::{hub, within};
+
+/// Connect server `index` (after a sign-in too).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(super) fn connect(page: Mcp, index: usize) {
+    io::connect(page, index);
+}
