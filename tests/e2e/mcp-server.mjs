@@ -32,3 +32,28 @@ export async function startMcp(...flags) {
   };
 }
 after(() => running.forEach((c) => c.kill('SIGTERM')));
+
+/** Starts tests/server/mcp-oauth.mjs (an MCP server that needs a sign-in, and its authorization
+ *  server) with `flags`; resolves to { url, issuer, state(), post(path), stop() }. */
+export async function startMcpOAuth(...flags) {
+  const child = spawn(process.execPath, [path.join(here, '..', 'server', 'mcp-oauth.mjs'), ...flags], { stdio: ['ignore', 'pipe', 'inherit'] });
+  running.push(child);
+  const [url, issuer] = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening (http:\/\/\S+) auth (http:\/\/\S+)/);
+      if (m) resolve([m[1], m[2]]);
+    });
+    child.on('exit', (code) => reject(new Error(`MCP OAuth server exited with ${code}`)));
+  });
+  const origin = new URL(url).origin;
+  const stopped = new Promise((resolve) => child.on('exit', resolve));
+  return {
+    url,
+    issuer,
+    state: async () => (await fetch(`${origin}/__state`)).json(),
+    post: (p) => fetch(`${origin}${p}`, { method: 'POST' }),
+    stop: async () => { child.kill('SIGTERM'); await stopped; },
+  };
+}

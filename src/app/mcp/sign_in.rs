@@ -326,26 +326,36 @@ impl SignIns {
     /// What storage keeps, as text: the grants of the servers whose secret is remembered
     /// (`remember`), in a versioned record.
     pub fn kept(&self, remember: impl Fn(&str) -> bool) -> String {
-        let grants: Vec<&(String, Grant)> = self.grants.iter().filter(|(s, _)| remember(s)).collect();
-        serde_json::json!({ "version": KEPT_VERSION, "grants": grants }).to_string()
+        let grants = self.grants.iter().filter(|(s, _)| remember(s)).cloned().collect();
+        serde_json::to_string(&Kept { version: KEPT_VERSION, grants }).unwrap_or_default()
     }
 
     /// Takes back what storage kept (`kept`): the grants whose server is still remembered. A
     /// record of another version, or one that does not read, gives nothing (`Err` says which,
     /// and a newer one is then not written over).
     pub fn restore(&mut self, text: &str, remember: impl Fn(&str) -> bool) -> Result<(), KeptUnread> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|_| KeptUnread::Damaged)?;
-        match value.get("version").and_then(serde_json::Value::as_u64) {
-            Some(KEPT_VERSION) => {}
-            Some(v) if v > KEPT_VERSION => return Err(KeptUnread::Newer),
+        #[derive(serde::Deserialize)]
+        struct Version {
+            version: u64,
+        }
+        match serde_json::from_str::<Version>(text).map_err(|_| KeptUnread::Damaged)?.version {
+            KEPT_VERSION => {}
+            v if v > KEPT_VERSION => return Err(KeptUnread::Newer),
             _ => return Err(KeptUnread::Damaged),
         }
-        let grants: Vec<(String, Grant)> = value.get("grants").cloned().and_then(|g| serde_json::from_value(g).ok()).ok_or(KeptUnread::Damaged)?;
-        for (server, grant) in grants.into_iter().filter(|(s, _)| remember(s)) {
+        let kept: Kept = serde_json::from_str(text).map_err(|_| KeptUnread::Damaged)?;
+        for (server, grant) in kept.grants.into_iter().filter(|(s, _)| remember(s)) {
             self.signed_in(&server, grant);
         }
         Ok(())
     }
+}
+
+/// The record of remembered sign-ins.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Kept {
+    version: u64,
+    grants: Vec<(String, Grant)>,
 }
 
 /// The version of the record `SignIns::kept` writes.

@@ -287,6 +287,8 @@ pub struct McpClient {
     authorizer: RefCell<Option<Rc<dyn Authorizer>>>,
     bearer: RefCell<Option<String>>,
     challenge: RefCell<Option<super::oauth::Challenge>>,
+    /// The last message was answered 401.
+    unauthorized: Cell<bool>,
 }
 
 impl McpClient {
@@ -307,6 +309,7 @@ impl McpClient {
             authorizer: RefCell::new(None),
             bearer: RefCell::new(None),
             challenge: RefCell::new(None),
+            unauthorized: Cell::new(false),
         }
     }
 
@@ -639,8 +642,13 @@ impl McpClient {
                 .into());
             }
             if status == 401 && self.signs_in() {
-                *self.challenge.borrow_mut() = response.header("WWW-Authenticate").and_then(|h| super::oauth::challenge(&h));
-                return Err(self.needs_sign_in().into());
+                // A server that says how to sign in (its challenge), or refused a token of a
+                // sign-in: a sign-in. One that says nothing may want a fixed token instead.
+                let challenge = response.header("WWW-Authenticate").and_then(|h| super::oauth::challenge(&h));
+                let sign_in = challenge.is_some() || self.bearer.borrow().is_some();
+                *self.challenge.borrow_mut() = challenge;
+                self.unauthorized.set(true);
+                return Err(if sign_in { self.needs_sign_in() } else { self.http_error(status, &body) }.into());
             }
             return Err(self.http_error(status, &body).into());
         }
@@ -858,7 +866,10 @@ impl McpClient {
         let colon = said.as_ref().map(|m| format!(": {m}")).unwrap_or_default();
         let place = "Settings → Tools → MCP servers";
         match status {
-            401 if self.auth.is_none() => McpError::new(McpErrorKind::Auth, format!("The MCP server {} wants a token (401 Unauthorized{colon}). Add it in {place}.", self.label)),
+            401 if self.auth.is_none() => {
+                let or = if self.signs_in() { " If it signs people in instead, press Sign in there." } else { "" };
+                McpError::new(McpErrorKind::Auth, format!("The MCP server {} wants a token (401 Unauthorized{colon}). Add it in {place}.{or}", self.label))
+            }
             401 => McpError::new(McpErrorKind::Auth, format!("The MCP server {} did not accept the token (401 Unauthorized{colon}). Check the token and its header in {place}.", self.label)),
             403 => McpError::new(
                 McpErrorKind::Auth,

@@ -109,8 +109,12 @@ pub fn McpServersPanel(settings: RwSignal<Settings>) -> impl IntoView {
     // `App` provides the page's; a panel mounted on its own (the browser tests) makes one.
     let page = use_context::<Mcp>().unwrap_or_else(|| install(settings));
     // Back from a sign-in the page went to itself: it finishes here (the page opened Settings).
+    // Remembered sign-ins are read as the hub is made: made here, the rows say them at once.
     #[cfg(target_arch = "wasm32")]
-    super::sign_in::resume(page);
+    {
+        hub(page);
+        super::sign_in::resume(page);
+    }
     let count = move || settings.with(|s| s.tools.mcp.servers.len());
     let add = move |_| settings.update(|s| s.tools.mcp.servers.push(McpServer::default()));
     // Open from the start when servers are set up; after that the person decides.

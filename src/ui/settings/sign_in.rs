@@ -22,6 +22,18 @@ pub fn auth_line(page: Mcp, index: usize) -> impl IntoView {
         page.sign_ins().with(|s| s.state(&url))
     };
     let now = || crate::ui::page::now_ms() as u64;
+    // Remember ticked or not: what the device keeps of this server's sign-in follows.
+    #[cfg(target_arch = "wasm32")]
+    {
+        let remember = Memo::new(move |_| page.settings().with(|s| s.tools.mcp.servers.get(index).is_some_and(|s| s.remember_secret)));
+        Effect::new(move |before: Option<bool>| {
+            let now = remember.get();
+            if before.is_some_and(|b| b != now) {
+                io::changed(page);
+            }
+            now
+        });
+    }
     view! {
         {move || {
             let state = state();
@@ -118,7 +130,7 @@ mod io {
 
     /// The sign-ins changed: what masks the page's output learns the tokens, and the remembered
     /// ones are kept on the device (a failed write is said on the server's row).
-    fn changed(page: Mcp) {
+    pub fn changed(page: Mcp) {
         let (secrets, kept) = page.sign_ins().with_untracked(|s| (s.secrets(), s.kept(remembered(page))));
         crate::app::settings::keys::hold(secrets);
         if NEWER_KEPT.with(Cell::get) {
@@ -185,11 +197,13 @@ mod io {
                 }
                 page.sign_ins().update(|s| s.waiting(server, true));
                 let _waiting = Waiting(page, server.to_string());
+                // A refusal from before this wait is not this sign-in's.
+                let was = page.sign_ins().with_untracked(|s| s.state(server));
                 for _ in 0..10 {
                     BrowserClock.sleep(500.0).await;
                     match page.sign_ins().with_untracked(|s| s.state(server)) {
                         AuthState::SignedIn { .. } => return Waited::SignedIn,
-                        AuthState::Refused(why) => return Waited::Refused(why),
+                        AuthState::Refused(why) if AuthState::Refused(why.clone()) != was => return Waited::Refused(why),
                         _ => {}
                     }
                 }
@@ -205,7 +219,7 @@ mod io {
         let outcome = redeem(&BrowserFetch, &grant.token_endpoint, &body, now(), grant.tokens.refresh.as_deref()).await;
         match outcome {
             Ok(tokens) => page.sign_ins().update(|s| s.refreshed(server, tokens)),
-            Err(e) => page.sign_ins().update(|s| s.refused(server, &format!("renewing the access failed: {e} Sign in again."))),
+            Err(e) => page.sign_ins().update(|s| s.needs(server, &format!("renewing the access failed: {e}"))),
         }
         changed(page);
         matches!(page.sign_ins().with_untracked(|s| s.state(server)), AuthState::SignedIn { .. })

@@ -90,6 +90,7 @@ pub fn mcp_server(rng: &mut Rng) -> McpServer {
         header: text(rng),
         secret: if remember_secret && flag(rng) { word(rng) } else { String::new() },
         remember_secret,
+        client_id: text(rng),
         common: common(rng),
         name: text(rng),
         tools: many(rng, 3, mcp_tool),

@@ -78,7 +78,14 @@ impl McpClient {
         loop {
             let token = authorizer.token(&self.url).await;
             *self.bearer.borrow_mut() = token;
+            self.unauthorized.set(false);
             match self.post_once(body, expect).await {
+                // A 401 that named no way to sign in: the server may still offer one (Settings
+                // then shows Sign in), but nothing waits for it.
+                Err(Failure::Error(e)) if e.kind == McpErrorKind::Auth && self.unauthorized.get() => {
+                    authorizer.refused(&self.url, None, None).await;
+                    return Err(Failure::Error(e));
+                }
                 Err(Failure::Error(e)) if e.kind == McpErrorKind::SignIn => {
                     let sent = self.bearer.borrow().clone();
                     let challenge = self.challenge.borrow().clone();

@@ -82,3 +82,13 @@ fn a_fixed_secret_in_settings_wins_over_sign_ins() {
     assert!(auth.told.borrow().is_empty());
     assert_eq!(run(c.wait_for_sign_in()), Waited::Refused("this server takes a fixed secret, set in Settings".into()));
 }
+
+#[test]
+fn a_401_that_names_no_sign_in_says_a_token_is_wanted_or_a_sign_in() {
+    let server = Server::new(vec![Reply::status(401, "application/json", r#"{"error": "unauthorized"}"#)]);
+    let (c, auth) = signing_client(&server, &[]);
+    let e = run(c.connect()).unwrap_err();
+    assert_eq!(e.kind, McpErrorKind::Auth, "nothing waits for a sign-in the server never offered");
+    assert!(e.message.contains("wants a token (401 Unauthorized") && e.message.ends_with("If it signs people in instead, press Sign in there."), "{}", e.message);
+    assert_eq!(auth.told.borrow().len(), 1, "Settings still offers Sign in");
+}
