@@ -200,6 +200,8 @@ pub struct AuthServer {
     pub registration_endpoint: Option<String>,
     pub revocation_endpoint: Option<String>,
     pub scopes_supported: Vec<String>,
+    /// It takes a client ID metadata document's address as a client ID.
+    pub client_documents: bool,
 }
 
 /// Reads an authorization server's metadata fetched for `issuer`. Its `issuer` must be the one
@@ -225,7 +227,25 @@ pub fn read_auth_server(body: &str, issuer: &str) -> Result<AuthServer, OAuthErr
         registration_endpoint: endpoint("registration_endpoint"),
         revocation_endpoint: endpoint("revocation_endpoint"),
         scopes_supported: strings(&value, "scopes_supported"),
+        client_documents: value.get("client_id_metadata_document_supported").and_then(Value::as_bool).unwrap_or(false),
     })
+}
+
+/// The page's client ID metadata document, fetched from `url` beside the page: its address is
+/// the client ID when the document says so itself (its `client_id` is that address), names
+/// `redirect_uri`, and is served over HTTPS, as the specification requires.
+pub fn read_client_document(body: &str, url: &str, redirect_uri: &str) -> Result<String, OAuthError> {
+    if !url.starts_with("https://") {
+        return fail("A client ID metadata document must be served over HTTPS.");
+    }
+    let value = object(body, "The page's client ID metadata document")?;
+    if text(&value, "client_id").as_deref() != Some(url) {
+        return fail(format!("The page's client ID metadata document does not name its own address ({url}) as its client_id."));
+    }
+    if !strings(&value, "redirect_uris").iter().any(|r| r == redirect_uri) {
+        return fail(format!("The page's client ID metadata document does not list {redirect_uri} among its redirect_uris."));
+    }
+    Ok(url.to_string())
 }
 
 /// A PKCE pair: the verifier kept by the page, the S256 challenge sent with the sign-in.

@@ -29,8 +29,8 @@ pub struct Mcp {
     /// Native builds (tests) never make one: they have no fetch.
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     hub: StoredValue<HubLife, LocalStorage>,
-    /// The servers the person signs in to (`app::mcp::sign_in`, `sign_in.rs`).
-    sign_ins: RwSignal<SignIns>,
+    /// How many runs wait for a sign-in (the composer then says which servers, with Sign in).
+    waiting: RwSignal<u32>,
 }
 
 type Page = Mcp;
@@ -41,13 +41,21 @@ impl Mcp {
         self.settings
     }
 
-    pub fn sign_ins(self) -> RwSignal<SignIns> {
-        self.sign_ins
+    /// The page's sign-ins (`sign_in.rs`): made when a part first needs them, so the first
+    /// load carries none of it.
+    pub fn sign_ins(self) -> ArcRwSignal<SignIns> {
+        super::sign_in::state()
     }
 
     /// Whether a run waits for a sign-in (the composer then shows which, with Sign in).
     pub fn waits_sign_in(self) -> bool {
-        self.sign_ins.with(|s| !s.waited_on().is_empty())
+        self.waiting.get() > 0
+    }
+
+    /// A run starts (`true`) or stops waiting for a sign-in.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(super) fn waits(self, starts: bool) {
+        self.waiting.try_update(|n| *n = if starts { *n + 1 } else { n.saturating_sub(1) });
     }
 
     /// Whether the server's row says it is connected.
@@ -94,7 +102,7 @@ impl Mcp {
 /// Sets up MCP for the page. Called once by `App`, so the status lines belong to the app and
 /// outlive the Settings panel (a listener may report while it is closed).
 pub fn install(settings: RwSignal<Settings>) -> Mcp {
-    let mcp = Mcp { settings, status: RwSignal::new(StatusLines::default()), hub: StoredValue::new_local(HubLife::default()), sign_ins: RwSignal::new(SignIns::default()) };
+    let mcp = Mcp { settings, status: RwSignal::new(StatusLines::default()), hub: StoredValue::new_local(HubLife::default()), waiting: RwSignal::new(0) };
     // A server removed, or given another address or secret, loses its client and listener.
     #[cfg(target_arch = "wasm32")]
     Effect::new(move |_| settings.with(|s| mcp.hub.get_value().servers_now(&s.tools.mcp.servers)));

@@ -10,6 +10,17 @@ use leptos::prelude::*;
 use super::mcp::Mcp;
 use crate::app::mcp::sign_in::AuthState;
 
+thread_local! {
+    /// The page's one sign-in state, made on first use (by a part: Settings, a run, the
+    /// composer's line), never owned by a view that may go away.
+    static STATE: std::cell::OnceCell<ArcRwSignal<crate::app::mcp::sign_in::SignIns>> = const { std::cell::OnceCell::new() };
+}
+
+/// The page's sign-ins.
+pub fn state() -> ArcRwSignal<crate::app::mcp::sign_in::SignIns> {
+    STATE.with(|s| s.get_or_init(|| ArcRwSignal::new(Default::default())).clone())
+}
+
 /// The address of server `index` in the settings.
 fn server_url(page: Mcp, index: usize) -> String {
     page.settings().with(|s| s.tools.mcp.servers.get(index).map(|s| s.url.trim().to_string()).unwrap_or_default())
@@ -110,8 +121,9 @@ mod io {
     const RETURNED: &str = "thoughtline.sign-in.return";
     /// The channel the callback window tells the page on.
     const CHANNEL: &str = "thoughtline-sign-in";
-    /// The callback page, beside the page.
+    /// The callback page, and where a client ID metadata document would be, beside the page.
     const CALLBACK: &str = "signed-in.html";
+    const CLIENT_DOCUMENT: &str = "oauth-client.json";
 
     fn now() -> u64 {
         js_sys::Date::now() as u64
@@ -193,9 +205,11 @@ mod io {
                     fn drop(&mut self) {
                         let server = self.1.clone();
                         self.0.sign_ins().try_update(|s| s.waiting(&server, false));
+                        self.0.waits(false);
                     }
                 }
                 page.sign_ins().update(|s| s.waiting(server, true));
+                page.waits(true);
                 let _waiting = Waiting(page, server.to_string());
                 // A refusal from before this wait is not this sign-in's.
                 let was = page.sign_ins().with_untracked(|s| s.state(server));
@@ -284,8 +298,16 @@ mod io {
         let entered = page.settings().with_untracked(|s| {
             s.tools.mcp.servers.iter().find(|s| s.url.trim() == server).map(|s| s.client_id.trim().to_string()).unwrap_or_default()
         });
+        // The order the specification gives: a client ID entered for the server, the page's
+        // client ID metadata document where the authorization server takes one, registration.
+        let document = match found.server.client_documents {
+            true => client_document(&redirect_uri).await,
+            false => None,
+        };
         let client_id = if !entered.is_empty() {
             entered
+        } else if let Some(document) = document {
+            document
         } else if let Some(endpoint) = &found.server.registration_endpoint {
             register(&BrowserFetch, endpoint, &redirect_uri).await.map_err(|e| e.0)?
         } else {
@@ -296,6 +318,14 @@ mod io {
         };
         let random = random().ok_or("this browser gave no random numbers for the sign-in")?;
         Ok(page.sign_ins().try_update(|s| s.begin(server, &found, &client_id, &redirect_uri, &random, leaves, now())).unwrap_or_default())
+    }
+
+    /// The address of the page's client ID metadata document (`oauth-client.json` beside the
+    /// page, published by whoever hosts it), when there is one that serves as a client ID.
+    async fn client_document(redirect_uri: &str) -> Option<String> {
+        let url = web_sys::Url::new_with_base(CLIENT_DOCUMENT, &crate::ui::page::address()).ok()?.href();
+        let answer = crate::net::Fetch::get(&BrowserFetch, &url, &[]).await.ok().filter(|a| a.status == 200)?;
+        crate::tools::mcp::oauth::read_client_document(&answer.body, &url, redirect_uri).ok()
     }
 
     /// No window could open: the page goes to the sign-in, keeping the sign-in under way in the

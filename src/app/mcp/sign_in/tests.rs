@@ -130,6 +130,7 @@ fn a_sign_in_begins_with_pkce_a_state_that_says_where_it_returns_and_checks_the_
             registration_endpoint: None,
             revocation_endpoint: Some("https://auth.example.com/revoke".into()),
             scopes_supported: vec![],
+            client_documents: false,
         },
     };
     let mut s = SignIns::default();

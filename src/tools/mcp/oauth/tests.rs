@@ -130,3 +130,16 @@ fn tokens_expire_are_refreshed_ahead_and_a_refusal_says_why() {
     assert!(read_tokens(200, r#"{"access_token": "x", "token_type": "DPoP"}"#, 0, None).unwrap_err().0.contains("not a Bearer"));
     assert_eq!(revocation_body("rt 1", "refresh_token", "c"), "token=rt%201&token_type_hint=refresh_token&client_id=c");
 }
+
+#[test]
+fn a_client_id_metadata_document_is_used_only_when_it_names_itself_and_the_redirect() {
+    let url = "https://me.github.io/tl/oauth-client.json";
+    let redirect = "https://me.github.io/tl/signed-in.html";
+    let good = format!(r#"{{"client_id": "{url}", "client_name": "Thoughtline", "redirect_uris": ["{redirect}"]}}"#);
+    assert_eq!(read_client_document(&good, url, redirect).unwrap(), url);
+    assert!(read_client_document(&good, "http://me.github.io/tl/oauth-client.json", redirect).unwrap_err().0.contains("HTTPS"));
+    assert!(read_client_document(&good, url, "https://me.github.io/other/signed-in.html").unwrap_err().0.contains("redirect_uris"));
+    let other = good.replace(url, "https://evil.example/c.json");
+    assert!(read_client_document(&other, url, redirect).unwrap_err().0.contains("does not name its own address"));
+    assert!(read_client_document("<html>", url, redirect).is_err());
+}
