@@ -144,7 +144,7 @@ test('tokens are renewed before they expire and once on a 401; a revoked sign-in
   await ask(page, 'Once more?');
   await page.getByTestId('sign-in-wait').waitFor({ timeout: 20_000 });
   assert.match(await page.getByTestId('sign-in-wait').textContent(), /The agent waits for you to sign in to/);
-  await page.locator('[data-kind="tool_call"]').last().getByText(/Waiting for you to sign in/).waitFor({ timeout: 10_000 });
+  await page.waitForFunction(() => /whoami: Waiting for you to sign in to http/.test(document.querySelector('[data-testid="tool-progress"]')?.textContent ?? ''), null, { timeout: 10_000 });
   await shot(page, 'mcp-run-waits-for-sign-in');
   await signInThroughWindow(page, page.getByTestId('run-sign-in'));
   await page.locator('.bubble.assistant').nth(2).waitFor({ timeout: 20_000 });

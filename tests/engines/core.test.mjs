@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer, script, requests, loopbackSettings, action } from '../e2e/harness.mjs';
-import { startMcp } from '../e2e/mcp-server.mjs';
+import { startMcp, startMcpOAuth } from '../e2e/mcp-server.mjs';
 import { llamaModel } from '../e2e/llama.mjs';
 import { chosenEngines, startDriver, session, Key } from './driver.mjs';
 
@@ -294,6 +294,36 @@ for (const engine of chosenEngines) {
       assert.equal(await answer(b), '2 + 3 is 5.');
       const sent = await requests(server.origin, scope);
       assert.match(sent[1].body.messages.at(-1).content, /Observation: The sum of 2 and 3 is 5\./);
+    });
+
+    test('an MCP server that needs a sign-in: signed in through its window, its tool runs with the token', async () => {
+      const oauth = await startMcpOAuth();
+      try {
+        const { scope } = await openApp(b, { seed: loopbackSettings });
+        await b.click('settings-toggle');
+        await b.click('[data-testid="mcp-servers"] summary');
+        await b.click('mcp-add');
+        await b.fill('mcp-url-0', oauth.url);
+        await b.click('mcp-connect-0');
+        await b.until(() => /^Needs sign-in/.test(document.querySelector('[data-testid="mcp-auth-state"]')?.textContent ?? ''), [], { what: 'the server needs a sign-in' });
+        // The window opens, goes to the authorization server and back to signed-in.html, tells
+        // the page on a BroadcastChannel and closes.
+        await b.click('mcp-sign-in');
+        await b.until(() => /^Signed in/.test(document.querySelector('[data-testid="mcp-auth-state"]')?.textContent ?? ''), [], { what: 'signed in' });
+        await b.until(() => /Connected to thoughtline-oauth-mcp/.test(document.querySelector('[data-testid="mcp-status-0"]')?.textContent ?? ''), [], { what: 'connected once signed in' });
+        await choose(b, 'mcp-approval-0-whoami', 'allow');
+        await b.click('settings-close');
+        await script(server.origin, scope, [action('whoami', {}), { text: 'Final Answer: You are demo_user.' }]);
+        await ask(b, 'Who am I there?');
+        assert.equal(await answer(b), 'You are demo_user.');
+        const state = await oauth.state();
+        const token = state.mcpTokens.filter((t) => t.startsWith('Bearer ')).at(-1).slice('Bearer '.length);
+        assert.ok(!JSON.stringify(await requests(server.origin, scope)).includes(token), 'the token never went to the model');
+        assert.ok(!(await storedText(b)).includes(token), 'not stored without Remember');
+        assert.equal(state.authSawBearer, false);
+      } finally {
+        await oauth.stop();
+      }
     });
 
     const inPage = fs.existsSync(llamaModel) ? false : `${llamaModel} is missing: run scripts/setup.sh`;

@@ -25,6 +25,7 @@ import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middlew
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { z } from 'zod';
 
 const args = process.argv.slice(2);
@@ -80,6 +81,15 @@ class Provider extends DemoInMemoryAuthProvider {
     this.refreshTokens.delete(refreshToken);
     state.refreshed += 1;
     return this.issue(client.client_id, data.scopes, data.resource);
+  }
+  // A token that is unknown, revoked or expired is refused as such (401 invalid_token); the
+  // example's plain Error would be a 500.
+  async verifyAccessToken(token) {
+    try {
+      return await super.verifyAccessToken(token);
+    } catch (e) {
+      throw new InvalidTokenError(e.message);
+    }
   }
   async revokeToken(_client, { token }) {
     if (this.tokens.delete(token) || this.refreshTokens.delete(token)) state.revoked += 1;
