@@ -19,7 +19,7 @@
       return;
     }
     said.textContent = 'Signed in; going back to Thoughtline…';
-    location.replace(new URL('./', location.href).href);
+    location.replace(new URL('./#signed-in', location.href).href);
     return;
   }
   const channel = new BroadcastChannel('thoughtline-sign-in');

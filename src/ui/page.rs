@@ -151,12 +151,14 @@ pub(super) fn address() -> String {
 }
 
 /// Whether the page was opened again by the callback of a sign-in it went to itself (an MCP
-/// server's, `settings::sign_in`): Settings then opens and finishes it.
+/// server's, `settings::sign_in`): its address then ends in `#signed-in`, which is taken off,
+/// and Settings opens and finishes the sign-in.
 pub(super) fn back_from_sign_in() -> bool {
-    #[cfg(target_arch = "wasm32")]
-    return web_sys::window().and_then(|w| w.session_storage().ok().flatten()).and_then(|s| s.get_item("thoughtline.sign-in.return").ok().flatten()).is_some();
-    #[cfg(not(target_arch = "wasm32"))]
-    false
+    let back = fragment() == "#signed-in";
+    if back {
+        forget_fragment();
+    }
+    back
 }
 
 /// The page's fragment, `#` and all (empty when it has none).

@@ -143,7 +143,7 @@ test('tokens are renewed before they expire and once on a 401; a revoked sign-in
   await script(env.server.origin, scope, [action('whoami', {}), finalAnswer('Signed in again.')]);
   await ask(page, 'Once more?');
   await page.getByTestId('sign-in-wait').waitFor({ timeout: 20_000 });
-  assert.match(await page.getByTestId('sign-in-wait').textContent(), /The agent waits for you to sign in to/);
+  assert.match(await page.getByTestId('sign-in-wait').textContent(), /The agent waits for you to sign in to .*Needs sign-in: renewing the access failed: The authorization server refused the token request \(invalid_grant\): The refresh token is unknown or revoked\./);
   await page.waitForFunction(() => /whoami: Waiting for you to sign in to http/.test(document.querySelector('[data-testid="tool-progress"]')?.textContent ?? ''), null, { timeout: 10_000 });
   await shot(page, 'mcp-run-waits-for-sign-in');
   await signInThroughWindow(page, page.getByTestId('run-sign-in'));
@@ -173,7 +173,7 @@ test('a blocked sign-in window: the page goes to the sign-in itself and comes ba
   await addServer(page, mcp.url);
   await page.getByTestId('mcp-sign-in').click();
   // Away to the authorization server and back, through the callback, to the page under its sub-path.
-  await page.waitForURL(/\/thoughtline\/$/, { timeout: 20_000 });
+  await page.waitForURL(/\/thoughtline\/(#signed-in)?$/, { timeout: 20_000 });
   await page.getByTestId('composer').waitFor();
   await untilState(page, /^Signed in/);
   await page.waitForFunction(() => /Connected to thoughtline-oauth-mcp/.test(document.querySelector('[data-testid="mcp-status-0"]')?.textContent ?? ''), null, { timeout: 20_000 });

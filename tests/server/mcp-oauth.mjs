@@ -25,7 +25,7 @@ import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middlew
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InvalidGrantError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { z } from 'zod';
 
 const args = process.argv.slice(2);
@@ -77,7 +77,7 @@ class Provider extends DemoInMemoryAuthProvider {
   }
   async exchangeRefreshToken(client, refreshToken) {
     const data = this.refreshTokens.get(refreshToken);
-    if (!data || data.clientId !== client.client_id) throw new Error('Unknown or revoked refresh token');
+    if (!data || data.clientId !== client.client_id) throw new InvalidGrantError('The refresh token is unknown or revoked');
     this.refreshTokens.delete(refreshToken);
     state.refreshed += 1;
     return this.issue(client.client_id, data.scopes, data.resource);

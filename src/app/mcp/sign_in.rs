@@ -170,7 +170,11 @@ impl SignIns {
                 return After401::Refresh(grant.clone());
             }
         }
-        let why = challenge.and_then(|c| c.error_description).unwrap_or_else(|| "the server asks who you are".into());
+        // A request sent without a token because renewing it failed keeps that reason.
+        let why = match self.state(server) {
+            AuthState::NeedsSignIn(why) if sent.is_none() => why,
+            _ => challenge.and_then(|c| c.error_description).unwrap_or_else(|| "the server asks who you are".into()),
+        };
         self.needs(server, &why);
         After401::SignIn
     }

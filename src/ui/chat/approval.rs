@@ -75,7 +75,7 @@ pub fn ApprovalPanel(pending: Pending) -> impl IntoView {
 }
 
 crate::ui::parts::part!(approval, preload = preload, pub fn panel(pending: Pending) -> AnyView {
-    view! { <Panel pending/> }.into_any()
+    view! { <link rel="stylesheet" href="parts/approval.css"/> <Panel pending/> }.into_any()
 });
 
 #[component]

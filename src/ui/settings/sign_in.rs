@@ -50,7 +50,8 @@ pub fn auth_line(page: Mcp, index: usize) -> impl IntoView {
             let state = state();
             let shown = !matches!(state, AuthState::Open);
             let signed_in = matches!(state, AuthState::SignedIn { .. });
-            let can_sign_in = matches!(state, AuthState::NeedsSignIn(_) | AuthState::Refused(_));
+            // While signing in too: a window closed half-way leaves nothing else to press.
+            let can_sign_in = matches!(state, AuthState::NeedsSignIn(_) | AuthState::Refused(_) | AuthState::SigningIn);
             shown.then(|| view! {
                 <div class="mcp-auth">
                     <p role="status" data-testid="mcp-auth-state" class:bad=matches!(state, AuthState::Refused(_))>{state.says(now())}</p>
@@ -81,6 +82,7 @@ pub fn SignInWait(mcp: Mcp) -> impl IntoView {
                 let state = mcp.sign_ins().with(|s| s.state(&server));
                 let go = server.clone();
                 view! {
+                    <link rel="stylesheet" href="parts/approval.css"/>
                     <div class="approval" role="group" aria-label=format!("Sign in to {shown}") data-testid="sign-in-wait">
                         <p><strong>{format!("The agent waits for you to sign in to {shown}.")}</strong></p>
                         <p class="hint">{state.says(crate::ui::page::now_ms() as u64)}</p>
@@ -138,6 +140,8 @@ mod io {
         /// A record of sign-ins from a newer page was found: it is not written over.
         static NEWER_KEPT: Cell<bool> = const { Cell::new(false) };
         static LISTENING: Cell<bool> = const { Cell::new(false) };
+        /// The servers whose tokens are being renewed now.
+        static RENEWING: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
     }
 
     /// The sign-ins changed: what masks the page's output learns the tokens, and the remembered
@@ -229,6 +233,26 @@ mod io {
     /// Renews `grant`'s tokens: whether it worked (else the server needs a sign-in again, and
     /// its row says why).
     async fn refresh(page: Mcp, server: &str, grant: &Grant) -> bool {
+        let signed_in = |page: Mcp| matches!(page.sign_ins().with_untracked(|s| s.state(server)), AuthState::SignedIn { .. });
+        // One renewal at a time per server: a refresh token serves once, so a second request
+        // that finds the token due waits for the first renewal instead of spending it again.
+        if RENEWING.with(|r| r.borrow().iter().any(|s| s == server)) {
+            for _ in 0..100 {
+                BrowserClock.sleep(100.0).await;
+                if !RENEWING.with(|r| r.borrow().iter().any(|s| s == server)) {
+                    break;
+                }
+            }
+            return signed_in(page);
+        }
+        struct Renewing(String);
+        impl Drop for Renewing {
+            fn drop(&mut self) {
+                RENEWING.with(|r| r.borrow_mut().retain(|s| *s != self.0));
+            }
+        }
+        RENEWING.with(|r| r.borrow_mut().push(server.to_string()));
+        let _renewing = Renewing(server.to_string());
         let Some(body) = SignIns::refresh_body(grant) else { return false };
         let outcome = redeem(&BrowserFetch, &grant.token_endpoint, &body, now(), grant.tokens.refresh.as_deref()).await;
         match outcome {
@@ -236,7 +260,7 @@ mod io {
             Err(e) => page.sign_ins().update(|s| s.needs(server, &format!("renewing the access failed: {e}"))),
         }
         changed(page);
-        matches!(page.sign_ins().with_untracked(|s| s.state(server)), AuthState::SignedIn { .. })
+        signed_in(page)
     }
 
     fn window() -> Option<web_sys::Window> {
@@ -249,14 +273,24 @@ mod io {
         web_sys::Url::new_with_base(CALLBACK, &here).map(|u| u.href()).unwrap_or_default()
     }
 
+    /// `crypto.getRandomValues`, and `sessionStorage` below, reached by name: their bindings
+    /// would weigh on the first load, which never uses them.
     fn random() -> Option<[u8; 48]> {
+        use js_sys::{Function, Reflect, Uint8Array};
+        let window: wasm_bindgen::JsValue = window()?.into();
+        let crypto = Reflect::get(&window, &"crypto".into()).ok()?;
+        let fill: Function = Reflect::get(&crypto, &"getRandomValues".into()).ok()?.unchecked_into();
+        let array = Uint8Array::new_with_length(48);
+        fill.call1(&crypto, &array).ok()?;
         let mut bytes = [0u8; 48];
-        window()?.crypto().ok()?.get_random_values_with_u8_array(&mut bytes).ok()?;
+        array.copy_to(&mut bytes);
         Some(bytes)
     }
 
     fn session() -> Option<web_sys::Storage> {
-        window()?.session_storage().ok().flatten()
+        let window: wasm_bindgen::JsValue = window()?.into();
+        let storage = js_sys::Reflect::get(&window, &"sessionStorage".into()).ok()?;
+        (!storage.is_null() && !storage.is_undefined()).then(|| storage.unchecked_into())
     }
 
     /// Sign in to `server`: a window opens at once (while the click still allows one), then the
@@ -335,7 +369,7 @@ mod io {
         let kept = pending.and_then(|p| serde_json::to_string(&p).ok()).and_then(|text| session()?.set_item(AWAY, &text).ok());
         match (kept, window()) {
             (Some(()), Some(w)) => {
-                let _ = w.location().assign(address);
+                let _ = w.location().set_href(address);
             }
             _ => page.sign_ins().update(|s| s.refused(server, "the browser blocked the sign-in window, and this tab cannot keep the sign-in while it goes: allow pop-ups for this page")),
         }

@@ -239,6 +239,7 @@ fn FindBar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> im
     };
     let no_matches = move || look.matches.with(Vec::is_empty);
     view! {
+        <link rel="stylesheet" href="parts/find.css"/>
         <div class="trace-find" role="search" aria-label="Find in the trace">
             <input type="search" class="find-input" data-testid="trace-search" node_ref=input placeholder="Search the steps  /"
                 aria-label="Search the steps" aria-keyshortcuts="/" autocomplete="off" spellcheck="false"

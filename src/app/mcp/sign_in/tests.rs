@@ -115,6 +115,9 @@ fn a_401_refreshes_once_then_asks_for_a_sign_in() {
     assert_eq!(s.bearer_for(MCP, MCP), Some("at-2"));
     assert_eq!(s.after_401(MCP, Some("at-2"), Some(challenge)), After401::SignIn, "no refresh token left: sign in");
     assert_eq!(s.state(MCP).says(0), "Needs sign-in: The access token expired");
+    s.needs(MCP, "renewing the access failed");
+    assert_eq!(s.after_401(MCP, None, Some(Challenge { error_description: Some("Missing Authorization header".into()), ..Challenge::default() })), After401::SignIn);
+    assert_eq!(s.state(MCP).says(0), "Needs sign-in: renewing the access failed", "the reason the token went is kept");
 }
 
 #[test]
