@@ -91,13 +91,22 @@ pub fn left_the_page(state: &str) -> bool {
     state.starts_with("r.")
 }
 
+/// How a sign-in begins: as which client, back to which address, and whether the page itself
+/// goes to the sign-in (no window could open).
+#[derive(Debug, Clone, Copy)]
+pub struct Begin<'a> {
+    pub client_id: &'a str,
+    pub redirect_uri: &'a str,
+    pub leaves: bool,
+}
+
 /// What to do after a server answered 401 to a token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum After401 {
     /// A newer token is there already (another request refreshed it): send again with it.
     Again,
     /// Refresh with this grant, then send again.
-    Refresh(Grant),
+    Refresh(Box<Grant>),
     /// The person must sign in (the state says so now).
     SignIn,
 }
@@ -167,7 +176,7 @@ impl SignIns {
                 return After401::Again;
             }
             if grant.tokens.refresh.is_some() {
-                return After401::Refresh(grant.clone());
+                return After401::Refresh(Box::new(grant.clone()));
             }
         }
         // A request sent without a token because renewing it failed keeps that reason.
@@ -179,10 +188,10 @@ impl SignIns {
         After401::SignIn
     }
 
-    /// A sign-in at the authorization server `found` names starts, as `client_id` going back to
-    /// `redirect_uri`; `random` gives the PKCE verifier and the `state`; `leaves` when the page
-    /// itself goes to the sign-in (no window could open). The address to send the person to.
-    pub fn begin(&mut self, server: &str, found: &Discovered, client_id: &str, redirect_uri: &str, random: &[u8; 48], leaves: bool, now_ms: u64) -> String {
+    /// A sign-in at the authorization server `found` names starts, as `how` says; `random`
+    /// gives the PKCE verifier and the `state`. The address to send the person to.
+    pub fn begin(&mut self, server: &str, found: &Discovered, how: Begin<'_>, random: &[u8; 48], now_ms: u64) -> String {
+        let Begin { client_id, redirect_uri, leaves } = how;
         let mut verifier_bytes = [0u8; 32];
         verifier_bytes.copy_from_slice(&random[..32]);
         let mut state_bytes = [0u8; 16];

@@ -137,7 +137,7 @@ fn a_sign_in_begins_with_pkce_a_state_that_says_where_it_returns_and_checks_the_
         },
     };
     let mut s = SignIns::default();
-    let url = s.begin(MCP, &found, "c-9", "https://me.github.io/tl/signed-in.html", &[7; 48], false, 5);
+    let url = s.begin(MCP, &found, Begin { client_id: "c-9", redirect_uri: "https://me.github.io/tl/signed-in.html", leaves: false }, &[7; 48], 5);
     let pending = s.pending(MCP).unwrap().clone();
     assert!(pending.state.starts_with("w.") && !left_the_page(&pending.state));
     assert!(url.starts_with("https://auth.example.com/authorize?response_type=code&client_id=c-9&redirect_uri=https%3A%2F%2Fme.github.io%2Ftl%2Fsigned-in.html&code_challenge="));
@@ -147,7 +147,7 @@ fn a_sign_in_begins_with_pkce_a_state_that_says_where_it_returns_and_checks_the_
     // A return from another issuer (a mix-up) is refused.
     let query = format!("code=abc&state={}&iss=https%3A%2F%2Fevil.example", pending.state);
     assert!(s.came_back(&query, 10).unwrap_err().contains("wrong issuer"));
-    let url = s.begin(MCP, &found, "c-9", "https://me.github.io/tl/signed-in.html", &[8; 48], true, 5);
+    let url = s.begin(MCP, &found, Begin { client_id: "c-9", redirect_uri: "https://me.github.io/tl/signed-in.html", leaves: true }, &[8; 48], 5);
     let pending = s.pending(MCP).unwrap().clone();
     assert!(left_the_page(&pending.state) && url.contains(&pending.state));
     let query = format!("code=abc&state={}&iss=https%3A%2F%2Fauth.example.com", pending.state);
