@@ -20,7 +20,6 @@ pub fn preload(chunk: &str) -> Option<Preload> {
         "otel_send" => || Box::pin(super::trace::otel::preload_send()),
         "find_bar" => || Box::pin(super::trace::find::preload_find_bar()),
         "approval" => || Box::pin(super::chat::approval::preload()),
-        "sign_in" => || Box::pin(super::settings::sign_in::preload()),
         "in_page_warm" => || Box::pin(super::run::preload_warm()),
         "chat_list" => || Box::pin(super::chats::preload_list()),
         "read_chat" => || Box::pin(super::chats::preload_read()),

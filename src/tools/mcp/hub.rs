@@ -30,6 +30,11 @@ impl McpHub {
         *self.authorizer.borrow_mut() = Some(authorizer);
     }
 
+    /// The page's sign-ins, for Sign in and Sign out.
+    pub fn authorizer(&self) -> Option<Rc<dyn Authorizer>> {
+        self.authorizer.borrow().clone()
+    }
+
     /// The client for `server` as configured now.
     pub fn client(&self, server: &McpServer) -> Rc<McpClient> {
         if let Some(client) = self.clients.borrow().iter().find(|c| c.serves(server)) {

@@ -117,8 +117,9 @@ pub fn McpServersPanel(settings: RwSignal<Settings>) -> impl IntoView {
     // `App` provides the page's; a panel mounted on its own (the browser tests) makes one.
     let page = use_context::<Mcp>().unwrap_or_else(|| install(settings));
     // Back from a sign-in the page went to itself: it finishes here (the page opened Settings).
-    // Remembered sign-ins come back, and one the page went to itself finishes.
-    super::sign_in::resume(page);
+    // Remembered sign-ins are read as the hub is made: made here, the rows say them at once.
+    #[cfg(target_arch = "wasm32")]
+    hub(page);
     let count = move || settings.with(|s| s.tools.mcp.servers.len());
     let add = move |_| settings.update(|s| s.tools.mcp.servers.push(McpServer::default()));
     // Open from the start when servers are set up; after that the person decides.
@@ -361,8 +362,11 @@ mod io {
                 Rc::new(move |url: &str| refresh(page, url.to_string())),
                 Rc::new(move |url: &str, state: McpState| show_state(page, url, state)),
             );
-            // Servers the person signs in to: every client asks the sign-in part for its token.
+            // Servers the person signs in to: the tokens kept with Remember come back first, and
+            // a sign-in the page went to itself finishes.
+            super::super::sign_in::restore(page);
             hub.set_authorizer(Rc::new(super::super::sign_in::PageAuthorizer(page)));
+            super::super::sign_in::resume(page);
             hub
         };
         page.hub.try_update_value(|life| life.hub(make)).unwrap_or_else(|| Rc::new(make()))

@@ -9,122 +9,6 @@ use leptos::prelude::*;
 
 use super::mcp::Mcp;
 use crate::app::mcp::sign_in::AuthState;
-use crate::tools::mcp::oauth::Challenge;
-use crate::tools::mcp::Waited;
-
-#[cfg(target_arch = "wasm32")]
-mod io;
-
-/// What the sign-in part is asked to do.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-pub enum Job {
-    /// The access token for a server now (renewed first when due).
-    Token(String),
-    /// The server answered 401 to `sent`.
-    Refused { server: String, sent: Option<String>, challenge: Option<Challenge> },
-    /// A run waits a while for a sign-in.
-    Wait(String),
-    /// Sign in, in the window the click opened (none: the browser blocked it).
-    Start { server: String, window: Option<web_sys::Window> },
-    SignOut(String),
-    /// Settings opened: take back what the device kept, and finish a sign-in the page went to.
-    Resume,
-    /// A server's Remember changed.
-    Remembered,
-}
-
-/// What it answers.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-pub enum Done {
-    Token(Option<String>),
-    Again(bool),
-    Waited(Waited),
-    Nothing,
-}
-
-crate::ui::parts::part!(sign_in, preload = preload, pub fn signing(page: Mcp, job: Job) -> crate::agent::LocalBoxFuture<'static, Done> {
-    work(page, job)
-});
-
-#[cfg(target_arch = "wasm32")]
-fn work(page: Mcp, job: Job) -> crate::agent::LocalBoxFuture<'static, Done> {
-    Box::pin(io::run(page, job))
-}
-
-/// Native builds (tests) have no window: nothing to sign in with.
-#[cfg(not(target_arch = "wasm32"))]
-fn work(page: Mcp, job: Job) -> crate::agent::LocalBoxFuture<'static, Done> {
-    if let Job::Start { server, .. } = &job {
-        page.sign_ins().update(|s| s.refused(server, "signing in needs a browser"));
-    }
-    Box::pin(async { Done::Nothing })
-}
-
-/// Asks the sign-in part, fetching it the first time; what it answered, or why not.
-async fn ask(page: Mcp, job: Job) -> Result<Done, crate::ui::parts::PartMissing> {
-    Ok(signing(page, job).await?.await)
-}
-
-/// `job`, on its own (a click's).
-fn go(page: Mcp, job: Job) {
-    let server = match &job {
-        Job::Start { server, .. } | Job::SignOut(server) => Some(server.clone()),
-        _ => None,
-    };
-    leptos::task::spawn_local(async move {
-        if let (Err(missing), Some(server)) = (ask(page, job).await, server) {
-            page.sign_ins().update(|s| s.refused(&server, &missing.message("Signing in to MCP servers")));
-        }
-    });
-}
-
-/// The page's sign-ins, as every MCP client asks them: through the sign-in part.
-#[cfg(target_arch = "wasm32")]
-pub struct PageAuthorizer(pub Mcp);
-
-#[cfg(target_arch = "wasm32")]
-impl crate::tools::mcp::Authorizer for PageAuthorizer {
-    fn token<'a>(&'a self, server: &'a str) -> crate::agent::LocalBoxFuture<'a, Option<String>> {
-        Box::pin(async move {
-            match ask(self.0, Job::Token(server.to_string())).await {
-                Ok(Done::Token(token)) => token,
-                _ => None,
-            }
-        })
-    }
-
-    fn refused<'a>(&'a self, server: &'a str, sent: Option<&'a str>, challenge: Option<Challenge>) -> crate::agent::LocalBoxFuture<'a, bool> {
-        Box::pin(async move {
-            let job = Job::Refused { server: server.to_string(), sent: sent.map(str::to_string), challenge };
-            matches!(ask(self.0, job).await, Ok(Done::Again(true)))
-        })
-    }
-
-    fn wait<'a>(&'a self, server: &'a str) -> crate::agent::LocalBoxFuture<'a, Waited> {
-        Box::pin(async move {
-            match ask(self.0, Job::Wait(server.to_string())).await {
-                Ok(Done::Waited(waited)) => waited,
-                Ok(_) => Waited::Still,
-                Err(missing) => Waited::Refused(missing.message("Signing in to MCP servers")),
-            }
-        })
-    }
-}
-
-/// The sign-in window, opened in the click while the browser still allows one (at the callback
-/// page, which waits; the part then sends it to the sign-in). `None`: blocked.
-fn open_window() -> Option<web_sys::Window> {
-    #[cfg(target_arch = "wasm32")]
-    return web_sys::window()?.open_with_url_and_target_and_features("signed-in.html", "thoughtline-sign-in", "popup,width=520,height=720").ok().flatten();
-    #[cfg(not(target_arch = "wasm32"))]
-    None
-}
-
-/// Sign in to `server` (a click).
-fn sign_in(page: Mcp, server: String) {
-    let window = open_window();
-    go(page, Job::Start { server, window });
-}
 
 thread_local! {
     /// The page's one sign-in state, made on first use (by a part: Settings, a run, the
@@ -135,6 +19,18 @@ thread_local! {
 /// The page's sign-ins.
 pub fn state() -> ArcRwSignal<crate::app::mcp::sign_in::SignIns> {
     STATE.with(|s| s.get_or_init(|| ArcRwSignal::new(Default::default())).clone())
+}
+
+/// `act` on the page's sign-ins, reached through its MCP hub (made if need be): the sign-in code
+/// is then one piece with the hub's, whichever part draws the button.
+fn with_sign_ins(page: Mcp, act: impl FnOnce(&dyn crate::tools::mcp::Authorizer)) {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(authorizer) = super::mcp::hub(page).authorizer() {
+        act(authorizer.as_ref());
+    }
+    // Native builds (tests) have no hub: nothing to sign in with.
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (page, act);
 }
 
 /// The address of server `index` in the settings.
@@ -154,7 +50,7 @@ pub fn auth_line(page: Mcp, index: usize) -> impl IntoView {
     Effect::new(move |before: Option<bool>| {
         let now = remember.get();
         if before.is_some_and(|b| b != now) {
-            go(page, Job::Remembered);
+            with_sign_ins(page, |a| a.settings_changed());
         }
         now
     });
@@ -170,11 +66,11 @@ pub fn auth_line(page: Mcp, index: usize) -> impl IntoView {
                     <p role="status" data-testid="mcp-auth-state" class:bad=matches!(state, AuthState::Refused(_))>{state.says(now())}</p>
                     {can_sign_in.then(|| view! {
                         <button type="button" class="primary small" data-testid="mcp-sign-in"
-                            on:click=move |_| sign_in(page, server_url(page, index))>"Sign in"</button>
+                            on:click=move |_| with_sign_ins(page, |a| a.sign_in(&server_url(page, index)))>"Sign in"</button>
                     })}
                     {signed_in.then(|| view! {
                         <button type="button" class="ghost small" data-testid="mcp-sign-out"
-                            on:click=move |_| go(page, Job::SignOut(server_url(page, index)))>"Sign out"</button>
+                            on:click=move |_| with_sign_ins(page, |a| a.sign_out(&server_url(page, index)))>"Sign out"</button>
                     })}
                 </div>
             })
@@ -193,14 +89,14 @@ pub fn SignInWait(mcp: Mcp) -> impl IntoView {
             .map(|server| {
                 let shown = crate::tools::mcp::settings::display_url(&server);
                 let state = mcp.sign_ins().with(|s| s.state(&server));
-                let to = server.clone();
+                let go = server.clone();
                 view! {
                     <link rel="stylesheet" href="parts/approval.css"/>
                     <div class="approval" role="group" aria-label=format!("Sign in to {shown}") data-testid="sign-in-wait">
                         <p><strong>{format!("The agent waits for you to sign in to {shown}.")}</strong></p>
                         <p class="hint">{state.says(crate::ui::page::now_ms() as u64)}</p>
                         <div class="approval-choices">
-                            <button class="primary" data-testid="run-sign-in" on:click=move |_| sign_in(mcp, to.clone())>"Sign in"</button>
+                            <button class="primary" data-testid="run-sign-in" on:click=move |_| with_sign_ins(mcp, |a| a.sign_in(&go))>"Sign in"</button>
                         </div>
                     </div>
                 }
@@ -209,8 +105,357 @@ pub fn SignInWait(mcp: Mcp) -> impl IntoView {
     }
 }
 
+#[cfg(target_arch = "wasm32")]
+pub use io::{restore, resume, Page as PageAuthorizer};
 
-/// Settings opened: what the device kept comes back, and a sign-in the page went to finishes.
-pub fn resume(page: Mcp) {
-    go(page, Job::Resume);
+/// The browser's side.
+#[cfg(target_arch = "wasm32")]
+mod io {
+    use std::cell::Cell;
+
+    use leptos::prelude::*;
+    use wasm_bindgen::{closure::Closure, JsCast};
+
+    use super::Mcp;
+    use crate::agent::Clock;
+    use crate::app::mcp::sign_in::{After401, AuthState, Begin, Pending, SignIns};
+    use crate::browser::BrowserClock;
+    use crate::net::browser::BrowserFetch;
+    use crate::tools::mcp::oauth::{discover, redeem, register, revoke, Challenge, Grant};
+    use crate::tools::mcp::{Authorizer, Waited};
+
+    /// Where remembered sign-ins are kept (`SignIns::kept`).
+    const KEPT: &str = "thoughtline.mcp.sign-ins";
+    /// The tab's session storage while the page is away at a sign-in: the sign-in under way,
+    /// and the callback's query once it is back (written by `signed-in.js`).
+    const AWAY: &str = "thoughtline.sign-in.pending";
+    const RETURNED: &str = "thoughtline.sign-in.return";
+    /// The channel the callback window tells the page on.
+    const CHANNEL: &str = "thoughtline-sign-in";
+    /// The callback page, and where a client ID metadata document would be, beside the page.
+    const CALLBACK: &str = "signed-in.html";
+    const CLIENT_DOCUMENT: &str = "oauth-client.json";
+
+    fn now() -> u64 {
+        js_sys::Date::now() as u64
+    }
+
+    fn remembered(page: Mcp) -> impl Fn(&str) -> bool {
+        let servers = page.settings().with_untracked(|s| s.tools.mcp.servers.iter().filter(|s| s.remember_secret).map(|s| s.url.trim().to_string()).collect::<Vec<_>>());
+        move |server: &str| servers.iter().any(|s| crate::tools::mcp::oauth::canonical_resource(s) == crate::tools::mcp::oauth::canonical_resource(server))
+    }
+
+    thread_local! {
+        /// A record of sign-ins from a newer page was found: it is not written over.
+        static NEWER_KEPT: Cell<bool> = const { Cell::new(false) };
+        static LISTENING: Cell<bool> = const { Cell::new(false) };
+        /// The servers whose tokens are being renewed now.
+        static RENEWING: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    /// The sign-ins changed: what masks the page's output learns the tokens, and the remembered
+    /// ones are kept on the device (a failed write is said on the server's row).
+    fn changed(page: Mcp) {
+        let (secrets, kept) = page.sign_ins().with_untracked(|s| (s.secrets(), s.kept(remembered(page))));
+        crate::app::settings::keys::hold(secrets);
+        if NEWER_KEPT.with(Cell::get) {
+            return;
+        }
+        if let Err(e) = crate::storage::local::write(KEPT, &kept) {
+            let servers = page.settings().with_untracked(|s| s.tools.mcp.servers.iter().filter(|s| s.remember_secret).map(|s| s.url.trim().to_string()).collect::<Vec<_>>());
+            for url in servers {
+                page.set_status_line(&url, false, format!("The sign-in could not be kept on this device ({e}); it holds while this page is open."));
+            }
+        }
+    }
+
+    /// Takes back the remembered sign-ins (once, as the page's MCP clients are made).
+    pub fn restore(page: Mcp) {
+        let Some(text) = crate::storage::local::read(KEPT) else { return };
+        let remember = remembered(page);
+        let read = page.sign_ins().try_update(|s| s.restore(&text, remember));
+        if read == Some(Err(crate::app::mcp::sign_in::KeptUnread::Newer)) {
+            NEWER_KEPT.with(|n| n.set(true));
+        }
+        let secrets = page.sign_ins().with_untracked(SignIns::secrets);
+        crate::app::settings::keys::hold(secrets);
+    }
+
+    /// The page's sign-ins, as every MCP client asks them.
+    pub struct Page(pub Mcp);
+
+    impl Authorizer for Page {
+        fn token<'a>(&'a self, server: &'a str) -> crate::agent::LocalBoxFuture<'a, Option<String>> {
+            Box::pin(async move {
+                let page = self.0;
+                if let Some(grant) = page.sign_ins().with_untracked(|s| s.due(server, now())) {
+                    refresh(page, server, &grant).await;
+                }
+                page.sign_ins().with_untracked(|s| s.bearer_for(server, server).map(str::to_string))
+            })
+        }
+
+        fn refused<'a>(&'a self, server: &'a str, sent: Option<&'a str>, challenge: Option<Challenge>) -> crate::agent::LocalBoxFuture<'a, bool> {
+            Box::pin(async move {
+                let page = self.0;
+                match page.sign_ins().try_update(|s| s.after_401(server, sent, challenge)) {
+                    Some(After401::Again) => true,
+                    Some(After401::Refresh(grant)) => refresh(page, server, &grant).await,
+                    _ => {
+                        changed(page);
+                        false
+                    }
+                }
+            })
+        }
+
+        fn sign_in(&self, server: &str) {
+            start(self.0, server.to_string());
+        }
+
+        fn sign_out(&self, server: &str) {
+            sign_out(self.0, server.to_string());
+        }
+
+        fn settings_changed(&self) {
+            changed(self.0);
+        }
+
+        fn wait<'a>(&'a self, server: &'a str) -> crate::agent::LocalBoxFuture<'a, Waited> {
+            Box::pin(async move {
+                let page = self.0;
+                /// The run stops waiting however the wait ends (Stop drops it).
+                struct Waiting(Mcp, String);
+                impl Drop for Waiting {
+                    fn drop(&mut self) {
+                        let server = self.1.clone();
+                        self.0.sign_ins().try_update(|s| s.waiting(&server, false));
+                        self.0.waits(false);
+                    }
+                }
+                page.sign_ins().update(|s| s.waiting(server, true));
+                page.waits(true);
+                let _waiting = Waiting(page, server.to_string());
+                // A refusal from before this wait is not this sign-in's.
+                let was = page.sign_ins().with_untracked(|s| s.state(server));
+                for _ in 0..10 {
+                    BrowserClock.sleep(500.0).await;
+                    match page.sign_ins().with_untracked(|s| s.state(server)) {
+                        AuthState::SignedIn { .. } => return Waited::SignedIn,
+                        AuthState::Refused(why) if AuthState::Refused(why.clone()) != was => return Waited::Refused(why),
+                        _ => {}
+                    }
+                }
+                Waited::Still
+            })
+        }
+    }
+
+    /// Renews `grant`'s tokens: whether it worked (else the server needs a sign-in again, and
+    /// its row says why).
+    async fn refresh(page: Mcp, server: &str, grant: &Grant) -> bool {
+        let signed_in = |page: Mcp| matches!(page.sign_ins().with_untracked(|s| s.state(server)), AuthState::SignedIn { .. });
+        // One renewal at a time per server: a refresh token serves once, so a second request
+        // that finds the token due waits for the first renewal instead of spending it again.
+        if RENEWING.with(|r| r.borrow().iter().any(|s| s == server)) {
+            for _ in 0..100 {
+                BrowserClock.sleep(100.0).await;
+                if !RENEWING.with(|r| r.borrow().iter().any(|s| s == server)) {
+                    break;
+                }
+            }
+            return signed_in(page);
+        }
+        struct Renewing(String);
+        impl Drop for Renewing {
+            fn drop(&mut self) {
+                RENEWING.with(|r| r.borrow_mut().retain(|s| *s != self.0));
+            }
+        }
+        RENEWING.with(|r| r.borrow_mut().push(server.to_string()));
+        let _renewing = Renewing(server.to_string());
+        let Some(body) = SignIns::refresh_body(grant) else { return false };
+        let outcome = redeem(&BrowserFetch, &grant.token_endpoint, &body, now(), grant.tokens.refresh.as_deref()).await;
+        match outcome {
+            Ok(tokens) => page.sign_ins().update(|s| s.refreshed(server, tokens)),
+            Err(e) => page.sign_ins().update(|s| s.needs(server, &format!("renewing the access failed: {e}"))),
+        }
+        changed(page);
+        signed_in(page)
+    }
+
+    fn window() -> Option<web_sys::Window> {
+        web_sys::window()
+    }
+
+    /// The callback page's address: beside the page, whatever path it is served under.
+    fn callback_address() -> String {
+        let here = crate::ui::page::address();
+        web_sys::Url::new_with_base(CALLBACK, &here).map(|u| u.href()).unwrap_or_default()
+    }
+
+    /// `crypto.getRandomValues`, and `sessionStorage` below, reached by name: their bindings
+    /// would weigh on the first load, which never uses them.
+    fn random() -> Option<[u8; 48]> {
+        use js_sys::{Function, Reflect, Uint8Array};
+        let window: wasm_bindgen::JsValue = window()?.into();
+        let crypto = Reflect::get(&window, &"crypto".into()).ok()?;
+        let fill: Function = Reflect::get(&crypto, &"getRandomValues".into()).ok()?.unchecked_into();
+        let array = Uint8Array::new_with_length(48);
+        fill.call1(&crypto, &array).ok()?;
+        let mut bytes = [0u8; 48];
+        array.copy_to(&mut bytes);
+        Some(bytes)
+    }
+
+    fn session() -> Option<web_sys::Storage> {
+        let window: wasm_bindgen::JsValue = window()?.into();
+        let storage = js_sys::Reflect::get(&window, &"sessionStorage".into()).ok()?;
+        (!storage.is_null() && !storage.is_undefined()).then(|| storage.unchecked_into())
+    }
+
+    /// Sign in to `server`: a window opens at once (while the click still allows one), then the
+    /// page finds where to sign in and sends the window there; when the browser allows no
+    /// window, the page itself goes, and comes back to the callback.
+    fn start(page: Mcp, server: String) {
+        if server.is_empty() {
+            return;
+        }
+        let popup = window().and_then(|w| w.open_with_url_and_target_and_features(CALLBACK, "thoughtline-sign-in", "popup,width=520,height=720").ok().flatten());
+        page.sign_ins().update(|s| s.set_signing_in(&server));
+        listen_for_returns(page);
+        leptos::task::spawn_local(async move {
+            match prepare(page, &server, popup.is_none()).await {
+                Ok(address) => match popup {
+                    Some(popup) => {
+                        if popup.location().set_href(&address).is_err() {
+                            page.sign_ins().update(|s| s.refused(&server, "the sign-in window could not be sent to the sign-in page"));
+                        }
+                    }
+                    None => leave_for(page, &server, &address),
+                },
+                Err(why) => {
+                    if let Some(popup) = popup {
+                        let _ = popup.close();
+                    }
+                    page.sign_ins().update(|s| s.refused(&server, &why));
+                    changed(page);
+                }
+            }
+        });
+    }
+
+    /// Discovery, the client ID, and the sign-in's address (the sign-in is then under way).
+    async fn prepare(page: Mcp, server: &str, leaves: bool) -> Result<String, String> {
+        let challenge = page.sign_ins().with_untracked(|s| s.challenge(server));
+        let found = discover(&BrowserFetch, server, challenge.as_ref()).await.map_err(|e| e.0)?;
+        let redirect_uri = callback_address();
+        let entered = page.settings().with_untracked(|s| {
+            s.tools.mcp.servers.iter().find(|s| s.url.trim() == server).map(|s| s.client_id.trim().to_string()).unwrap_or_default()
+        });
+        // The order the specification gives: a client ID entered for the server, the page's
+        // client ID metadata document where the authorization server takes one, registration.
+        let document = match found.server.client_documents {
+            true => client_document(&redirect_uri).await,
+            false => None,
+        };
+        let client_id = if !entered.is_empty() {
+            entered
+        } else if let Some(document) = document {
+            document
+        } else if let Some(endpoint) = &found.server.registration_endpoint {
+            register(&BrowserFetch, endpoint, &redirect_uri).await.map_err(|e| e.0)?
+        } else {
+            return Err(format!(
+                "{} registers no clients itself: enter the client ID it issued for this page (redirect address {redirect_uri}) under the server in Settings → Tools → MCP servers.",
+                found.server.issuer
+            ));
+        };
+        let random = random().ok_or("this browser gave no random numbers for the sign-in")?;
+        Ok(page.sign_ins().try_update(|s| s.begin(server, &found, Begin { client_id: &client_id, redirect_uri: &redirect_uri, leaves }, &random, now())).unwrap_or_default())
+    }
+
+    /// The address of the page's client ID metadata document (`oauth-client.json` beside the
+    /// page, published by whoever hosts it), when there is one that serves as a client ID.
+    async fn client_document(redirect_uri: &str) -> Option<String> {
+        let url = web_sys::Url::new_with_base(CLIENT_DOCUMENT, &crate::ui::page::address()).ok()?.href();
+        let answer = crate::net::Fetch::get(&BrowserFetch, &url, &[]).await.ok().filter(|a| a.status == 200)?;
+        crate::tools::mcp::oauth::read_client_document(&answer.body, &url, redirect_uri).ok()
+    }
+
+    /// No window could open: the page goes to the sign-in, keeping the sign-in under way in the
+    /// tab's session storage (the chat is saved as the page goes, like any reload).
+    fn leave_for(page: Mcp, server: &str, address: &str) {
+        let pending = page.sign_ins().with_untracked(|s| s.pending(server).cloned());
+        let kept = pending.and_then(|p| serde_json::to_string(&p).ok()).and_then(|text| session()?.set_item(AWAY, &text).ok());
+        match (kept, window()) {
+            (Some(()), Some(w)) => {
+                let _ = w.location().set_href(address);
+            }
+            _ => page.sign_ins().update(|s| s.refused(server, "the browser blocked the sign-in window, and this tab cannot keep the sign-in while it goes: allow pop-ups for this page")),
+        }
+    }
+
+    /// The callback window tells the page what the sign-in came back with.
+    fn listen_for_returns(page: Mcp) {
+        if LISTENING.with(|l| l.replace(true)) {
+            return;
+        }
+        let Ok(channel) = web_sys::BroadcastChannel::new(CHANNEL) else { return };
+        let handler = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+            if let Some(query) = event.data().as_string() {
+                leptos::task::spawn_local(finish(page, query));
+            }
+        });
+        channel.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+        handler.forget();
+        std::mem::forget(channel);
+    }
+
+    /// The page came back from a full-page sign-in: the sign-in it kept, finished with the
+    /// callback's query. Called as Settings opens (the page opens it for this).
+    pub fn resume(page: Mcp) {
+        let Some(storage) = session() else { return };
+        let (Ok(Some(query)), Ok(Some(kept))) = (storage.get_item(RETURNED), storage.get_item(AWAY)) else { return };
+        let _ = storage.remove_item(RETURNED);
+        let _ = storage.remove_item(AWAY);
+        if let Ok(pending) = serde_json::from_str::<Pending>(&kept) {
+            page.sign_ins().update(|s| s.start(pending));
+            leptos::task::spawn_local(finish(page, query));
+        }
+    }
+
+    /// Redeems the code the sign-in came back with; Connect runs again for a server Settings
+    /// shows as not connected, and a waiting run goes on.
+    async fn finish(page: Mcp, query: String) {
+        let Some(back) = page.sign_ins().try_update(|s| s.came_back(&query, now())) else { return };
+        let Ok((pending, code)) = back else {
+            changed(page);
+            return;
+        };
+        match redeem(&BrowserFetch, &pending.token_endpoint, &pending.code_body(&code), now(), None).await {
+            Ok(tokens) => page.sign_ins().update(|s| s.signed_in(&pending.server, pending.grant(tokens))),
+            Err(e) => page.sign_ins().update(|s| s.refused(&pending.server, &e.0)),
+        }
+        changed(page);
+        if matches!(page.sign_ins().with_untracked(|s| s.state(&pending.server)), AuthState::SignedIn { .. }) {
+            let index = page.settings().with_untracked(|s| s.tools.mcp.servers.iter().position(|s| s.url.trim() == pending.server));
+            if let Some(index) = index {
+                if !page.connected(&pending.server) {
+                    super::super::mcp::connect(page, index);
+                }
+            }
+        }
+    }
+
+    /// Sign out: the tokens are forgotten here, then revoked where the server offers it.
+    fn sign_out(page: Mcp, server: String) {
+        let Some(grant) = page.sign_ins().try_update(|s| s.sign_out(&server)).flatten() else { return };
+        changed(page);
+        leptos::task::spawn_local(async move {
+            if let Err(e) = revoke(&BrowserFetch, &grant).await {
+                page.set_status_line(&server, false, format!("Signed out here, but {e}"));
+            }
+        });
+    }
 }

@@ -32,6 +32,12 @@ pub trait Authorizer {
     fn refused<'a>(&'a self, server: &'a str, sent: Option<&'a str>, challenge: Option<Challenge>) -> LocalBoxFuture<'a, bool>;
     /// Waits a while for the person to sign in to `server`.
     fn wait<'a>(&'a self, server: &'a str) -> LocalBoxFuture<'a, Waited>;
+    /// The person asks to sign in to `server` (a click: a window may open now).
+    fn sign_in(&self, _server: &str) {}
+    /// The person signs out of `server`.
+    fn sign_out(&self, _server: &str) {}
+    /// What the sign-ins depend on in the settings changed (which servers are remembered).
+    fn settings_changed(&self) {}
 }
 
 impl McpClient {
