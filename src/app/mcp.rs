@@ -53,35 +53,61 @@ impl StatusLines {
     }
 }
 
+/// What the page does with its hub's sessions without knowing the hub: the first screen holds
+/// the hub through this (and `Any`), so none of the MCP client's code, not even what drops it,
+/// is in the first load; the parts that make the hub bring it.
+pub trait Sessions {
+    /// Clients of servers no longer configured as they are now are let go.
+    fn keep_only(&self, servers: &[McpServer]);
+    /// The page is going away: every session ends now.
+    fn end_sessions(&self);
+}
+
+impl Sessions for McpHub {
+    fn keep_only(&self, servers: &[McpServer]) {
+        McpHub::keep_only(self, servers);
+    }
+
+    fn end_sessions(&self) {
+        McpHub::end_sessions(self);
+    }
+}
+
 /// The page's hub, from its first use to the page going away. A clone shares the hub.
 #[derive(Clone, Default)]
 pub struct HubLife {
-    hub: Option<Rc<McpHub>>,
+    /// The `McpHub`, as `Any`, and its sessions.
+    hub: Option<(Rc<dyn std::any::Any>, Rc<dyn Sessions>)>,
 }
 
 impl HubLife {
     /// The hub, made by `make` the first time it is needed.
     pub fn hub(&mut self, make: impl FnOnce() -> McpHub) -> Rc<McpHub> {
-        self.hub.get_or_insert_with(|| Rc::new(make())).clone()
+        if let Some(hub) = self.made() {
+            return hub;
+        }
+        let hub = Rc::new(make());
+        self.hub = Some((hub.clone(), hub.clone()));
+        hub
     }
 
     /// The hub if anything made it (nothing to let go of otherwise).
     pub fn made(&self) -> Option<Rc<McpHub>> {
-        self.hub.clone()
+        self.hub.as_ref().and_then(|(any, _)| any.clone().downcast::<McpHub>().ok())
     }
 
     /// The settings changed: a removed server, or one with another address or secret, loses its
     /// client and listener.
     pub fn servers_now(&self, servers: &[McpServer]) {
-        if let Some(hub) = &self.hub {
-            hub.keep_only(servers);
+        if let Some((_, sessions)) = &self.hub {
+            sessions.keep_only(servers);
         }
     }
 
     /// The page is going away: every session it had ends now.
     pub fn page_gone(&self) {
-        if let Some(hub) = &self.hub {
-            hub.end_sessions();
+        if let Some((_, sessions)) = &self.hub {
+            sessions.end_sessions();
         }
     }
 }
