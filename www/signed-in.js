@@ -1,5 +1,5 @@
-// The callback of a sign-in to an MCP server. Opened first empty, as the window the sign-in
-// happens in; the authorization server sends it back here with `?code=…&state=…` (or an error).
+// The callback of a sign-in to an MCP server: the authorization server sends the sign-in's
+// window (or the page itself) back here with `?code=…&state=…`, or an error.
 // A state starting "r." means the page itself went to the sign-in (the browser blocked the
 // window): what came back is left in this tab's session storage and the page is opened again,
 // which finishes it. Otherwise the page that opened the window is told on a BroadcastChannel

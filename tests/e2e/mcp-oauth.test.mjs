@@ -197,3 +197,21 @@ test('a refused sign-in says the server\'s reason, and Sign in is offered again'
   await page.getByTestId('mcp-sign-in').waitFor();
   await context.close();
 });
+
+test('an authorization server that registers no clients: Sign in says to enter a client ID, and the one entered signs in', async () => {
+  const mcp = await startMcpOAuth('--no-registration');
+  const { page, context } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await addServer(page, mcp.url);
+  await page.getByTestId('mcp-sign-in').click();
+  await untilState(page, /^Sign-in refused/);
+  const redirect = `${env.server.origin}/thoughtline/signed-in.html`;
+  assert.equal(await authState(page), `Sign-in refused: ${mcp.issuer} registers no clients itself: enter the client ID it issued for this page (redirect address ${redirect}) under the server in Settings → Tools → MCP servers.`);
+  const { client_id: clientId } = await (await fetch(`${new URL(mcp.url).origin}/__client?redirect=${encodeURIComponent(redirect)}`, { method: 'POST' })).json();
+  await page.getByTestId('mcp-client-id-0').fill(clientId);
+  await page.getByTestId('mcp-client-id-0').press('Tab');
+  await signInThroughWindow(page, page.getByTestId('mcp-sign-in'));
+  await untilState(page, /^Signed in/);
+  assert.equal((await mcp.state()).registered, 1, 'only the client made for the test: the page registered none');
+  assert.ok((await page.evaluate(() => localStorage.getItem('thoughtline.settings'))).includes(clientId), 'the client ID is a setting, kept');
+  await context.close();
+});

@@ -321,7 +321,9 @@ mod io {
         if server.is_empty() {
             return;
         }
-        let popup = window().and_then(|w| w.open_with_url_and_target_and_features(CALLBACK, "thoughtline-sign-in", "popup,width=520,height=720").ok().flatten());
+        // Blank at first: a window opened at an address would still be loading it when the page
+        // sends it on, and that first load can win over the sign-in's address.
+        let popup = window().and_then(|w| w.open_with_url_and_target_and_features("", "thoughtline-sign-in", "popup,width=520,height=720").ok().flatten());
         page.sign_ins().update(|s| s.set_signing_in(&server));
         listen_for_returns(page);
         leptos::task::spawn_local(async move {
