@@ -1,4 +1,5 @@
-// Checks that the documentation's commands and links point at things that exist:
+// Checks that the documentation's commands and links point at things that exist, in every
+// Markdown file of the repository (skipping node_modules, target, dist and dot-folders):
 //   - every repository path written in backticks (inline or in a fenced block), such as
 //     `scripts/build` or `src/lib.rs`, names a file or folder that is there;
 //   - every relative Markdown link or image ([text](docs/performance.md)) resolves, and its
@@ -6,20 +7,19 @@
 //   - every #anchor link matches a heading of its own file (GitHub's slugs: lowercase, spaces
 //     become '-', punctuation other than '-' and '_' is dropped, repeats get -1, -2, …).
 // Prints one line per problem and exits 1 if there is any. Node only, no dependencies.
-//   node scripts/check-docs.mjs [FILE.md ...]      (default: the files listed below)
+//   node scripts/check-docs.mjs [FILE.md ...]      (default: every *.md file, found as above)
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DEFAULT_FILES = ['README.md', 'ARCHITECTURE.md', 'CHANGELOG.md', 'docs/performance.md', 'docs/parser.md', 'tests/fixtures/README.md'];
 // Build output and installed packages: mentioned in the docs, never part of the repository.
 const NOT_IN_REPO = new Set(['.git', 'dist', 'target', 'node_modules']);
 const topLevel = new Set(fs.readdirSync(root).filter((name) => !NOT_IN_REPO.has(name)));
 const slugCache = new Map(); // file → the anchors of its headings
 
 const problems = [];
-const files = process.argv.length > 2 ? process.argv.slice(2) : DEFAULT_FILES;
+const files = process.argv.length > 2 ? process.argv.slice(2) : markdownFiles('');
 for (const file of files) checkFile(file);
 for (const p of problems) console.log(p);
 if (problems.length) {
@@ -27,6 +27,22 @@ if (problems.length) {
   process.exit(1);
 }
 console.log(`check-docs: ${files.length} files, every path and link resolves`);
+
+/** Every *.md file under `dir` (relative to the root), sorted; build output, installed packages
+ * and dot-folders (.git, .github, .cargo, …) are skipped. */
+function markdownFiles(dir) {
+  const found = [];
+  const entries = fs.readdirSync(path.join(root, dir), { withFileTypes: true });
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const rel = dir ? `${dir}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) {
+      if (!entry.name.startsWith('.') && !NOT_IN_REPO.has(entry.name)) found.push(...markdownFiles(rel));
+    } else if (entry.isFile() && entry.name.endsWith('.md')) {
+      found.push(rel);
+    }
+  }
+  return found;
+}
 
 function checkFile(rel) {
   const full = path.resolve(root, rel);

@@ -4,7 +4,7 @@ pub mod pack;
 
 use wasm_bindgen::JsCast;
 
-use crate::agent::{Clock, LocalBoxFuture};
+use crate::base::{Clock, LocalBoxFuture};
 
 /// `performance.now()` for durations, `Date.now()` for timestamps, `setTimeout` for sleeps.
 pub struct BrowserClock;

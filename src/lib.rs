@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod base;
 pub mod conversation;
 pub mod in_page;
 pub(crate) mod json_read;

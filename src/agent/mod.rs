@@ -4,9 +4,7 @@
 //! **Invariant:** nothing under `agent/` imports `leptos`, `web_sys` or any browser API, so the
 //! whole core runs and is tested natively with `cargo test`, and compiles unchanged to wasm32.
 
-use std::future::Future;
-use std::pin::Pin;
-
+pub mod change;
 pub mod fork;
 pub mod model;
 pub mod parse;
@@ -23,8 +21,7 @@ pub mod trace;
 #[cfg(test)]
 mod tests;
 
-/// A boxed future that need not be `Send`: browser futures (fetch, timers) are not.
-pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+pub use crate::base::LocalBoxFuture;
 
 pub use model::{ChatModel, ChatRequest, ChatResponse, LlmError, LlmErrorKind, Message, ModelName, Progress, Role, Usage};
 pub use prompt::Turn;

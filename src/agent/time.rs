@@ -9,16 +9,10 @@ use std::pin::pin;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 
-use super::LocalBoxFuture;
+pub use crate::base::Clock;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::base::LocalBoxFuture;
 
-pub trait Clock {
-    /// Milliseconds on a monotonic clock; only differences are meaningful.
-    fn now_ms(&self) -> f64;
-    /// Milliseconds since the Unix epoch, for the timestamp a person reads in an export.
-    fn unix_ms(&self) -> f64;
-    /// A future that resolves after `ms` milliseconds.
-    fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()>;
-}
 
 #[derive(Default)]
 struct CancelState {

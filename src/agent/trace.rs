@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::model::{LlmError, ModelName, ToolCall, Usage};
 use super::settings::Strategy;
 
+pub use super::change::value_as_text;
 pub use super::request_record::{request_at, Rebuilder, RequestRecord};
 
 pub mod align;
@@ -297,7 +298,7 @@ pub enum EventKind {
     },
     /// A branch starts here: the person changed the step this replaces, or asked it again
     /// (`agent::fork`). Boxed: rare, and larger than the common kinds.
-    Forked(Box<super::fork::Fork>),
+    Forked(Box<super::change::Fork>),
 }
 
 /// The colour role of an event: blue while something is in progress, green for success, red
@@ -419,7 +420,7 @@ impl EventKind {
             EventKind::AskedPerson { .. } => "Question for you",
             EventKind::StrategyFallback { .. } => "Strategy fallback",
             EventKind::ScopeChecked { .. } => "Scope check",
-            EventKind::Forked(fork) if fork.change == super::fork::Change::AskAgain => "Asked again",
+            EventKind::Forked(fork) if fork.change == super::change::Change::AskAgain => "Asked again",
             EventKind::Forked(_) => "Edited by you",
         }
     }
@@ -584,13 +585,6 @@ impl Trace {
     }
 }
 
-/// A tool input as text: a string as it is, any other value as compact JSON.
-pub fn value_as_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
 
 #[cfg(test)]
 mod tests;

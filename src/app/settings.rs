@@ -11,6 +11,7 @@ use crate::storage::keys::ProviderKeys;
 use crate::storage::settings::{self as stored, StoredSettings, SETTINGS_VERSION};
 use crate::storage::{ExportedSettings, StorageError, StorageErrorKind};
 use crate::tools::ToolSettings;
+pub use crate::tools::mcp::{McpServer, McpSettings};
 
 pub mod keys;
 
@@ -25,7 +26,7 @@ pub struct Settings {
     pub agent: AgentSettings,
     pub tools: ToolSettings,
     /// Where finished runs are sent as OpenTelemetry traces, if anywhere.
-    pub collector: crate::otel::Collector,
+    pub collector: crate::base::Collector,
 }
 
 impl Settings {
@@ -52,7 +53,7 @@ impl Default for Settings {
             connection: Connection::default(),
             agent: AgentSettings::default(),
             tools: ToolSettings::default(),
-            collector: crate::otel::Collector::default(),
+            collector: crate::base::Collector::default(),
         }
     }
 }

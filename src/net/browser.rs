@@ -7,7 +7,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Request, RequestInit, RequestMode, RequestRedirect, Response, ResponseType};
 
 use super::{Fetch, FetchFailed, HttpRequest, HttpResponse, OwnedRequest, Redirects, Streaming};
-use crate::agent::LocalBoxFuture;
+use crate::base::LocalBoxFuture;
 
 struct AbortOnDrop {
     controller: AbortController,

@@ -4,10 +4,9 @@
 //! `fetch` (`browser.rs`, the one implementation and the only code that calls `fetch`).
 //! `sse.rs` decodes a `text/event-stream` body, for streamed model replies and MCP alike.
 
-use crate::agent::LocalBoxFuture;
+use crate::base::LocalBoxFuture;
 
-mod url;
-pub use url::{encode_component, origin, percent_encode};
+pub use crate::base::url::{encode_component, origin, percent_encode};
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;

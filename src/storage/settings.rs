@@ -43,7 +43,7 @@ pub struct StoredSettings {
     #[serde(serialize_with = "super::agent_settings_read::agent_settings_as_stored")]
     pub agent: AgentSettings,
     pub tools: ToolSettings,
-    pub collector: crate::otel::Collector,
+    pub collector: crate::base::Collector,
 }
 
 /// What a first visit starts with: each part's own default.
@@ -62,7 +62,7 @@ impl Default for StoredSettings {
             connection: Connection::default(),
             agent: AgentSettings::default(),
             tools: ToolSettings::default(),
-            collector: crate::otel::Collector::default(),
+            collector: crate::base::Collector::default(),
         }
     }
 }
@@ -89,10 +89,10 @@ fn stored_settings(value: &Value) -> Read<StoredSettings> {
     })
 }
 
-fn collector(value: &Value) -> Read<crate::otel::Collector> {
+fn collector(value: &Value) -> Read<crate::base::Collector> {
     let f = Fields::of(value)?;
-    let d = crate::otel::Collector::default();
-    Ok(crate::otel::Collector {
+    let d = crate::base::Collector::default();
+    Ok(crate::base::Collector {
         endpoint: f.or("endpoint", string, d.endpoint)?,
         header_name: f.or("header_name", string, d.header_name)?,
         header_value: f.or("header_value", string, d.header_value)?,

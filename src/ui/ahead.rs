@@ -4,6 +4,7 @@
 //! reaches their buttons. Above the features (it names their preloads); only `App` and this
 //! file's tests use it, so no feature reaches back through it.
 
+#[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
 use super::parts::{ahead, PartMissing};
 
 /// Fetches a part without calling it.
@@ -12,22 +13,22 @@ pub type Preload = fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Re
 /// How to fetch part `chunk` ahead; `None` for a part only its use fetches.
 pub fn preload(chunk: &str) -> Option<Preload> {
     Some(match chunk {
-        "save_chat" => || Box::pin(super::chats::preload_save()),
+        "save_chat" => || Box::pin(super::services::chats::preload_save()),
         "save_settings" => || Box::pin(super::preload_save_settings()),
-        "run" => || Box::pin(super::run::preload_engine()),
-        "markdown" => || Box::pin(super::markdown::preload_answer()),
-        "trace_rows" => || Box::pin(super::trace::preload_rows()),
-        "otel_send" => || Box::pin(super::trace::otel::preload_send()),
-        "find_bar" => || Box::pin(super::trace::find::preload_find_bar()),
-        "approval" => || Box::pin(super::chat::approval::preload()),
-        "in_page_warm" => || Box::pin(super::run::preload_warm()),
+        "run" => || Box::pin(super::services::run::preload_engine()),
+        "markdown" => || Box::pin(super::widgets::markdown::preload_answer()),
+        "trace_rows" => || Box::pin(super::widgets::trace::preload_rows()),
+        "otel_send" => || Box::pin(super::services::otel::preload_send()),
+        "find_bar" => || Box::pin(super::widgets::trace::find::preload_find_bar()),
+        "approval" => || Box::pin(super::widgets::approval::preload()),
+        "in_page_warm" => || Box::pin(super::services::run::preload_warm()),
         "chat_list" => || Box::pin(super::chats::preload_list()),
-        "read_chat" => || Box::pin(super::chats::preload_read()),
+        "read_chat" => || Box::pin(super::services::chats::preload_read()),
         "settings" => || Box::pin(super::preload_settings()),
         "compare" => || Box::pin(super::preload_compare()),
         "evaluations" => || Box::pin(super::preload_evaluations()),
-        "export_file" => || Box::pin(super::trace::tools::preload_export()),
-        "import_file" => || Box::pin(super::trace::tools::preload_import()),
+        "export_file" => || Box::pin(super::services::files::preload_export()),
+        "import_file" => || Box::pin(super::services::files::preload_import()),
         _ => return None,
     })
 }
@@ -71,7 +72,7 @@ mod tests {
     fn every_part_fetched_ahead_can_be_fetched_ahead() {
         for part in MANIFEST {
             assert!(!part.fetched.is_empty() && !part.what.is_empty(), "{}", part.chunk);
-            let ahead = part.fetched.iter().any(|f| *f != crate::ui::parts::Fetched::OnUse);
+            let ahead = part.fetched.iter().any(|f| *f != crate::ui::services::parts::Fetched::OnUse);
             assert_eq!(preload(part.chunk).is_some(), ahead, "{}", part.chunk);
             if let Some(preload) = preload(part.chunk) {
                 assert_eq!(pollster::block_on(preload()), Ok(()), "{}", part.chunk);
@@ -82,7 +83,7 @@ mod tests {
 
     #[test]
     fn what_is_fetched_ahead_follows_the_manifest_and_the_settings() {
-        let chunks = |parts: Vec<&crate::ui::parts::Part>| parts.into_iter().map(|p| p.chunk).collect::<Vec<_>>();
+        let chunks = |parts: Vec<&crate::ui::services::parts::Part>| parts.into_iter().map(|p| p.chunk).collect::<Vec<_>>();
         let mut settings = crate::app::settings::Settings::default();
         let (now, idle) = ahead(&settings, false);
         assert!(now.is_empty(), "a first visit fetches nothing before the first screen is up");

@@ -3,11 +3,10 @@
 
 use leptos::prelude::*;
 
-pub(crate) mod approval;
 pub(crate) mod compose;
-pub(crate) mod session;
+mod sign_in_wait;
 
-pub use crate::conversation::{ChatMessage, Who};
+use crate::conversation::Who;
 use crate::conversation::Conversation;
 
 const EXAMPLES: [&str; 3] = [
@@ -21,7 +20,7 @@ const EXAMPLES: [&str; 3] = [
 #[derive(Clone, Copy)]
 pub struct FirstLook {
     pub settings: RwSignal<crate::app::settings::Settings>,
-    pub in_page: super::in_page::InPage,
+    pub in_page: crate::ui::services::in_page::InPage,
 }
 
 /// "Start with the model in this page": one click switches the provider to it (the model is
@@ -33,7 +32,7 @@ pub struct FirstLook {
 #[component]
 fn Offer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<String>) -> impl IntoView {
     let settings = offer.settings;
-    let needed = move || settings.with(|s| !s.provider.preset.in_page() && crate::ui::chat::session::missing_setting(s).is_some());
+    let needed = move || settings.with(|s| !s.provider.preset.in_page() && crate::ui::services::session::missing_setting(s).is_some());
     view! {
         <Show when=needed>
             {super::parts::part_view("first_look", move || Box::pin(first_look_offer(offer, draft, on_send)), None, super::parts::Around::Nothing)}
@@ -45,8 +44,8 @@ super::parts::part!(first_look, preload = preload_first_look, pub(in crate::ui) 
     view! { <FirstLookOffer offer draft on_send/> }.into_any()
 });
 
-super::parts::part!(in_page_status, preload = preload_in_page_status, pub(in crate::ui) fn in_page_status(handle: super::in_page::InPage) -> AnyView {
-    view! { <super::in_page::StatusLine handle/> }.into_any()
+super::parts::part!(in_page_status, preload = preload_in_page_status, pub(in crate::ui) fn in_page_status(handle: crate::ui::services::in_page::InPage) -> AnyView {
+    view! { <crate::ui::widgets::in_page::StatusLine handle/> }.into_any()
 });
 
 #[component]
@@ -84,7 +83,7 @@ pub fn ChatPane(
     #[prop(optional)]
     first_look: Option<FirstLook>,
     /// A tool call of the chat's run waiting for the person's approval.
-    approval: crate::ui::chat::approval::Pending,
+    approval: crate::ui::services::approval::Pending,
     /// The MCP servers' prompts and resources, offered beside the composer.
     compose: crate::ui::chat::compose::Compose,
 ) -> impl IntoView {
@@ -117,7 +116,7 @@ pub fn ChatPane(
                         </div>
                     </li>
                 </Show>
-                {bubbles(messages, chat, running)}
+                {crate::ui::widgets::bubbles::bubbles(messages, chat, running)}
             </ol>
             // While the model in the page loads, and when it failed: how it goes, with Cancel.
             {first_look.map(|FirstLook { settings, in_page }| view! {
@@ -125,7 +124,7 @@ pub fn ChatPane(
                     {super::parts::part_view("in_page_status", move || Box::pin(in_page_status(in_page)), None, super::parts::Around::Nothing)}
                 </Show>
             })}
-            <crate::ui::chat::approval::ApprovalPanel pending=approval/>
+            <crate::ui::widgets::approval::ApprovalPanel pending=approval/>
             <Show when=move || compose.has_offers()>
                 {super::parts::part_view("mcp_compose", move || Box::pin(crate::ui::chat::compose::pickers(compose, draft)), None, super::parts::Around::Nothing)}
             </Show>
@@ -160,78 +159,4 @@ pub fn ChatPane(
             </form>
         </section>
     }
-}
-
-/// The chat's bubbles, as the chat pane and a shared run's view draw them.
-pub(in crate::ui) fn bubbles(messages: Memo<Vec<ChatMessage>>, chat: RwSignal<Conversation>, running: ReadSignal<bool>) -> impl IntoView {
-    // Keyed by position and text: switching conversations replaces rows whose text changed.
-    view! {
-        <For each=move || messages.get().into_iter().enumerate() key=|(i, m)| (*i, m.text.clone(), m.ends_run, m.branch.clone()) let:item>
-            <Bubble message=item.1 chat running/>
-        </For>
-    }
-}
-
-#[component]
-fn Bubble(message: ChatMessage, chat: RwSignal<Conversation>, running: ReadSignal<bool>) -> impl IntoView {
-    let (class, label) = match message.who {
-        Who::User => ("bubble user", "You"),
-        Who::Assistant => ("bubble assistant", "Thoughtline"),
-        Who::Problem => ("bubble problem", "⚠ Run ended"),
-        Who::AskedPerson => ("bubble asked-person", "? Thoughtline asks"),
-    };
-    let copied = RwSignal::new(false);
-    let text = message.text.clone();
-    let copy = (message.who == Who::Assistant).then(|| {
-        view! {
-            <button class="ghost small copy" data-testid="copy-answer" aria-label="Copy the answer"
-                on:click=move |_| copy_answer(text.clone(), copied)>
-                {move || if copied.get() { "Copied ✓" } else { "Copy" }}
-            </button>
-        }
-    });
-    // The message that ends a run offers that run's steps in the trace pane.
-    let run = message.run;
-    let shown = move || chat.with(|c| c.shown() == Some(run));
-    let steps = message.ends_run.then(|| {
-        view! {
-            <button class="ghost small show-steps" data-testid="show-steps" class:shown=shown
-                aria-pressed=move || shown().to_string()
-                disabled=move || running.get()
-                title="Show how this was reached, in the trace pane"
-                on:click=move |_| { chat.update(|c| { c.show(run); }); }>
-                {move || if shown() { "Steps shown →" } else { "Show steps →" }}
-            </button>
-        }
-    });
-    view! {
-        <li class=class data-testid="message">
-            {copy}
-            <span class="who">{label}</span>
-            // Never raw HTML: answers come from a model and may quote tool output. The
-            // person's own text and problems are plain text; answers are sanitised Markdown.
-            {match message.who {
-                // Drawn by a part (`markdown::answer`): a first visit has no answer to draw yet.
-                Who::Assistant => {
-                    let text = message.text;
-                    let answer = crate::ui::parts::part_view("markdown", move || Box::pin(crate::ui::markdown::answer(text.clone())), None, crate::ui::parts::Around::Nothing);
-                    view! { <div class="text md">{answer}</div> }.into_any()
-                }
-                _ => view! { <div class="text">{message.text}</div> }.into_any(),
-            }}
-            // The resources that went with the question, as the run's record keeps them.
-            {(!message.attached.is_empty()).then(|| {
-                let names: Vec<String> = message.attached.iter().map(|name| format!("📎 {name}")).collect();
-                view! { <div class="attached-to" data-testid="run-attached" title="Attached resources">{names.join(" · ")}</div> }
-            })}
-            {(!message.branch.is_empty()).then(|| view! { <div class="branch-note" data-testid="message-branch">{message.branch}</div> })}
-            {steps}
-        </li>
-    }
-}
-
-fn copy_answer(text: String, copied: RwSignal<bool>) {
-    leptos::task::spawn_local(async move {
-        copied.set(super::page::copy_text(&text).await.is_ok());
-    });
 }

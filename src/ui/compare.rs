@@ -4,15 +4,14 @@
 
 use leptos::prelude::*;
 
-pub(crate) mod runs;
 
 use crate::agent::trace::{self, Totals};
 use crate::agent::{Event, Strategy};
 use crate::conversation::Conversation;
 use crate::app::settings::Settings;
 
-use super::run::{Ask, RunControl, Start};
-use crate::ui::trace::TracePane;
+use crate::ui::services::run::{Ask, RunControl, Start};
+use crate::ui::widgets::trace::TracePane;
 
 #[derive(Clone, Copy)]
 struct Side {
@@ -26,7 +25,7 @@ struct Side {
 }
 
 impl Side {
-    fn new(name: &'static str, strategy: Strategy, structured: bool, mcp: crate::ui::settings::mcp::Mcp) -> Self {
+    fn new(name: &'static str, strategy: Strategy, structured: bool, mcp: crate::ui::services::mcp::Mcp) -> Self {
         Side {
             name,
             strategy: RwSignal::new(strategy),
@@ -72,7 +71,7 @@ pub fn ComparePane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>,
     let question = RwSignal::new(String::new());
     let structured = settings.with_untracked(|s| s.agent.structured_output);
     // The page's MCP servers (`App` provides them); mounted on its own, Compare makes its own.
-    let mcp = use_context::<crate::ui::settings::mcp::Mcp>().unwrap_or_else(|| crate::ui::settings::mcp::install(RwSignal::new(settings.get_untracked())));
+    let mcp = use_context::<crate::ui::services::mcp::Mcp>().unwrap_or_else(|| crate::ui::services::mcp::install(RwSignal::new(settings.get_untracked())));
     let sides = [Side::new("A", Strategy::React, structured, mcp), Side::new("B", Strategy::ToolCalling, structured, mcp)];
     let running = move || sides.iter().any(|s| s.run.running.get());
     let run = move || {
@@ -82,14 +81,14 @@ pub fn ComparePane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>,
         }
         let base = settings.get_untracked();
         // The button says why it is disabled; Enter must not get around it.
-        if crate::ui::chat::session::missing_setting(&base).is_some() {
+        if crate::ui::services::session::missing_setting(&base).is_some() {
             return;
         }
         for side in sides {
             side.start(&base, q.trim().to_string());
         }
     };
-    let missing = move || settings.with(crate::ui::chat::session::missing_setting);
+    let missing = move || settings.with(crate::ui::services::session::missing_setting);
 
     view! {
         // Its styles come with it (the first load carries none of them).
@@ -119,12 +118,12 @@ pub fn ComparePane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>,
                     {sides.into_iter().map(|side| view! { <SummaryRow side settings/> }).collect_view()}
                 </tbody>
             </table>
-            <crate::ui::compare::runs::RunsCompare chat settings asked/>
+            <crate::ui::widgets::runs::RunsCompare chat settings asked/>
             <div class="compare-traces">
                 {sides.into_iter().map(|side| view! {
                     <div class="compare-trace" data-testid=format!("compare-trace-{}", side.name.to_lowercase())>
                         // Each side asks for its own tool calls that need approval.
-                        <crate::ui::chat::approval::ApprovalPanel pending=side.run.approval/>
+                        <crate::ui::widgets::approval::ApprovalPanel pending=side.run.approval/>
                         <TracePane chat=side.run.chat streaming=side.run.streaming.read_only() running=side.run.running.read_only() progress=side.run.progress.read_only() sent=side.run.sent.read_only()>
                             <span class="side-name">{move || format!("{}: {}", side.name, side.strategy.get().label())}</span>
                         </TracePane>

@@ -6,14 +6,13 @@
 
 use leptos::prelude::*;
 
-pub(crate) mod drive;
 mod new;
 mod table;
 
 use crate::app::eval::config::Config;
 use crate::app::settings::Settings;
 use crate::conversation::Conversation;
-use drive::Driver;
+use crate::ui::services::eval::Driver;
 
 /// What a new evaluation's form starts from: empty, or an earlier evaluation's set and
 /// configurations ("Run this set again").
@@ -27,7 +26,7 @@ pub struct Draft {
 
 #[component]
 pub fn EvalPane(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>) -> impl IntoView {
-    let mcp = use_context::<crate::ui::settings::mcp::Mcp>().unwrap_or_else(|| crate::ui::settings::mcp::install(RwSignal::new(settings.get_untracked())));
+    let mcp = use_context::<crate::ui::services::mcp::Mcp>().unwrap_or_else(|| crate::ui::services::mcp::install(RwSignal::new(settings.get_untracked())));
     let driver = Driver::new(settings, mcp);
     // A new evaluation's form, until one is open.
     let making = RwSignal::new(true);

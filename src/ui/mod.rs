@@ -9,20 +9,16 @@ mod chat;
 mod chats;
 mod compare;
 mod eval;
-mod in_page;
-mod markdown;
 mod notices;
-mod page;
-pub(crate) mod parts;
-mod run;
+pub mod services;
 mod settings;
 mod share;
-mod trace;
+pub mod widgets;
 
 use leptos::prelude::*;
 
 use crate::app::settings::{load_settings, save_settings, Settings};
-use crate::storage::{load_theme, save_theme};
+use services::{page, parts, theme};
 
 pub use crate::conversation::{ChatMessage, Who};
 
@@ -36,7 +32,7 @@ pub fn mount() {
     if !crate::app::share::link::is_share(&opened) {
         return mount_app();
     }
-    apply_theme(&load_theme());
+    theme::apply(&theme::load());
     leptos::mount::mount_to_body(move || parts::part_view("compare", move || Box::pin(compare_part(Drawn::SharedRun { fragment: opened.clone(), on_keep: keep_copy })), None, parts::Around::Nothing));
 }
 
@@ -62,9 +58,9 @@ pub fn App() -> impl IntoView {
     let settings_notice = RwSignal::new(loaded.notice());
     let settings = RwSignal::new(loaded.settings);
     // The page's MCP servers: given to the runs, and to Settings as context.
-    let mcp = settings::mcp::install(settings);
+    let mcp = services::mcp::install(settings);
     provide_context(mcp);
-    let in_page = in_page::InPage::install();
+    let in_page = services::in_page::InPage::install();
     // Saving is the one effect that reaches the outside world from settings. Nothing is
     // written on load (a field that fell back must not overwrite what is stored until the
     // person changes something), and never over settings of a newer release.
@@ -83,9 +79,9 @@ pub fn App() -> impl IntoView {
     });
 
     // The open conversation is the one record the chat, the trace pane, saving and export read.
-    let chats = chats::Chats::restore();
+    let chats = services::chats::Chats::restore();
     let chat = chats.chat;
-    let chat_run = run::RunControl::new(chat, Some(Callback::new(move |save| chats.changed(save))), mcp);
+    let chat_run = services::run::RunControl::new(chat, Some(Callback::new(move |save| chats.changed(save))), mcp);
     let (streaming, running) = (chat_run.streaming, chat_run.running);
     chats.driven_by(running.read_only());
     let show_settings = RwSignal::new(page::back_from_sign_in());
@@ -102,32 +98,32 @@ pub fn App() -> impl IntoView {
     let loading = RwSignal::new(Vec::<&'static str>::new());
     let compare_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_compare.get());
     let evals_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_evals.get());
-    let theme = RwSignal::new(load_theme());
+    let theme = RwSignal::new(theme::load());
     // Applied on load, saved only when changed: nothing is written on load.
     Effect::new(move |first: Option<()>| {
         theme.with(|t| {
-            apply_theme(t);
+            theme::apply(t);
             if first.is_some() {
-                if let Err(e) = save_theme(t) {
+                if let Err(e) = theme::save(t) {
                     settings_notice.set(Some(format!("The colour theme is not saved: {e} It applies on this page until it is closed.")));
                 }
             }
         })
     });
-    let session = chat::session::Session::new(settings.read_only(), chats, chat_run);
+    let session = services::session::Session::new(settings.read_only(), chats, chat_run);
 
     // Parts of the page are fetched ahead as the manifest says (`parts::MANIFEST`): at once
     // what a person coming back to a chat needs, the rest once the first screen is up and the
     // browser is idle; Settings and Compare when the pointer or focus reaches their buttons.
     #[cfg(target_arch = "wasm32")]
-    ahead::fetch_ahead(&settings.get_untracked(), crate::storage::current_chat_id().is_some());
+    ahead::fetch_ahead(&settings.get_untracked(), services::chats::returning());
     // Someone who uses the model in the page has it loaded from this browser and reading the
     // agent's system prompt while they type (never a download they did not ask for).
     #[cfg(target_arch = "wasm32")]
     if settings.with_untracked(|s| s.provider.preset.in_page()) {
         page::when_idle(move || {
             leptos::task::spawn_local(async move {
-                if let Ok(warm) = run::warm_in_page(in_page, settings.get_untracked(), mcp, true).await {
+                if let Ok(warm) = services::run::warm_in_page(in_page, settings.get_untracked(), mcp, true).await {
                     warm.await;
                 }
             })
@@ -194,9 +190,9 @@ pub fn App() -> impl IntoView {
             <main class="layout" hidden=move || show_compare.get() || show_evals.get()>
                 <chats::ChatList chats running=running.read_only()/>
                 <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page } approval=chat_run.approval compose=chat::compose::Compose { mcp, run: chat_run }/>
-                <trace::TracePane chat streaming=streaming.read_only() running=running.read_only() progress=chat_run.progress.read_only() sent=chat_run.sent.read_only() session>
-                    <trace::tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs/>
-                </trace::TracePane>
+                <widgets::trace::TracePane chat streaming=streaming.read_only() running=running.read_only() progress=chat_run.progress.read_only() sent=chat_run.sent.read_only() session>
+                    <widgets::trace::tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs/>
+                </widgets::trace::TracePane>
             </main>
             // Built (and, in the shipped page, fetched: `parts`) the first time it is opened,
             // not on load, then hidden rather than removed like the chat.
@@ -274,13 +270,5 @@ fn theme_label(theme: &str) -> &'static str {
         "light" => "Light",
         "dark" => "Dark",
         _ => "Auto",
-    }
-}
-
-#[cfg_attr(not(target_arch = "wasm32"), allow(unused_variables))]
-fn apply_theme(theme: &str) {
-    #[cfg(target_arch = "wasm32")]
-    if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
-        let _ = if theme.is_empty() { root.remove_attribute("data-theme") } else { root.set_attribute("data-theme", theme) };
     }
 }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::chats::Chats;
+use super::services::chats::Chats;
 
 #[component]
 pub fn Notices(chats: Chats, settings_notice: ReadSignal<Option<String>>) -> impl IntoView {

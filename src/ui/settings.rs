@@ -182,7 +182,7 @@ fn ConnectionTest(settings: ReadSignal<Settings>) -> impl IntoView {
     let status = RwSignal::new(None::<(bool, String)>);
     let testing = RwSignal::new(false);
     let test = move |_| {
-        if let Some(problem) = crate::ui::chat::session::missing_setting(&settings.get_untracked()) {
+        if let Some(problem) = crate::ui::services::session::missing_setting(&settings.get_untracked()) {
             status.set(Some((false, problem)));
             return;
         }
@@ -208,11 +208,11 @@ fn run_connection_test(settings: Settings, status: RwSignal<Option<(bool, String
     use crate::agent::{ChatModel, ChatRequest, Message};
     leptos::task::spawn_local(async move {
         let secrets = crate::app::settings::keys::collect(&settings);
-        let provider = crate::ui::run::provider(&settings, &secrets);
+        let provider = crate::ui::services::run::provider(&settings, &secrets);
         let request = ChatRequest::new(vec![Message::user("Reply with the single word OK.")], 0.0, Some(16));
-        let started = crate::ui::page::now_ms();
+        let started = crate::ui::services::page::now_ms();
         let outcome = provider.complete(&request, &|_| {}).await;
-        let ms = crate::ui::page::now_ms() - started;
+        let ms = crate::ui::services::page::now_ms() - started;
         status.set(Some(match outcome {
             Ok(reply) => (true, format!("Connected to {} in {:.0} ms. The model said: \"{}\"", settings.provider.model, ms, crate::secrets::mask(reply.text.trim(), &secrets))),
             Err(e) => (false, e.message),

@@ -26,12 +26,12 @@ fn make_link(sharing: RwSignal<Sharing>, chat: RwSignal<Conversation>, settings:
     let (whole, choice) = (chat.get_untracked(), sharing.with_untracked(|s| s.choice));
     let secrets = settings.with_untracked(crate::app::settings::keys::collect);
     leptos::task::spawn_local(async move {
-        use crate::ui::trace::tools::{exported, Export};
-        let packed = match exported(Export::ShareRecord { chat: whole, choice, secrets, now_ms: crate::ui::page::now_ms() }, "Share").await {
-            Ok(record) => crate::ui::page::pack(record.as_bytes()).await,
+        use crate::ui::services::files::{exported, Export};
+        let packed = match exported(Export::ShareRecord { chat: whole, choice, secrets, now_ms: crate::ui::services::page::now_ms() }, "Share").await {
+            Ok(record) => crate::ui::services::page::pack(record.as_bytes()).await,
             Err(why) => Err(why),
         };
-        sharing.update(|s| s.packed(ticket, &crate::ui::page::address(), packed));
+        sharing.update(|s| s.packed(ticket, &crate::ui::services::page::address(), packed));
     });
 }
 
@@ -53,7 +53,7 @@ fn SharePanel(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, on_c
     let copy = move |_| {
         let Some(link) = sharing.with_untracked(|s| s.offered().map(str::to_string)) else { return };
         leptos::task::spawn_local(async move {
-            copied.set(match crate::ui::page::copy_text(&link).await {
+            copied.set(match crate::ui::services::page::copy_text(&link).await {
                 Ok(()) => "Copied the link.".into(),
                 Err(_) => "The browser refused the clipboard: select the link and copy it.".into(),
             });
@@ -120,10 +120,10 @@ enum Reading {
 async fn read_link(fragment: &str) -> Result<Opened, String> {
     use crate::app::share::{cut_at, opened, unreadable, LinkError};
     let packed = crate::app::share::read_fragment(fragment).map_err(|e| e.message())?;
-    let text = crate::ui::page::unpack(&packed).await.map_err(|e| e.message())?;
+    let text = crate::ui::services::page::unpack(&packed).await.map_err(|e| e.message())?;
     let text = String::from_utf8(text).map_err(|_| LinkError::Altered.message())?;
     let cut = cut_at(&text);
-    let read = crate::ui::trace::tools::import_text(text).await.map_err(|missing| missing.message("The shared run"))?;
+    let read = crate::ui::services::files::import_text(text).await.map_err(|missing| missing.message("The shared run"))?;
     Ok(opened(read.map_err(unreadable)?, cut))
 }
 
@@ -141,7 +141,7 @@ fn SharedView(fragment: String, on_keep: fn(Conversation)) -> impl IntoView {
         if let Some(root) = root.get_untracked() {
             root.remove();
         }
-        crate::ui::page::forget_fragment();
+        crate::ui::services::page::forget_fragment();
         on_keep(copy);
     });
     leptos::task::spawn_local(async move {
@@ -150,7 +150,7 @@ fn SharedView(fragment: String, on_keep: fn(Conversation)) -> impl IntoView {
             Err(why) => Reading::Failed(why),
         });
     });
-    let plain = crate::ui::page::address().split('#').next().unwrap_or("").to_string();
+    let plain = crate::ui::services::page::address().split('#').next().unwrap_or("").to_string();
     view! {
         <link rel="stylesheet" href="parts/share.css"/>
         <div class="app shared" data-testid="shared-view" node_ref=root>
@@ -192,7 +192,7 @@ fn SharedRun(opened: Opened, on_keep: Callback<Conversation>) -> impl IntoView {
         comparing.set(true);
         asked.update(|n| *n += 1);
     });
-    let toolbar = crate::ui::trace::tools::Toolbar::new(chat, settings, running, on_compare_runs, status);
+    let toolbar = crate::ui::widgets::trace::tools::Toolbar::new(chat, settings, running, on_compare_runs, status);
     let messages = Memo::new(move |_| chat.with(Conversation::messages));
     let keep = move |_| on_keep.run(chat.get_untracked());
     let runs = chat.with_untracked(|c| c.runs.len());
@@ -207,18 +207,18 @@ fn SharedRun(opened: Opened, on_keep: Callback<Conversation>) -> impl IntoView {
         </div>
         <main class="layout shared-layout" hidden=move || comparing.get()>
             <section class="chat" aria-label="Chat">
-                <ol class="messages" data-testid="messages">{crate::ui::chat::bubbles(messages, chat, running)}</ol>
+                <ol class="messages" data-testid="messages">{crate::ui::widgets::bubbles::bubbles(messages, chat, running)}</ol>
             </section>
-            <crate::ui::trace::TracePane chat streaming running progress sent>
+            <crate::ui::widgets::trace::TracePane chat streaming running progress sent>
                 <div class="trace-tools" role="toolbar" aria-label="Trace actions">
-                    {crate::ui::parts::part_view("trace_rows", move || Box::pin(crate::ui::trace::rows_part(crate::ui::trace::Shown::Tools(toolbar))), None, crate::ui::parts::Around::Nothing)}
+                    {crate::ui::services::parts::part_view("trace_rows", move || Box::pin(crate::ui::widgets::trace::rows_part(crate::ui::widgets::trace::Shown::Tools(toolbar))), None, crate::ui::services::parts::Around::Nothing)}
                     <span class="status" role="status" data-testid="trace-status">{move || status.get()}</span>
                 </div>
-            </crate::ui::trace::TracePane>
+            </crate::ui::widgets::trace::TracePane>
         </main>
         <div class="compare-view" hidden=move || !comparing.get()>
             <Show when=move || comparing.get()>
-                <crate::ui::compare::runs::RunsCompare chat settings asked=asked.read_only()/>
+                <crate::ui::widgets::runs::RunsCompare chat settings asked=asked.read_only()/>
             </Show>
         </div>
     }

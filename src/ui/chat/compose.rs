@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::settings::mcp::Mcp;
+use crate::ui::services::mcp::Mcp;
 use crate::tools::mcp::McpItem;
 
 pub use crate::app::run::Attachment;
@@ -14,7 +14,7 @@ pub use crate::app::run::Attachment;
 pub struct Compose {
     pub mcp: Mcp,
     /// The chat's run controller, which keeps what is attached (`app::run`).
-    pub run: crate::ui::run::RunControl,
+    pub run: crate::ui::services::run::RunControl,
 }
 
 impl Compose {
@@ -48,7 +48,7 @@ fn AttachedList(compose: Compose) -> impl IntoView {
     }
 }
 
-crate::ui::parts::part!(mcp_compose, preload = preload, pub fn pickers(compose: Compose, draft: RwSignal<String>) -> AnyView {
+crate::ui::services::parts::part!(mcp_compose, preload = preload, pub fn pickers(compose: Compose, draft: RwSignal<String>) -> AnyView {
     view! { <Pickers compose draft/> }.into_any()
 });
 
@@ -67,7 +67,7 @@ fn Pickers(compose: Compose, draft: RwSignal<String>) -> impl IntoView {
     let has = move |prompts: bool| servers().iter().any(|s| if prompts { !s.offers().prompts.is_empty() } else { !s.offers().resources.is_empty() });
     view! {
         <link rel="stylesheet" href="parts/compose.css"/>
-        <crate::ui::settings::sign_in::SignInWait mcp=compose.mcp/>
+        <super::sign_in_wait::SignInWait mcp=compose.mcp/>
         <AttachedList compose/>
         <div class="mcp-compose">
             <Show when=move || has(true)>
@@ -215,8 +215,8 @@ mod io {
         let Some(server) = mcp.settings().with_untracked(|s| s.tools.mcp.servers.iter().find(|s| s.url.trim() == url).cloned()) else {
             return Err("That server is no longer in Settings.".into());
         };
-        let client = crate::ui::settings::mcp::hub(mcp).client(&server);
-        crate::ui::settings::mcp::within(&server, client.get_prompt(name, arguments)).await
+        let client = crate::ui::services::hub::hub(mcp).client(&server);
+        crate::ui::services::hub::within(&server, client.get_prompt(name, arguments)).await
     }
 }
 

@@ -5,11 +5,11 @@
 
 use leptos::prelude::*;
 
-use super::Chats;
+use crate::ui::services::chats::Chats;
 
-crate::ui::parts::part!(chat_list, preload = preload, pub fn entries(chats: Chats) -> AnyView {
+crate::ui::services::parts::part!(chat_list, preload = preload, pub fn entries(chats: Chats) -> AnyView {
     let rename = move |id: String, old: String| {
-        if let Some(title) = crate::ui::page::ask_line("Rename this conversation:", &old) {
+        if let Some(title) = crate::ui::services::page::ask_line("Rename this conversation:", &old) {
             chats.rename(id, title);
         }
     };

@@ -12,7 +12,7 @@ use crate::app::settings::Settings;
 use crate::conversation::Conversation;
 use crate::llm::Preset;
 
-use super::drive::MAX_CONCURRENCY;
+use crate::ui::services::eval::MAX_CONCURRENCY;
 
 #[component]
 pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_made: Callback<EvalRecord>, draft: super::Draft) -> impl IntoView {
@@ -35,7 +35,7 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
         text.set(event_target_value(&ev));
         let n = typing.get_value() + 1;
         typing.set_value(n);
-        crate::ui::page::after(std::time::Duration::from_millis(400), move || {
+        crate::ui::services::page::after(std::time::Duration::from_millis(400), move || {
             // The form may be gone by then.
             if typing.try_get_value() == Some(n) {
                 if let Some(t) = text.try_get_untracked() {
@@ -59,7 +59,7 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
     };
     // The model in the page runs one case at a time.
     let in_page = move || settings.with(|base| configs.with(|cs| cs.iter().any(|c| c.apply(base).provider.preset.in_page())));
-    let missing = move || settings.with(|base| configs.with(|cs| cs.iter().enumerate().find_map(|(i, c)| crate::ui::chat::session::missing_setting(&c.apply(base)).map(|m| format!("{}: {m}", c.label(i))))));
+    let missing = move || settings.with(|base| configs.with(|cs| cs.iter().enumerate().find_map(|(i, c)| crate::ui::services::session::missing_setting(&c.apply(base)).map(|m| format!("{}: {m}", c.label(i))))));
     let run = move || {
         // A key pasted into a set is never stored, shown or exported: masked like a question.
         let secrets = settings.with_untracked(crate::app::settings::keys::collect);
@@ -67,8 +67,8 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
         if cases.is_empty() || missing().is_some() {
             return;
         }
-        let now = crate::ui::page::now_ms();
-        let id = format!("e{:x}{:06x}", now as u64, (crate::ui::page::random() * 16_777_216.0) as u64);
+        let now = crate::ui::services::page::now_ms();
+        let id = format!("e{:x}{:06x}", now as u64, (crate::ui::services::page::random() * 16_777_216.0) as u64);
         let title = name.with_untracked(|n| if n.trim().is_empty() { format!("{} cases", cases.len()) } else { n.trim().to_string() });
         let at_once = if in_page() { 1 } else { concurrency.get_untracked().clamp(1, MAX_CONCURRENCY) };
         on_made.run(EvalRecord::new(id, title, cases, configs.get_untracked(), at_once, now));
@@ -94,7 +94,7 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
                     <button type="button" class="ghost" data-testid="eval-set-export" disabled=move || set.with(|s| s.cases.is_empty())
                         on:click=move |_| {
                             let file = format!("{}.jsonl", super::table::file_stem(&name.get_untracked()));
-                            if let Err(e) = set.with_untracked(|s| crate::ui::page::download(&file, "application/x-ndjson", &crate::app::eval::set::set_jsonl(&s.cases))) {
+                            if let Err(e) = set.with_untracked(|s| crate::ui::services::page::download(&file, "application/x-ndjson", &crate::app::eval::set::set_jsonl(&s.cases))) {
                                 status.set(e);
                             }
                         }>"⬇ Save the set"</button>
@@ -202,7 +202,7 @@ fn read_file(input: web_sys::HtmlInputElement, status: RwSignal<String>, use_tex
     leptos::task::spawn_local(async move {
         let file = input.files().and_then(|f| f.get(0)).map(|f| f.name()).unwrap_or_default();
         // Read whole up to the set's own bound and a little over, so the set can say it was cut.
-        let read = crate::ui::page::read_chosen_file(&input, (crate::app::eval::set::MAX_BYTES * 2) as f64).await;
+        let read = crate::ui::services::page::read_chosen_file(&input, (crate::app::eval::set::MAX_BYTES * 2) as f64).await;
         input.set_value("");
         match read {
             Ok(text) => {

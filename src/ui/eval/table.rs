@@ -9,9 +9,9 @@ use crate::app::eval::results::{ordered, results_csv, results_jsonl, summaries, 
 use crate::app::eval::run::{Cell, Job, State};
 use crate::app::settings::Settings;
 use crate::conversation::{Conversation, Run};
-use crate::ui::trace::TracePane;
+use crate::ui::widgets::trace::TracePane;
 
-use super::drive::Driver;
+use crate::ui::services::eval::Driver;
 use super::duration_text;
 
 /// The orders every evaluation offers, by the id the select names them with; each
@@ -74,7 +74,7 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>, on_again: Callba
     let export = move |jsonl: bool| {
         let Some((name, text)) = driver.with(|r| (r.name.clone(), if jsonl { results_jsonl(&r.eval) } else { results_csv(&r.eval) })) else { return };
         let file = format!("{}.results.{}", file_stem(&name), if jsonl { "jsonl" } else { "csv" });
-        if let Err(e) = crate::ui::page::download(&file, if jsonl { "application/x-ndjson" } else { "text/csv" }, &text) {
+        if let Err(e) = crate::ui::services::page::download(&file, if jsonl { "application/x-ndjson" } else { "text/csv" }, &text) {
             driver.problem.set(Some(e));
         }
     };
@@ -82,7 +82,7 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>, on_again: Callba
     let export_otel = move || {
         let secrets = settings.with_untracked(crate::app::settings::keys::collect);
         let Some((name, text)) = driver.with(|r| (r.name.clone(), crate::otel::otlp_json(&r.traces(&secrets)))) else { return };
-        if let Err(e) = crate::ui::page::download(&format!("{}.otlp.json", file_stem(&name)), "application/json", &text) {
+        if let Err(e) = crate::ui::services::page::download(&format!("{}.otlp.json", file_stem(&name)), "application/json", &text) {
             driver.problem.set(Some(e));
         }
     };
@@ -160,7 +160,7 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>, on_again: Callba
             {move || driver.workers.get().into_iter().map(|w| view! {
                 <Show when=move || w.control.approval.with(Option::is_some)>
                     <p class="notice" role="status">{move || w.job().map(|j| format!("Case {} waits for your approval of a tool call:", j.case + 1))}</p>
-                    <crate::ui::chat::approval::ApprovalPanel pending=w.control.approval/>
+                    <crate::ui::widgets::approval::ApprovalPanel pending=w.control.approval/>
                 </Show>
             }).collect_view()}
             <table class="eval-summary" data-testid="eval-summary">
@@ -327,7 +327,7 @@ fn CaseCompare(driver: Driver, case: usize, look: RwSignal<Look>, settings: Read
     view! {
         <section class="eval-look" data-testid="eval-case-compare">
             <button class="ghost small" data-testid="eval-look-close" on:click=move |_| look.set(Look::None)>"✕ Close"</button>
-            <crate::ui::compare::runs::RunsCompare chat settings asked=asked.read_only()/>
+            <crate::ui::widgets::runs::RunsCompare chat settings asked=asked.read_only()/>
         </section>
     }
 }
@@ -336,7 +336,7 @@ fn CaseCompare(driver: Driver, case: usize, look: RwSignal<Look>, settings: Read
 fn otel_of(driver: Driver, job: Job, settings: ReadSignal<Settings>) {
     let secrets = settings.with_untracked(crate::app::settings::keys::collect);
     let Some(Some((name, trace))) = driver.with(|r| r.eval.index(job).and_then(|at| r.traced(at, &secrets)).map(|t| (format!("{}-case-{}-{}", file_stem(&r.name), job.case + 1, job.config + 1), t))) else { return };
-    if let Err(e) = crate::ui::page::download(&format!("{name}.otlp.json"), "application/json", &crate::otel::otlp_json_of(Some(&trace))) {
+    if let Err(e) = crate::ui::services::page::download(&format!("{name}.otlp.json"), "application/json", &crate::otel::otlp_json_of(Some(&trace))) {
         driver.problem.set(Some(e));
     }
 }

@@ -12,7 +12,8 @@ use crate::llm::in_page::RECOMMENDED;
 use crate::app::settings::Settings;
 
 use super::fields::number_field;
-use crate::ui::in_page::{InPage, StatusLine, PICKED_PREFIX};
+use crate::ui::services::in_page::{InPage, PICKED_PREFIX};
+use crate::ui::widgets::in_page::StatusLine;
 
 #[component]
 pub fn InPageSettings(settings: RwSignal<Settings>) -> impl IntoView {
@@ -22,7 +23,7 @@ pub fn InPageSettings(settings: RwSignal<Settings>) -> impl IntoView {
     let refresh = move || refresh_cached(cached);
     refresh();
     show_environment(environment);
-    let mcp = use_context::<crate::ui::settings::mcp::Mcp>();
+    let mcp = use_context::<crate::ui::services::mcp::Mcp>();
     let load = move |_| load_now(handle, settings.get_untracked(), cached, mcp);
     let pick = move |ev: leptos::ev::Event| {
         let input = event_target::<web_sys::HtmlInputElement>(&ev);
@@ -108,14 +109,14 @@ fn show_environment(environment: RwSignal<String>) {
 }
 
 #[cfg(target_arch = "wasm32")]
-fn load_now(handle: InPage, settings: Settings, cached: RwSignal<Vec<(String, String, f64)>>, mcp: Option<crate::ui::settings::mcp::Mcp>) {
+fn load_now(handle: InPage, settings: Settings, cached: RwSignal<Vec<(String, String, f64)>>, mcp: Option<crate::ui::services::mcp::Mcp>) {
     leptos::task::spawn_local(async move {
-        let loaded = crate::ui::in_page::prepare(handle, &settings).await.is_ok();
+        let loaded = crate::ui::services::in_page::prepare(handle, &settings).await.is_ok();
         // The list shows the kept model as soon as it is loaded, before the warm-up below.
         refresh_cached(cached);
         // Then it reads the agent's system prompt while the person types.
         if let (true, Some(mcp)) = (loaded, mcp) {
-            if let Ok(warm) = crate::ui::run::warm_in_page(handle, settings, mcp, false).await {
+            if let Ok(warm) = crate::ui::services::run::warm_in_page(handle, settings, mcp, false).await {
                 warm.await;
             }
         }
@@ -143,7 +144,7 @@ fn show_environment(environment: RwSignal<String>) {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn load_now(handle: InPage, _settings: Settings, _cached: RwSignal<Vec<(String, String, f64)>>, _mcp: Option<crate::ui::settings::mcp::Mcp>) {
+fn load_now(handle: InPage, _settings: Settings, _cached: RwSignal<Vec<(String, String, f64)>>, _mcp: Option<crate::ui::services::mcp::Mcp>) {
     handle.status.set(crate::in_page::Status::Failed("The model in the page needs a browser.".into()));
 }
 

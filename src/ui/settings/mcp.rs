@@ -1,116 +1,14 @@
 //! Settings → Tools → MCP servers: add a server by address (with an optional token or header
-//! secret), Connect (initialize, then list its tools), switch each tool on or off. While a
-//! server that announced list changes is connected, its event stream is listened to, and its
-//! tool list is read again whenever it says the list changed.
-//!
-//! The page's clients live in one `McpHub`, held by the page's `Mcp` (made by `App` with
-//! `install`, handed to the runs and provided to Settings as context), so Connect, runs and the
-//! listener use one session per server. No thread-local holds it: whatever needs the hub is
-//! given the `Mcp`.
+//! secret), Connect, switch each tool on or off, and how each is signed in to. The page's hub
+//! and Connect are a page service (`ui::services::mcp`); these rows only draw its state.
 
 use leptos::prelude::*;
 
-use crate::app::mcp::sign_in::SignIns;
-use crate::app::mcp::{HubLife, StatusLines};
-use crate::app::settings::Settings;
-use crate::tools::mcp::McpServer;
-
-/// What the panel says under a server: `Some((ok, text))` once something happened.
-type Status = Option<(bool, String)>;
-
-/// MCP as the page holds it: the settings, what each server's row says, and the page's hub
-/// (made on first use, by Settings or a run: both parts fetched on use, so the client's code is
-/// not in the first load). `Copy`: handed to whatever needs it.
-#[derive(Clone, Copy)]
-pub struct Mcp {
-    settings: RwSignal<Settings>,
-    /// By server address (`app::mcp`).
-    status: RwSignal<StatusLines>,
-    /// Native builds (tests) never make one: they have no fetch.
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    hub: StoredValue<HubLife, LocalStorage>,
-    /// How many runs wait for a sign-in (the composer then says which servers, with Sign in).
-    waiting: RwSignal<u32>,
-}
+use crate::app::settings::{McpServer, Settings};
+use crate::ui::services::hub::connect;
+use crate::ui::services::mcp::{install, Mcp};
 
 type Page = Mcp;
-
-impl Mcp {
-    /// The page's settings, which hold the servers.
-    pub fn settings(self) -> RwSignal<Settings> {
-        self.settings
-    }
-
-    /// The page's sign-ins (`sign_in.rs`): made when a part first needs them, so the first
-    /// load carries none of it.
-    pub fn sign_ins(self) -> ArcRwSignal<SignIns> {
-        super::sign_in::state()
-    }
-
-    /// Whether a run waits for a sign-in (the composer then shows which, with Sign in).
-    pub fn waits_sign_in(self) -> bool {
-        self.waiting.get() > 0
-    }
-
-    /// A run starts (`true`) or stops waiting for a sign-in.
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    pub(super) fn waits(self, starts: bool) {
-        self.waiting.try_update(|n| *n = if starts { *n + 1 } else { n.saturating_sub(1) });
-    }
-
-    /// Whether the server's row says it is connected.
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    pub(super) fn connected(self, url: &str) -> bool {
-        self.status_of(url).is_some_and(|(ok, text)| ok && text.starts_with("Connected"))
-    }
-
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    pub(super) fn set_status_line(self, url: &str, ok: bool, text: String) {
-        self.status.update(|lines| lines.set(url, ok, text));
-    }
-
-    fn status_of(self, url: &str) -> Status {
-        self.status.with(|lines| lines.of(url))
-    }
-
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    fn set_status(self, url: &str, ok: bool, text: String) {
-        self.status.update(|lines| lines.set(url, ok, text));
-    }
-
-    fn server(self, index: usize) -> Option<McpServer> {
-        self.settings.with_untracked(|s| s.tools.mcp.servers.get(index).cloned())
-    }
-
-    /// "Always allow" chosen while a run waited: the tool that run knew as `model_name` (its
-    /// tools were built from `run`) stops asking, in the settings as they are now.
-    pub fn allow_always(self, run: &crate::tools::mcp::McpSettings, model_name: &str) {
-        self.settings.update(|settings| {
-            crate::app::mcp::allow_always(&mut settings.tools.mcp, run, model_name);
-        });
-    }
-
-    fn update_server(self, index: usize, change: impl FnOnce(&mut McpServer)) {
-        self.settings.update(|s| {
-            if let Some(server) = s.tools.mcp.servers.get_mut(index) {
-                change(server);
-            }
-        });
-    }
-}
-
-/// Sets up MCP for the page. Called once by `App`, so the status lines belong to the app and
-/// outlive the Settings panel (a listener may report while it is closed).
-pub fn install(settings: RwSignal<Settings>) -> Mcp {
-    let mcp = Mcp { settings, status: RwSignal::new(StatusLines::default()), hub: StoredValue::new_local(HubLife::default()), waiting: RwSignal::new(0) };
-    // A server removed, or given another address or secret, loses its client and listener.
-    #[cfg(target_arch = "wasm32")]
-    Effect::new(move |_| settings.with(|s| mcp.hub.get_value().servers_now(&s.tools.mcp.servers)));
-    // The page going away (closed, reloaded, navigated from) ends every session it had.
-    crate::ui::page::on_gone(move || mcp.hub.get_value().page_gone());
-    mcp
-}
-
 
 #[component]
 pub fn McpServersPanel(settings: RwSignal<Settings>) -> impl IntoView {
@@ -118,8 +16,7 @@ pub fn McpServersPanel(settings: RwSignal<Settings>) -> impl IntoView {
     let page = use_context::<Mcp>().unwrap_or_else(|| install(settings));
     // Back from a sign-in the page went to itself: it finishes here (the page opened Settings).
     // Remembered sign-ins are read as the hub is made: made here, the rows say them at once.
-    #[cfg(target_arch = "wasm32")]
-    hub(page);
+    crate::ui::services::hub::make(page);
     let count = move || settings.with(|s| s.tools.mcp.servers.len());
     let add = move |_| settings.update(|s| s.tools.mcp.servers.push(McpServer::default()));
     // Open from the start when servers are set up; after that the person decides.
@@ -141,10 +38,10 @@ pub fn McpServersPanel(settings: RwSignal<Settings>) -> impl IntoView {
 
 #[component]
 fn ServerRow(page: Page, index: usize) -> impl IntoView {
-    let settings = page.settings;
+    let settings = page.settings();
     let id = move |what: &str| format!("mcp-{what}-{index}");
     let url = move || settings.with(|s| s.tools.mcp.servers.get(index).map(|s| s.url.clone()).unwrap_or_default());
-    let connect = move |_| io::connect(page, index);
+    let connect = move |_| connect(page, index);
     let remove = move |_| settings.update(|s| {
         if index < s.tools.mcp.servers.len() {
             s.tools.mcp.servers.remove(index);
@@ -200,7 +97,7 @@ fn ServerRow(page: Page, index: usize) -> impl IntoView {
 #[component]
 fn Offers(page: Page, index: usize) -> impl IntoView {
     let offers = move || {
-        page.settings.with(|s| s.tools.mcp.servers.get(index).map(|s| {
+        page.settings().with(|s| s.tools.mcp.servers.get(index).map(|s| {
             let offers = s.offers();
             (offers.resources, offers.templates, offers.prompts)
         }).unwrap_or_default())
@@ -220,8 +117,8 @@ fn Offers(page: Page, index: usize) -> impl IntoView {
                         "When the agent reads one itself (read_resource) "
                         <select class="small" data-testid=format!("mcp-resources-ask-{index}")
                             on:change=move |ev| page.update_server(index, |s| s.resources_ask = event_target_value(&ev) == "ask")>
-                            <option value="ask" selected=move || page.settings.with(|s| s.tools.mcp.servers.get(index).is_some_and(|s| s.resources_ask))>"Ask each time"</option>
-                            <option value="allow" selected=move || page.settings.with(|s| s.tools.mcp.servers.get(index).is_some_and(|s| !s.resources_ask))>"Always allow"</option>
+                            <option value="ask" selected=move || page.settings().with(|s| s.tools.mcp.servers.get(index).is_some_and(|s| s.resources_ask))>"Ask each time"</option>
+                            <option value="allow" selected=move || page.settings().with(|s| s.tools.mcp.servers.get(index).is_some_and(|s| !s.resources_ask))>"Always allow"</option>
                         </select>
                     </label>
                     <ul>
@@ -265,7 +162,7 @@ fn text_field(
         <label>
             {label}
             <input type=kind data-testid=format!("mcp-{what}-{index}") placeholder=placeholder spellcheck="false" autocomplete="off"
-                prop:value=move || page.settings.with(|s| s.tools.mcp.servers.get(index).map(get).unwrap_or_default())
+                prop:value=move || page.settings().with(|s| s.tools.mcp.servers.get(index).map(get).unwrap_or_default())
                 on:change=move |ev| page.update_server(index, |s| set(s, event_target_value(&ev).trim().to_string()))/>
         </label>
     }
@@ -275,7 +172,7 @@ fn check_field(page: Page, index: usize, label: &'static str, what: &'static str
     view! {
         <label class="check">
             <input type="checkbox" data-testid=format!("mcp-{what}-{index}")
-                prop:checked=move || page.settings.with(|s| s.tools.mcp.servers.get(index).is_some_and(get))
+                prop:checked=move || page.settings().with(|s| s.tools.mcp.servers.get(index).is_some_and(get))
                 on:change=move |ev| page.update_server(index, |s| set(s, event_target_checked(&ev)))/>
             {label}
         </label>
@@ -285,7 +182,7 @@ fn check_field(page: Page, index: usize, label: &'static str, what: &'static str
 /// The server's tools with an on/off each, and the name the model sees when it differs.
 #[component]
 fn ToolList(page: Page, index: usize) -> impl IntoView {
-    let settings = page.settings;
+    let settings = page.settings();
     let rows = move || {
         settings.with(|s| {
             let names = crate::tools::mcp::names::unique_names(&s.tools.mcp, &crate::tools::mcp::RESERVED_NAMES);
@@ -336,183 +233,4 @@ fn ToolList(page: Page, index: usize) -> impl IntoView {
             }).collect_view()}
         </ul>
     }
-}
-
-/// The browser side: the page's hub, Connect, refreshes and listeners.
-#[cfg(target_arch = "wasm32")]
-mod io {
-    use std::rc::Rc;
-
-    use leptos::prelude::*;
-
-    use super::Page;
-    use crate::agent::time::{race, Either};
-    use crate::agent::Clock;
-    use crate::browser::BrowserClock;
-    use crate::net::browser::BrowserFetch;
-    use crate::tools::mcp::settings::merge_tools;
-    use crate::tools::mcp::{McpClient, McpError, McpHub, McpServer, McpState, McpToolInfo};
-
-    /// The page's MCP clients, made on first use: by Settings or a run, both parts fetched on
-    /// use (`parts`), so the client's code is not in the first load.
-    pub fn hub(page: Page) -> Rc<McpHub> {
-        let make = move || {
-            let hub = McpHub::new(
-                Rc::new(BrowserFetch),
-                Rc::new(move |url: &str| refresh(page, url.to_string())),
-                Rc::new(move |url: &str, state: McpState| show_state(page, url, state)),
-            );
-            // Servers the person signs in to: the tokens kept with Remember come back first, and
-            // a sign-in the page went to itself finishes.
-            super::super::sign_in::restore(page);
-            hub.set_authorizer(Rc::new(super::super::sign_in::PageAuthorizer(page)));
-            super::super::sign_in::resume(page);
-            hub
-        };
-        page.hub.try_update_value(|life| life.hub(make)).unwrap_or_else(|| Rc::new(make()))
-    }
-
-    /// What the server's row says when its connection changes, whoever used it (Connect, a
-    /// run, the listener): Settings never says "Connected" about a session the server forgot.
-    fn show_state(page: Page, url: &str, state: McpState) {
-        page.status.update(|lines| {
-            lines.connection(url, state);
-        });
-    }
-
-    use crate::app::mcp::CONNECTING;
-
-    fn plural(n: usize, what: &str) -> String {
-        format!("{n} {what}{}", if n == 1 { "" } else { "s" })
-    }
-
-    fn timeout_ms(server: &McpServer) -> f64 {
-        server.common.timeout_s.max(1.0) * 1000.0
-    }
-
-    /// `work`, or an error naming the time limit when the server takes longer.
-    pub async fn within<T>(server: &McpServer, work: impl std::future::Future<Output = Result<T, McpError>>) -> Result<T, String> {
-        match race(work, BrowserClock.sleep(timeout_ms(server))).await {
-            Either::Left(result) => result.map_err(|e| e.message),
-            Either::Right(()) => Err(format!(
-                "The MCP server {} did not answer within {:.0} s. Check that it is running, or raise its time limit.",
-                server.display_url(),
-                server.common.timeout_s
-            )),
-        }
-    }
-
-    /// Keeps what Connect learnt, in one change of the settings (one save): the server's name,
-    /// instructions and other offers (`learnt`, on Connect only) and its tools.
-    fn store_tools(page: Page, url: &str, learnt: Option<(&crate::tools::mcp::ServerInfo, String)>, tools: Vec<McpToolInfo>) -> usize {
-        let count = tools.len();
-        page.settings.update(|s| {
-            if let Some(server) = s.tools.mcp.servers.iter_mut().find(|server| server.url.trim() == url) {
-                if let Some((info, offers)) = learnt {
-                    server.name = info.name.clone();
-                    server.instructions = info.instructions.clone();
-                    server.offers = offers;
-                }
-                server.tools = merge_tools(&server.tools, tools);
-            }
-        });
-        count
-    }
-
-    pub fn connect(page: Page, index: usize) {
-        let Some(server) = page.server(index) else { return };
-        let url = server.url.trim().to_string();
-        if url.is_empty() {
-            page.set_status(&url, false, "Enter the server's address first.".into());
-            return;
-        }
-        page.set_status(&url, true, CONNECTING.into());
-        let client = hub(page).client(&server);
-        leptos::task::spawn_local(async move {
-            let work = async {
-                let info = client.connect().await?;
-                let tools = client.list_tools().await?;
-                Ok((info, tools))
-            };
-            match within(&server, work).await {
-                Ok((info, tools)) => {
-                    let name = if info.name.is_empty() { "the server".to_string() } else { info.name.clone() };
-                    // What else it offers; a list that fails is said, and Connect still stands.
-                    let mut more = Vec::new();
-                    let mut problems = Vec::new();
-                    let (mut resources, mut templates, mut prompts) = (Vec::new(), Vec::new(), Vec::new());
-                    if info.offers_resources {
-                        match within(&server, client.list_resources()).await {
-                            Ok((r, t)) => {
-                                more.push(plural(r.len(), "resource"));
-                                if !t.is_empty() {
-                                    more.push(plural(t.len(), "resource template"));
-                                }
-                                (resources, templates) = (r, t);
-                            }
-                            Err(why) => problems.push(format!(" Its resources could not be listed: {why}")),
-                        }
-                    }
-                    if info.offers_prompts {
-                        match within(&server, client.list_prompts()).await {
-                            Ok(p) => {
-                                more.push(plural(p.len(), "prompt"));
-                                prompts = p;
-                            }
-                            Err(why) => problems.push(format!(" Its prompts could not be listed: {why}")),
-                        }
-                    }
-                    let offers = crate::tools::mcp::McpOffers { resources, templates, prompts }.to_text();
-                    let count = store_tools(page, &url, Some((&info, offers)), tools);
-                    let more = more.iter().map(|m| format!(", {m}")).collect::<String>();
-                    page.set_status(&url, true, format!("Connected to {name} (MCP {}): {}{more}.{}", info.protocol, plural(count, "tool"), problems.concat()));
-                    if info.lists_changes {
-                        listen(client);
-                    }
-                }
-                Err(message) => page.set_status(&url, false, message),
-            }
-        });
-    }
-
-    /// The server said its tool list changed: read it again.
-    fn refresh(page: Page, url: String) {
-        let Some(server) = page.settings.with_untracked(|s| s.tools.mcp.servers.iter().find(|s| s.url.trim() == url).cloned()) else { return };
-        let client = hub(page).client(&server);
-        leptos::task::spawn_local(async move {
-            match within(&server, client.list_tools()).await {
-                Ok(tools) => {
-                    let count = store_tools(page, &url, None, tools);
-                    page.set_status(&url, true, format!("The server's tool list changed; it now has {count} tool{}.", if count == 1 { "" } else { "s" }));
-                }
-                Err(message) => page.set_status(&url, false, message),
-            }
-        });
-    }
-
-    /// Keeps the server's event stream open while this client is the one in use, so tool-list
-    /// changes arrive (`McpClient::keep_listening`).
-    fn listen(client: Rc<McpClient>) {
-        leptos::task::spawn_local(client.keep_listening(&BrowserClock));
-    }
-}
-
-/// Native builds (tests) have no fetch: the panel renders, Connect says it needs a browser.
-#[cfg(not(target_arch = "wasm32"))]
-mod io {
-    use super::Page;
-
-    pub fn connect(page: Page, index: usize) {
-        let url = page.server(index).map(|s| s.url).unwrap_or_default();
-        page.set_status(&url, false, "Connecting needs a browser.".into());
-    }
-}
-
-#[cfg(target_arch = "wasm32")]
-pub use io::{hub, within};
-
-/// Connect server `index` (after a sign-in too).
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-pub(super) fn connect(page: Mcp, index: usize) {
-    io::connect(page, index);
 }

@@ -14,7 +14,7 @@ fn configured() -> Settings {
     s.keys.saved.push(SavedKey { provider: "groq https://api.groq.com".into(), key: "gsk_other_provider_key_2".into() });
     s.connection.extra_headers = "HTTP-Referer: https://example.org\napi-key: azure-header-secret-3\nAuthorization: Bearer proxy-token-4\nX-Title: Thoughtline\nnot a header".into();
     s.tools.arxiv.openalex_key = "openalex-key-5".into();
-    s.collector = crate::otel::Collector { endpoint: "https://otel.example.org".into(), header_name: "Authorization".into(), header_value: "Basic collector-6".into() };
+    s.collector = crate::base::Collector { endpoint: "https://otel.example.org".into(), header_name: "Authorization".into(), header_value: "Basic collector-6".into() };
     s
 }
 

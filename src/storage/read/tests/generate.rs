@@ -156,7 +156,7 @@ pub fn settings(rng: &mut Rng) -> Settings {
         connection: connection(rng),
         agent: agent_settings(rng),
         tools: tool_settings(rng),
-        collector: crate::otel::Collector { endpoint: text(rng), header_name: text(rng), header_value: if flag(rng) { word(rng) } else { String::new() } },
+        collector: crate::base::Collector { endpoint: text(rng), header_name: text(rng), header_value: if flag(rng) { word(rng) } else { String::new() } },
     }
 }
 

@@ -107,7 +107,7 @@ impl Look {
         }
         let found = trace.with_untracked(|events| {
             // Only the steps that have rows (the pane draws the last `MAX_ROWS`).
-            let events = &events[events.len().saturating_sub(crate::ui::trace::steps::MAX_ROWS)..];
+            let events = &events[events.len().saturating_sub(crate::ui::widgets::trace::steps::MAX_ROWS)..];
             self.index.update_value(|index| index.extend(events));
             self.index.with_value(|index| index.find(&query, self.filter.get_untracked()))
         });
@@ -128,13 +128,13 @@ impl Look {
     /// not pay for all of them at once.
     fn prepare(self, trace: Steps) {
         let done = trace.with_untracked(|events| {
-            let events = &events[events.len().saturating_sub(crate::ui::trace::steps::MAX_ROWS)..];
+            let events = &events[events.len().saturating_sub(crate::ui::widgets::trace::steps::MAX_ROWS)..];
             let mut done = false;
             self.index.update_value(|index| done = index.extend_some(events, INDEX_SLICE));
             done
         });
         if !done {
-            crate::ui::page::after(std::time::Duration::ZERO, move || self.prepare(trace));
+            crate::ui::services::page::after(std::time::Duration::ZERO, move || self.prepare(trace));
         }
     }
 
@@ -151,7 +151,7 @@ impl Look {
     }
 }
 
-crate::ui::parts::part!(find_bar, preload = preload_find_bar, pub fn find_bar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> AnyView {
+crate::ui::services::parts::part!(find_bar, preload = preload_find_bar, pub fn find_bar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> AnyView {
     look.keys.set_value(Some(Callback::new(move |ev: leptos::ev::KeyboardEvent| on_pane_key(&ev, pane, look))));
     view! { <FindBar trace look pane/> }.into_any()
 });
@@ -191,7 +191,7 @@ fn FindBar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> im
     // The current match is brought into view (and, being current, shown whole).
     Effect::new(move |_| {
         if let Some(index) = look.current_event.get() {
-            crate::ui::page::next_frame(move || {
+            crate::ui::services::page::next_frame(move || {
                 if let Some(row) = row_element(pane, index) {
                     scroll_to(&row);
                 }
@@ -207,7 +207,7 @@ fn FindBar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> im
         let query = look.query.get_untracked();
         let ticket = marked.get_value().wrapping_add(1);
         marked.set_value(ticket);
-        crate::ui::page::after(std::time::Duration::from_millis(120), move || {
+        crate::ui::services::page::after(std::time::Duration::from_millis(120), move || {
             // The find bar may be gone by then (another chat opened): nothing to mark.
             if marked.try_get_value() == Some(ticket) {
                 highlight(pane, &query);

@@ -149,7 +149,7 @@ fn focus_bar(list: NodeRef<leptos::html::Div>, i: usize, top: RwSignal<f64>) {
         el.set_scroll_top(to as i32);
         top.set(to);
     }
-    crate::ui::page::next_frame(move || {
+    crate::ui::services::page::next_frame(move || {
         // The timeline may be gone by the next frame (closed, another chat opened).
         if let Some(el) = list.try_get_untracked().flatten() {
             if let Ok(Some(button)) = el.query_selector(&format!("button[data-bar=\"{i}\"]")) {

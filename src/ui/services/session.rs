@@ -8,8 +8,8 @@ use crate::conversation::Save;
 use crate::secrets::mask;
 use crate::app::settings::Settings;
 
-use crate::ui::chats::Chats;
-use crate::ui::run::{Ask, RunControl, Start};
+use crate::ui::services::chats::Chats;
+use crate::ui::services::run::{Ask, RunControl, Start};
 
 #[derive(Clone, Copy)]
 pub struct Session {

@@ -39,7 +39,7 @@ pub enum Write {
 /// The chat's summary once stored; `None` when the open chat is no longer the one to write.
 type Saving = Pin<Box<dyn Future<Output = Result<Option<ChatSummary>, String>>>>;
 
-crate::ui::parts::part!(save_chat, preload = preload, pub fn writing(backend: Option<Rc<dyn Backend>>, write: Write, now_ms: f64) -> Saving {
+crate::ui::services::parts::part!(save_chat, preload = preload, pub fn writing(backend: Option<Rc<dyn Backend>>, write: Write, now_ms: f64) -> Saving {
     Box::pin(async move {
         // Steps are kept as text, not in the database: a run may go on before it is open.
         if let Write::Steps { chat, mark, from, kept } = write {

@@ -208,30 +208,30 @@ macro_rules! part {
     ($chunk:ident, preload = $preload:ident, $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
         #[cfg(thoughtline_split)]
         #[::leptos::wasm_split::wasm_split($chunk, wasm_split_path = ::leptos::wasm_split, fallible)]
-        $vis fn $name($($arg: $ty),*) -> Result<$ret, $crate::ui::parts::PartMissing> {
+        $vis fn $name($($arg: $ty),*) -> Result<$ret, $crate::ui::services::parts::PartMissing> {
             Ok($body)
         }
 
         /// Fetches the part ahead of its first call (it is not fetched twice).
         #[cfg(thoughtline_split)]
         #[allow(dead_code)]
-        $vis async fn $preload() -> Result<(), $crate::ui::parts::PartMissing> {
+        $vis async fn $preload() -> Result<(), $crate::ui::services::parts::PartMissing> {
             #[::leptos::wasm_split::wasm_split($chunk, wasm_split_path = ::leptos::wasm_split, fallible)]
-            fn fetched() -> Result<(), $crate::ui::parts::PartMissing> {
+            fn fetched() -> Result<(), $crate::ui::services::parts::PartMissing> {
                 Ok(())
             }
             fetched().await
         }
 
         #[cfg(not(thoughtline_split))]
-        $vis async fn $name($($arg: $ty),*) -> Result<$ret, $crate::ui::parts::PartMissing> {
+        $vis async fn $name($($arg: $ty),*) -> Result<$ret, $crate::ui::services::parts::PartMissing> {
             Ok($body)
         }
 
         /// Fetches the part ahead of its first call (without the split: nothing to fetch).
         #[cfg(not(thoughtline_split))]
         #[allow(dead_code)]
-        $vis async fn $preload() -> Result<(), $crate::ui::parts::PartMissing> {
+        $vis async fn $preload() -> Result<(), $crate::ui::services::parts::PartMissing> {
             Ok(())
         }
     };

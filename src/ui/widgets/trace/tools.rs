@@ -4,7 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::agent::{LocalBoxFuture, Trace};
+use crate::ui::services::files::{exported, import_text, preload_export, preload_import, Export};
+use crate::agent::Trace;
 use crate::conversation::Conversation;
 use crate::app::settings::Settings;
 
@@ -42,7 +43,7 @@ pub fn TraceTools(
             // What applies now: a chat with no run yet has nothing to export, copy or compare.
             // Those controls are drawn by the trace's part, which such a chat has.
             <Show when=move || chat.with(|c| !c.runs.is_empty())>
-                {crate::ui::parts::part_view("trace_rows", move || Box::pin(super::rows_part(super::Shown::Tools(toolbar))), None, crate::ui::parts::Around::Nothing)}
+                {crate::ui::services::parts::part_view("trace_rows", move || Box::pin(super::rows_part(super::Shown::Tools(toolbar))), None, crate::ui::services::parts::Around::Nothing)}
             </Show>
             <label class="ghost small file-button">
                 "⬆ Import…"
@@ -65,13 +66,13 @@ pub struct Toolbar {
 }
 
 impl Toolbar {
-    pub(in crate::ui) fn new(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, running: ReadSignal<bool>, on_compare_runs: Callback<()>, status: RwSignal<String>) -> Self {
+    pub fn new(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, running: ReadSignal<bool>, on_compare_runs: Callback<()>, status: RwSignal<String>) -> Self {
         Toolbar { chat, settings, running, on_compare_runs, status }
     }
 }
 
 /// Export, copy, share and Compare runs, for a chat that has runs (drawn by the trace's part).
-pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
+pub fn run_tools(toolbar: Toolbar) -> AnyView {
     let Toolbar { chat, settings, running, on_compare_runs, status } = toolbar;
     let sharing = RwSignal::new(false);
     let empty = move || chat.with(Conversation::is_empty) || running.get();
@@ -82,11 +83,11 @@ pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
         let (whole, settings) = (chat.get_untracked(), settings.get_untracked());
         let runs = whole.runs.len();
         leptos::task::spawn_local(async move {
-            let json = match exported(Export::Json { chat: whole, settings, now_ms: crate::ui::page::now_ms() }, "Export").await {
+            let json = match exported(Export::Json { chat: whole, settings, now_ms: crate::ui::services::page::now_ms() }, "Export").await {
                 Ok(json) => json,
                 Err(why) => return status.set(why),
             };
-            status.set(match crate::ui::page::download("thoughtline-chat.json", "application/json", &json) {
+            status.set(match crate::ui::services::page::download("thoughtline-chat.json", "application/json", &json) {
                 Ok(()) => format!("Exported {runs} run{}.", if runs == 1 { "" } else { "s" }),
                 Err(e) => e,
             });
@@ -96,13 +97,13 @@ pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
     let export_otel = move |_| {
         // A branch is a trace of its own, linked to the step it was made from.
         let (conversation_id, (events, parent)) = chat.with_untracked(|c| {
-            let traced = c.shown_run().map(|r| super::otel::trace_of(r, r.shown_number())).unwrap_or_default();
+            let traced = c.shown_run().map(|r| crate::ui::services::otel::trace_of(r, r.shown_number())).unwrap_or_default();
             (c.id.clone(), traced)
         });
         let secrets = settings.with_untracked(crate::app::settings::keys::collect);
         leptos::task::spawn_local(async move {
             let json = exported(Export::Otel { conversation_id, events, parent, secrets }, "The OpenTelemetry export").await;
-            status.set(match json.and_then(|json| crate::ui::page::download("thoughtline-run.otlp.json", "application/json", &json)) {
+            status.set(match json.and_then(|json| crate::ui::services::page::download("thoughtline-run.otlp.json", "application/json", &json)) {
                 Ok(()) => "Exported the run shown as an OpenTelemetry trace.".into(),
                 Err(e) => e,
             });
@@ -123,7 +124,7 @@ pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
         let whole = chat.get_untracked();
         leptos::task::spawn_local(async move {
             let html = exported(Export::Html(whole), "Save as HTML").await;
-            status.set(match html.and_then(|html| crate::ui::page::download("thoughtline-chat.html", "text/html", &html)) {
+            status.set(match html.and_then(|html| crate::ui::services::page::download("thoughtline-chat.html", "text/html", &html)) {
                 Ok(()) => "Saved the conversation as an HTML page.".into(),
                 Err(e) => e,
             });
@@ -142,64 +143,15 @@ pub(super) fn run_tools(toolbar: Toolbar) -> AnyView {
         <button class="ghost small" data-testid="compare-runs" on:click=move |_| on_compare_runs.run(())
             title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
         <Show when=move || sharing.get()>
-            {crate::ui::parts::part_view("compare", move || Box::pin(crate::ui::compare_part(crate::ui::Drawn::SharePanel { chat, settings, on_close })), None, crate::ui::parts::Around::Nothing)}
+            {crate::ui::services::parts::part_view("compare", move || Box::pin(crate::ui::compare_part(crate::ui::Drawn::SharePanel { chat, settings, on_close })), None, crate::ui::services::parts::Around::Nothing)}
         </Show>
     }
     .into_any()
 }
 
-/// What the export part writes: files, the Markdown transcript, and the OpenTelemetry trace of
-/// a run, saved as a file. (Sending a run to the collector is a part of its own: `otel`.)
-pub(in crate::ui) enum Export {
-    /// The whole conversation as an export file.
-    Json { chat: Conversation, settings: Settings, now_ms: f64 },
-    /// A run's steps as a ReAct transcript.
-    Markdown(Trace),
-    /// The conversation as one HTML page, every step of it.
-    Html(Conversation),
-    /// The record a share link carries (`app::share::record`).
-    ShareRecord { chat: Conversation, choice: crate::app::share::Choice, secrets: crate::secrets::Secrets, now_ms: f64 },
-    /// A run as an OTLP JSON file's text.
-    Otel { conversation_id: String, events: Vec<crate::agent::Event>, parent: Option<Vec<crate::agent::Event>>, secrets: crate::secrets::Secrets },
-}
-
-crate::ui::parts::part!(export_file, preload = preload_export, pub(in crate::ui) fn export_text(what: Export) -> LocalBoxFuture<'static, Result<String, String>> {
-    let otlp = super::otel::otlp;
-    let text = match what {
-        Export::Json { chat, settings, now_ms } => ready(crate::storage::export_chat(&chat, &crate::storage::ExportedSettings::from(&settings), now_ms)),
-        Export::Markdown(trace) => ready(trace.to_markdown()),
-        Export::Html(chat) => ready(crate::app::share::html::page(&chat, None)),
-        Export::ShareRecord { chat, choice, secrets, now_ms } => ready(crate::app::share::record(&chat, choice, &secrets, now_ms)),
-        Export::Otel { conversation_id, events, parent, secrets } => ready(otlp(&conversation_id, &events, parent.as_deref(), &secrets)),
-    };
-    text
-});
-
-fn ready(text: String) -> LocalBoxFuture<'static, Result<String, String>> {
-    Box::pin(async move { Ok(text) })
-}
-
-/// The export part's text, or why there is none.
-pub(in crate::ui) async fn exported(what: Export, part: &str) -> Result<String, String> {
-    match export_text(what).await {
-        Ok(writing) => writing.await,
-        Err(missing) => Err(missing.message(part)),
-    }
-}
-
-crate::ui::parts::part!(import_file, preload = preload_import, pub fn import_text(text: String) -> Result<Conversation, String> {
-    crate::storage::import_chat(&text)
-});
-
-/// The largest file Import opens: a 100-step run with long observations exports to about
-/// 5 MB, and a file many times that would only stall the page while it is parsed.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-pub const IMPORT_LIMIT_BYTES: f64 = 20.0 * 1024.0 * 1024.0;
-
-
 fn copy_later(text: String, status: RwSignal<String>) {
     leptos::task::spawn_local(async move {
-        status.set(match crate::ui::page::copy_text(&text).await {
+        status.set(match crate::ui::services::page::copy_text(&text).await {
             Ok(()) => "Copied as Markdown.".into(),
             Err(e) => e,
         });
@@ -209,7 +161,7 @@ fn copy_later(text: String, status: RwSignal<String>) {
 #[cfg(target_arch = "wasm32")]
 fn import_later(input: web_sys::HtmlInputElement, on_import: Callback<Conversation>, status: RwSignal<String>) {
     leptos::task::spawn_local(async move {
-        let result = match crate::ui::page::read_chosen_file(&input, IMPORT_LIMIT_BYTES).await {
+        let result = match crate::ui::services::page::read_chosen_file(&input, crate::ui::services::files::IMPORT_LIMIT_BYTES).await {
             Ok(text) => import_text(text).await.unwrap_or_else(|missing| Err(missing.message("Import"))),
             Err(e) => Err(e),
         };

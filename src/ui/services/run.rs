@@ -44,11 +44,11 @@ pub struct RunControl {
     /// saving; Compare stores nothing).
     on_change: Option<Callback<Save>>,
     /// The page's MCP servers, whose tools a run may use.
-    mcp: crate::ui::settings::mcp::Mcp,
+    mcp: crate::ui::services::mcp::Mcp,
     /// The model in the page, loaded by a run that uses it.
     in_page: super::in_page::InPage,
     /// A tool call of the run waiting for the person's approval (`approval::ApprovalPanel`).
-    pub approval: crate::ui::chat::approval::Pending,
+    pub approval: crate::ui::services::approval::Pending,
     /// What the tool call in progress last said of how far it is (masked), until it ends.
     pub progress: RwSignal<String>,
     /// MCP resources attached to the next question (`chat::compose`): taken by the run it starts.
@@ -77,7 +77,7 @@ pub enum Ask {
 
 /// A run that has been set up (its run in the conversation made, the token made) and is about
 /// to be driven.
-pub(super) struct Job {
+pub struct Job {
     settings: Settings,
     /// The question as typed (unmasked: the model gets what the person wrote).
     question: String,
@@ -90,7 +90,7 @@ pub(super) struct Job {
     /// `earlier` ends with a branch's `Forked` event, which the agent goes on from.
     fork: bool,
     /// The tools the run may use, by name; `None` for all the settings enable.
-    pub(super) only_tools: Option<Vec<String>>,
+    pub only_tools: Option<Vec<String>>,
     /// Earlier turns of the conversation, as memory.
     history: Vec<Turn>,
     /// Every secret the settings hold: masked out of what reaches the conversation.
@@ -110,14 +110,14 @@ fn agent_settings(settings: &Settings) -> crate::agent::AgentSettings {
 
 /// What a run talks to: in the page the provider, the enabled tools and the browser clock
 /// (`page::launch`); in the tests a scripted model.
-pub(super) struct Env<'a> {
+pub struct Env<'a> {
     pub model: &'a dyn ChatModel,
     pub tools: &'a [&'a dyn Tool],
     pub clock: &'a dyn Clock,
 }
 
 impl RunControl {
-    pub fn new(chat: RwSignal<Conversation>, on_change: Option<Callback<Save>>, mcp: crate::ui::settings::mcp::Mcp) -> Self {
+    pub fn new(chat: RwSignal<Conversation>, on_change: Option<Callback<Save>>, mcp: crate::ui::services::mcp::Mcp) -> Self {
         let in_page = super::in_page::InPage::from_context();
         RunControl {
             chat,
@@ -146,12 +146,12 @@ impl RunControl {
         let Some((chat, events, parent)) = self.chat.with_untracked(|c| {
             c.runs.get(run).filter(|r| finished(r)).map(|r| {
                 let line = r.shown_line();
-                let (events, parent) = crate::ui::trace::otel::trace_of(r, line.number);
+                let (events, parent) = crate::ui::services::otel::trace_of(r, line.number);
                 (c.id.clone(), events, parent)
             })
         }) else { return };
         leptos::task::spawn_local(async move {
-            let result = crate::ui::trace::otel::send(chat.clone(), events, parent, secrets, collector).await;
+            let result = crate::ui::services::otel::send(chat.clone(), events, parent, secrets, collector).await;
             self.session.update_value(|s| s.sent(Sent { chat, run, result }));
             self.sent.set(self.session.with_value(|s| s.sent_list().to_vec()));
         });
@@ -337,10 +337,10 @@ impl RunObserver for Observer<'_> {
     /// allow" also stops the tool asking in the settings. Stop drops this future, which closes
     /// the panel.
     fn approve<'a>(&'a self, tool: &'a dyn Tool, input: &'a serde_json::Value) -> crate::agent::LocalBoxFuture<'a, ApprovalChoice> {
-        let reply = crate::ui::chat::approval::Reply::default();
+        let reply = crate::ui::services::approval::Reply::default();
         // `{:#}`: serde_json's own indented form of a `Value`.
         let shown = format!("{input:#}");
-        let asked = crate::ui::chat::approval::Asked {
+        let asked = crate::ui::services::approval::Asked {
             tool: tool.name().to_string(),
             via: tool.origin().map(str::to_string),
             input: mask(&shown, self.secrets),
@@ -349,7 +349,7 @@ impl RunObserver for Observer<'_> {
         let pending = self.control.approval;
         pending.set(Some(asked));
         Box::pin(async move {
-            struct Close(crate::ui::chat::approval::Pending);
+            struct Close(crate::ui::services::approval::Pending);
             impl Drop for Close {
                 fn drop(&mut self) {
                     self.0.try_set(None);
@@ -394,7 +394,7 @@ mod page {
     use crate::app::settings::Settings;
 
     pub fn unix_ms() -> f64 {
-        crate::ui::page::now_ms()
+        crate::ui::services::page::now_ms()
     }
 
     /// The model client for these settings, masking every secret they hold out of its errors.
@@ -424,26 +424,26 @@ mod page {
     /// The question with the resources the person attached, each read now (bounded by its
     /// server's time limit) and given as context, marked as such; one that cannot be read is
     /// said in its place.
-    async fn attach(question: &str, attachments: &[crate::app::run::Attachment], mcp: crate::ui::settings::mcp::Mcp) -> String {
+    async fn attach(question: &str, attachments: &[crate::app::run::Attachment], mcp: crate::ui::services::mcp::Mcp) -> String {
         use leptos::prelude::WithUntracked;
         let mut text = question.to_string();
         for a in attachments {
             let server = mcp.settings().with_untracked(|s| s.tools.mcp.servers.iter().find(|s| s.url.trim() == a.server).cloned());
             let Some(server) = server else { continue };
-            let read = crate::ui::settings::mcp::within(&server, crate::ui::settings::mcp::hub(mcp).client(&server).read_resource(&a.uri)).await;
+            let read = crate::ui::services::hub::within(&server, crate::ui::services::hub::hub(mcp).client(&server).read_resource(&a.uri)).await;
             text.push_str(&crate::tools::mcp::attached_context(&a.name, &a.uri, &server.display_url(), read));
         }
         text
     }
 
     /// The tools the settings enable, the page's MCP servers' included.
-    pub fn tools(settings: &Settings, mcp: crate::ui::settings::mcp::Mcp) -> Vec<Box<dyn Tool>> {
+    pub fn tools(settings: &Settings, mcp: crate::ui::services::mcp::Mcp) -> Vec<Box<dyn Tool>> {
         let mut owned = crate::tools::build_tools(&settings.tools, Rc::new(BrowserFetch), Rc::new(BrowserClock));
-        owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::settings::mcp::hub(mcp)));
+        owned.extend(crate::tools::mcp::build_tools(&settings.tools.mcp, &crate::ui::services::hub::hub(mcp)));
         owned
     }
 
-    crate::ui::parts::part!(run, preload = preload_engine, pub(in crate::ui) fn engine(control: RunControl, job: Job) -> Pin<Box<dyn Future<Output = ()>>> {
+    crate::ui::services::parts::part!(run, preload = preload_engine, pub fn engine(control: RunControl, job: Job) -> Pin<Box<dyn Future<Output = ()>>> {
         Box::pin(async move {
             let (run, collector, secrets) = (job.run, job.settings.collector.clone(), job.secrets.clone());
             let outcome = run_agent_here(control, job).await;
@@ -460,7 +460,7 @@ mod page {
             // The model in the page is loaded (or found loaded) first; the live row says so.
             let in_page = settings.provider.preset.in_page();
             if in_page {
-                if let Err(why) = crate::ui::in_page::prepare(control.in_page, settings).await {
+                if let Err(why) = crate::ui::services::in_page::prepare(control.in_page, settings).await {
                     return Outcome::Ended(why);
                 }
             }
@@ -489,7 +489,7 @@ mod page {
 // read the agent's system prompt, so a question starts from that prefix. A part of its own,
 // fetched only by someone who uses the model in the page.
 #[cfg(target_arch = "wasm32")]
-crate::ui::parts::part!(in_page_warm, preload = preload_in_page_warm, pub(in crate::ui) fn warm_in_page(handle: super::in_page::InPage, settings: Settings, mcp: crate::ui::settings::mcp::Mcp, only_if_kept: bool) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+crate::ui::services::parts::part!(in_page_warm, preload = preload_in_page_warm, pub fn warm_in_page(handle: super::in_page::InPage, settings: Settings, mcp: crate::ui::services::mcp::Mcp, only_if_kept: bool) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
     Box::pin(async move {
         use crate::in_page::browser;
         let url = settings.provider.model.trim().to_string();
@@ -520,7 +520,7 @@ mod page {
     }
 
     /// Without the split there is no engine part to fetch.
-    pub async fn preload_engine() -> Result<(), crate::ui::parts::PartMissing> {
+    pub async fn preload_engine() -> Result<(), crate::ui::services::parts::PartMissing> {
         Ok(())
     }
 
@@ -530,11 +530,11 @@ mod page {
 }
 
 #[cfg(target_arch = "wasm32")]
-pub(super) use page::provider;
-pub(super) use page::preload_engine;
+pub use page::provider;
+pub use page::preload_engine;
 
 /// Fetches the part that readies the model in the page (`warm_in_page`) without calling it.
-pub(super) async fn preload_warm() -> Result<(), super::parts::PartMissing> {
+pub async fn preload_warm() -> Result<(), super::parts::PartMissing> {
     #[cfg(target_arch = "wasm32")]
     return preload_in_page_warm().await;
     #[cfg(not(target_arch = "wasm32"))]

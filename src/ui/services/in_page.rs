@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use crate::agent::CancelToken;
-use crate::in_page::Status;
+pub use crate::in_page::Status;
 #[cfg(target_arch = "wasm32")]
 use crate::app::settings::Settings;
 
@@ -88,24 +88,5 @@ pub async fn prepare(handle: InPage, settings: &Settings) -> Result<(), String> 
             status.set(Status::Failed(why.clone()));
             Err(why)
         }
-    }
-}
-
-/// Where the model in the page stands: bytes, percent and speed while it downloads, with
-/// Cancel; what was loaded once it is ready; why not when it failed.
-#[component]
-pub fn StatusLine(handle: InPage) -> impl IntoView {
-    let progress = move || match handle.status.get() {
-        Status::Downloading(p) if p.total > 0.0 => Some((p.loaded / p.total).clamp(0.0, 1.0)),
-        _ => None,
-    };
-    view! {
-        <div class="in-page-status" class:failed=move || matches!(handle.status.get(), Status::Failed(_))>
-            <span data-testid="in-page-status" role="status">{move || handle.status.with(Status::describe)}</span>
-            {move || progress().map(|p| view! { <progress max="1" value=p.to_string() aria-label="Model download"></progress> })}
-            <Show when=move || handle.status.with(Status::busy)>
-                <button class="ghost small" data-testid="in-page-cancel" on:click=move |_| handle.cancel()>"Cancel"</button>
-            </Show>
-        </div>
     }
 }

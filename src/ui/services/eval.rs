@@ -15,8 +15,8 @@ use crate::app::settings::Settings;
 use crate::conversation::{Conversation, Outcome, Run, Save};
 use crate::storage::evals::{self, StoredEval};
 use crate::storage::store::RecordStore;
-use crate::ui::page;
-use crate::ui::run::{Ask, RunControl, Start};
+use crate::ui::services::page;
+use crate::ui::services::run::{Ask, RunControl, Start};
 
 /// One run at a time: the cell it runs, if any.
 #[derive(Clone, Copy)]
@@ -67,7 +67,7 @@ pub struct Driver {
 pub const MAX_CONCURRENCY: usize = 8;
 
 impl Driver {
-    pub fn new(settings: ReadSignal<Settings>, mcp: crate::ui::settings::mcp::Mcp) -> Self {
+    pub fn new(settings: ReadSignal<Settings>, mcp: crate::ui::services::mcp::Mcp) -> Self {
         let driver = Driver {
             settings,
             store: StoredValue::new_local(None),
@@ -243,7 +243,7 @@ impl Driver {
     }
 
     /// A worker: a run controller whose end is reported to the driver.
-    fn worker(self, w: usize, mcp: crate::ui::settings::mcp::Mcp) -> Worker {
+    fn worker(self, w: usize, mcp: crate::ui::services::mcp::Mcp) -> Worker {
         let on_change = Callback::new(move |_: Save| {
             let Some(worker) = self.workers.with_untracked(|all| all.get(w).copied()) else { return };
             if !worker.control.running.get_untracked() {
@@ -288,7 +288,7 @@ impl Driver {
             };
             let Some((id, question, settings)) = self.with(|r| (format!("{}-{}", r.id, r.eval.index(job).unwrap_or(0)), r.eval.cases[job.case].question.clone(), r.configs[job.config].apply(&base))) else { return };
             self.changed(Some(job.case));
-            if let Some(missing) = crate::ui::chat::session::missing_setting(&settings) {
+            if let Some(missing) = crate::ui::services::session::missing_setting(&settings) {
                 // A case that cannot start fails with the reason, as a run that failed would.
                 let mut run = Run::new(question);
                 run.outcome = Some(Outcome::Ended(missing));
@@ -413,7 +413,7 @@ async fn judged(settings: &Settings, question: &str, expected: Option<&str>, ans
     use crate::agent::ChatModel;
     use crate::app::eval::score::{judge_request, read_judge, Verdict, DEFAULT_RUBRIC};
     let secrets = crate::app::settings::keys::collect(settings);
-    let provider = crate::ui::run::provider(settings, &secrets);
+    let provider = crate::ui::services::run::provider(settings, &secrets);
     let request = judge_request(question, expected, answer, DEFAULT_RUBRIC);
     match provider.complete(&request, &|_| {}).await {
         Ok(reply) => {

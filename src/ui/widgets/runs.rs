@@ -219,8 +219,8 @@ fn side(step: Option<&StepView>, d: crate::agent::trace::align::Differs) -> AnyV
 fn read_file(input: web_sys::HtmlInputElement, files: RwSignal<Vec<FileRun>>, status: RwSignal<String>, settings: ReadSignal<Settings>) {
     leptos::task::spawn_local(async move {
         let name = input.files().and_then(|f| f.get(0)).map(|f| f.name()).unwrap_or_default();
-        let result = match crate::ui::page::read_chosen_file(&input, crate::ui::trace::tools::IMPORT_LIMIT_BYTES).await {
-            Ok(text) => crate::ui::trace::tools::import_text(text).await.unwrap_or_else(|missing| Err(missing.message("Import"))),
+        let result = match crate::ui::services::page::read_chosen_file(&input, crate::ui::services::files::IMPORT_LIMIT_BYTES).await {
+            Ok(text) => crate::ui::services::files::import_text(text).await.unwrap_or_else(|missing| Err(missing.message("Import"))),
             Err(e) => Err(e),
         };
         input.set_value("");

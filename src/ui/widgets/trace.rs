@@ -7,13 +7,12 @@
 
 use leptos::prelude::*;
 
-pub(crate) mod find;
-pub(crate) mod fork;
-pub(crate) mod otel;
-pub(crate) mod row;
-pub(crate) mod steps;
-pub(crate) mod timeline;
-pub(crate) mod tools;
+pub mod find;
+pub mod fork;
+pub mod row;
+pub mod steps;
+pub mod timeline;
+pub mod tools;
 
 use crate::agent::{Event, EventKind, Tone};
 use crate::conversation::Conversation;
@@ -33,11 +32,11 @@ pub fn TracePane(
     /// What the tool call in progress last said of how far it is.
     progress: ReadSignal<String>,
     /// Finished runs sent to the OpenTelemetry collector, and how that went.
-    sent: ReadSignal<Vec<crate::ui::trace::otel::Sent>>,
+    sent: ReadSignal<Vec<crate::ui::services::otel::Sent>>,
     /// The chat's session: runs a branch made from a step (none in Compare, whose runs are
     /// not kept).
     #[prop(optional)]
-    session: Option<crate::ui::chat::session::Session>,
+    session: Option<crate::ui::services::session::Session>,
     children: Children,
 ) -> impl IntoView {
     let pane = NodeRef::<leptos::html::Section>::new();
@@ -79,7 +78,7 @@ pub fn TracePane(
                 {children()}
             </div>
             <Show when=has_runs fallback=|| view! { <p class="placeholder">"Each step of the agent appears here: the model's thoughts, tool calls and observations."</p> }>
-                {crate::ui::parts::part_view("trace_rows", move || Box::pin(rows::rows(Shown::Body(body))), None, crate::ui::parts::Around::Nothing)}
+                {crate::ui::services::parts::part_view("trace_rows", move || Box::pin(rows::rows(Shown::Body(body))), None, crate::ui::services::parts::Around::Nothing)}
             </Show>
         </section>
     }
@@ -92,12 +91,12 @@ pub struct Body {
     streaming: ReadSignal<String>,
     running: ReadSignal<bool>,
     progress: ReadSignal<String>,
-    sent: ReadSignal<Vec<crate::ui::trace::otel::Sent>>,
+    sent: ReadSignal<Vec<crate::ui::services::otel::Sent>>,
     pane: NodeRef<leptos::html::Section>,
     keys: StoredValue<Option<Callback<leptos::ev::KeyboardEvent>>>,
     scrolled: Trigger,
     follow: StoredValue<bool>,
-    session: Option<crate::ui::chat::session::Session>,
+    session: Option<crate::ui::services::session::Session>,
 }
 
 /// The body of the pane, drawn by the trace part: every step of the run shown, the timeline,
@@ -114,7 +113,7 @@ fn pane_body(b: Body) -> AnyView {
     // The find bar is fetched once the first screen is up and the page is idle (`parts`);
     // without it the trace still reads.
     let idle = RwSignal::new(cfg!(not(target_arch = "wasm32")));
-    crate::ui::page::when_idle(move || idle.set(true));
+    crate::ui::services::page::when_idle(move || idle.set(true));
     // One scroll per frame, however many tokens arrive in it: reading `scroll_height` forces a
     // layout, which a burst of tokens must not repeat.
     let scroll_queued = StoredValue::new(false);
@@ -125,7 +124,7 @@ fn pane_body(b: Body) -> AnyView {
             if let Some(el) = pane.get_untracked() {
                 scroll_queued.set_value(true);
                 // Checked again at the frame: the person may have scrolled up in between.
-                crate::ui::page::next_frame(move || {
+                crate::ui::services::page::next_frame(move || {
                     scroll_queued.set_value(false);
                     if follow.get_value() {
                         el.set_scroll_top(el.scroll_height());
@@ -156,7 +155,7 @@ fn pane_body(b: Body) -> AnyView {
         }
         if target < len && !catching_up.get_value() {
             catching_up.set_value(true);
-            crate::ui::page::next_frame(move || {
+            crate::ui::services::page::next_frame(move || {
                 catching_up.set_value(false);
                 drawn.update(|d| *d += ROWS_PER_FRAME);
             });
@@ -216,7 +215,7 @@ fn pane_body(b: Body) -> AnyView {
                 <self::timeline::TimelineView trace on_open/>
             </Show>
             <Show when=move || idle.get()>
-                {crate::ui::parts::part_view("find_bar", move || Box::pin(find_bar(trace, look, pane)), None, crate::ui::parts::Around::Nothing)}
+                {crate::ui::services::parts::part_view("find_bar", move || Box::pin(find_bar(trace, look, pane)), None, crate::ui::services::parts::Around::Nothing)}
             </Show>
             <ShownRun chat/>
             <Show when=move || trace.with(<[Event]>::is_empty) && !running.get() && chat.with(|c| c.shown_run().is_none_or(|r| r.steps_kept))>
@@ -347,7 +346,7 @@ mod rows {
 
     use super::Shown;
 
-    crate::ui::parts::part!(trace_rows, preload = preload, pub fn rows(what: Shown) -> AnyView {
+    crate::ui::services::parts::part!(trace_rows, preload = preload, pub fn rows(what: Shown) -> AnyView {
         match what {
             Shown::Body(body) => super::pane_body(body),
             Shown::Tools(toolbar) => super::tools::run_tools(toolbar),
@@ -358,7 +357,7 @@ mod rows {
 pub(crate) use rows::rows as rows_part;
 
 /// The line under the trace (drawn by the trace part).
-fn foot(chat: RwSignal<Conversation>, sent: ReadSignal<Vec<crate::ui::trace::otel::Sent>>) -> AnyView {
+fn foot(chat: RwSignal<Conversation>, sent: ReadSignal<Vec<crate::ui::services::otel::Sent>>) -> AnyView {
     let trace = Steps(chat);
     let totals = move || {
         let t = trace.with(|events| crate::agent::trace::Totals::of(events));

@@ -11,7 +11,7 @@ use crate::agent::trace::LlmPurpose;
 use crate::agent::{Event, EventKind};
 use crate::app::fork::{ask_again, recorded, ForkEditor, ForkPlan};
 use crate::conversation::Conversation;
-use crate::ui::chat::session::Session;
+use crate::ui::services::session::Session;
 
 /// What the trace's rows share to change a step: the chat's session (which runs the branch; none
 /// where nothing runs, as in a shared run's view, whose rows offer only the branch switcher),

@@ -11,11 +11,11 @@ use crate::storage::store::{self, Backend, Opened};
 
 type Reading<T> = Pin<Box<dyn Future<Output = Result<T, String>>>>;
 
-crate::ui::parts::part!(read_chat, preload = preload, pub fn opening(backend: Rc<dyn Backend>, id: String) -> Reading<Opened> {
+crate::ui::services::parts::part!(read_chat, preload = preload, pub fn opening(backend: Rc<dyn Backend>, id: String) -> Reading<Opened> {
     Box::pin(async move { store::open(backend.as_ref(), &id).await.map_err(|e| e.to_string()) })
 });
 
-crate::ui::parts::part!(move_legacy, preload = preload_moving, pub(in crate::ui) fn moving(backend: Rc<dyn Backend>, now_ms: f64) -> Reading<usize> {
+crate::ui::services::parts::part!(move_legacy, preload = preload_moving, pub fn moving(backend: Rc<dyn Backend>, now_ms: f64) -> Reading<usize> {
     Box::pin(async move { store::migrate_legacy(backend.as_ref(), now_ms).await.map_err(|e| e.to_string()) })
 });
 

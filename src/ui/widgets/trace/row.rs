@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use crate::agent::trace::row::{characters, preview, Part, PREVIEW_CHARS};
 use crate::agent::{Event, EventKind, Tone};
 
-use crate::ui::markdown::Markdown;
+use crate::ui::widgets::markdown::Markdown;
 use super::find::Look;
 use super::steps::Steps;
 

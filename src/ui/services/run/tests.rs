@@ -53,7 +53,7 @@ fn question(text: &str) -> Start {
 fn control() -> (RunControl, std::sync::Arc<std::sync::Mutex<Vec<Save>>>) {
     let saves = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = saves.clone();
-    let mcp = crate::ui::settings::mcp::install(RwSignal::new(Settings::default()));
+    let mcp = crate::ui::services::mcp::install(RwSignal::new(Settings::default()));
     let control = RunControl::new(RwSignal::new(Conversation::new("c".into())), Some(Callback::new(move |save| seen.lock().unwrap().push(save))), mcp);
     (control, saves)
 }

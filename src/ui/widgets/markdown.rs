@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 use crate::markdown::{parse, Block, Inline};
 
-crate::ui::parts::part!(markdown, preload = preload_answer, pub(in crate::ui) fn answer(text: String) -> AnyView {
+crate::ui::services::parts::part!(markdown, preload = preload_answer, pub fn answer(text: String) -> AnyView {
     view! { <Markdown text/> }.into_any()
 });
 

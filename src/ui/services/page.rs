@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 /// Milliseconds since the Unix epoch, for stored timestamps and durations a person reads.
-pub(super) fn now_ms() -> f64 {
+pub fn now_ms() -> f64 {
     #[cfg(target_arch = "wasm32")]
     return js_sys::Date::now();
     #[cfg(not(target_arch = "wasm32"))]
@@ -17,7 +17,7 @@ pub(super) fn now_ms() -> f64 {
 }
 
 /// A number in [0, 1), for ids.
-pub(super) fn random() -> f64 {
+pub fn random() -> f64 {
     #[cfg(target_arch = "wasm32")]
     return js_sys::Math::random();
     #[cfg(not(target_arch = "wasm32"))]
@@ -25,18 +25,18 @@ pub(super) fn random() -> f64 {
 }
 
 /// Calls `f` once, `delay` from now.
-pub(super) fn after(delay: Duration, f: impl FnOnce() + 'static) {
+pub fn after(delay: Duration, f: impl FnOnce() + 'static) {
     leptos::prelude::set_timeout(f, delay);
 }
 
 /// Calls `f` once, before the page's next frame is drawn.
-pub(super) fn next_frame(f: impl FnOnce() + 'static) {
+pub fn next_frame(f: impl FnOnce() + 'static) {
     leptos::prelude::request_animation_frame(f);
 }
 
 /// Calls `f` once, when the page is idle. WebKit has no `requestIdleCallback`: there it is
 /// called once the next frame is drawn, a moment later.
-pub(super) fn when_idle(f: impl Fn() + 'static) {
+pub fn when_idle(f: impl Fn() + 'static) {
     #[cfg(target_arch = "wasm32")]
     {
         let idle = web_sys::window().is_some_and(|w| js_sys::Reflect::has(&w, &"requestIdleCallback".into()).unwrap_or(false));
@@ -51,7 +51,7 @@ pub(super) fn when_idle(f: impl Fn() + 'static) {
 }
 
 /// Offers `text` to the person as the file `name`.
-pub(super) fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
+pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
     #[cfg(target_arch = "wasm32")]
     return crate::browser::download(name, mime, text);
     #[cfg(not(target_arch = "wasm32"))]
@@ -62,7 +62,7 @@ pub(super) fn download(name: &str, mime: &str, text: &str) -> Result<(), String>
 }
 
 /// Puts `text` on the clipboard.
-pub(super) async fn copy_text(text: &str) -> Result<(), String> {
+pub async fn copy_text(text: &str) -> Result<(), String> {
     #[cfg(target_arch = "wasm32")]
     return crate::browser::copy_text(text).await;
     #[cfg(not(target_arch = "wasm32"))]
@@ -74,12 +74,12 @@ pub(super) async fn copy_text(text: &str) -> Result<(), String> {
 
 /// The text of the file the person chose in `input`, refused past `limit` bytes.
 #[cfg(target_arch = "wasm32")]
-pub(super) async fn read_chosen_file(input: &web_sys::HtmlInputElement, limit: f64) -> Result<String, String> {
+pub async fn read_chosen_file(input: &web_sys::HtmlInputElement, limit: f64) -> Result<String, String> {
     crate::browser::read_chosen_file(input, limit).await
 }
 
 /// Asks the person for a line of text, `default` filled in; `None` when they cancel.
-pub(super) fn ask_line(question: &str, default: &str) -> Option<String> {
+pub fn ask_line(question: &str, default: &str) -> Option<String> {
     #[cfg(target_arch = "wasm32")]
     return web_sys::window()?.prompt_with_message_and_default(question, default).ok().flatten();
     #[cfg(not(target_arch = "wasm32"))]
@@ -92,7 +92,7 @@ pub(super) fn ask_line(question: &str, default: &str) -> Option<String> {
 /// Calls `hidden` when the page is being hidden: reloaded, closed, navigated from, or sent to
 /// the background (after which a phone may end it without another word). What must survive
 /// that is written synchronously there.
-pub(super) fn on_hidden(hidden: impl Fn() + Clone + 'static) {
+pub fn on_hidden(hidden: impl Fn() + Clone + 'static) {
     #[cfg(target_arch = "wasm32")]
     {
         use wasm_bindgen::JsCast;
@@ -117,7 +117,7 @@ pub(super) fn on_hidden(hidden: impl Fn() + Clone + 'static) {
 /// Calls `leaving` as soon as the page starts to go away (`beforeunload`, then `pagehide`),
 /// which is before the browser cuts the requests the page has in flight: what ends then was
 /// cut, not finished. The page may yet stay (a navigation can be called off).
-pub(super) fn on_leaving(leaving: impl Fn() + 'static) {
+pub fn on_leaving(leaving: impl Fn() + 'static) {
     // One callback for both events: each listener the first screen can reach costs its load.
     #[cfg(target_arch = "wasm32")]
     if let Some(window) = web_sys::window() {
@@ -135,7 +135,7 @@ pub(super) fn on_leaving(leaving: impl Fn() + 'static) {
 
 /// Calls `gone` when the page goes away (reloaded, closed, navigated from), not when it is
 /// only sent to the background.
-pub(super) fn on_gone(gone: impl Fn() + 'static) {
+pub fn on_gone(gone: impl Fn() + 'static) {
     #[cfg(target_arch = "wasm32")]
     let _ = leptos::prelude::window_event_listener(leptos::ev::pagehide, move |_| gone());
     #[cfg(not(target_arch = "wasm32"))]
@@ -143,7 +143,7 @@ pub(super) fn on_gone(gone: impl Fn() + 'static) {
 }
 
 /// The page's address as the address bar shows it.
-pub(super) fn address() -> String {
+pub fn address() -> String {
     #[cfg(target_arch = "wasm32")]
     return web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
     #[cfg(not(target_arch = "wasm32"))]
@@ -153,7 +153,7 @@ pub(super) fn address() -> String {
 /// Whether the page was opened again by the callback of a sign-in it went to itself (an MCP
 /// server's, `settings::sign_in`): its address then ends in `#signed-in`, which is taken off,
 /// and Settings opens and finishes the sign-in.
-pub(super) fn back_from_sign_in() -> bool {
+pub fn back_from_sign_in() -> bool {
     let back = fragment() == "#signed-in";
     if back {
         forget_fragment();
@@ -162,7 +162,7 @@ pub(super) fn back_from_sign_in() -> bool {
 }
 
 /// The page's fragment, `#` and all (empty when it has none).
-pub(super) fn fragment() -> String {
+pub fn fragment() -> String {
     #[cfg(target_arch = "wasm32")]
     return web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     #[cfg(not(target_arch = "wasm32"))]
@@ -170,7 +170,7 @@ pub(super) fn fragment() -> String {
 }
 
 /// Takes the fragment off the address without reloading or adding to the history.
-pub(super) fn forget_fragment() {
+pub fn forget_fragment() {
     #[cfg(target_arch = "wasm32")]
     if let Some(window) = web_sys::window() {
         let address = address();
@@ -180,7 +180,7 @@ pub(super) fn forget_fragment() {
 }
 
 /// `bytes` packed with gzip by the browser.
-pub(super) async fn pack(bytes: &[u8]) -> Result<Vec<u8>, String> {
+pub async fn pack(bytes: &[u8]) -> Result<Vec<u8>, String> {
     #[cfg(target_arch = "wasm32")]
     return crate::browser::pack::gzip(bytes).await;
     #[cfg(not(target_arch = "wasm32"))]
@@ -191,7 +191,7 @@ pub(super) async fn pack(bytes: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// What a share link's packed record unpacks to, stopped at `UNPACKED_LIMIT`.
-pub(super) async fn unpack(bytes: &[u8]) -> Result<Vec<u8>, crate::app::share::LinkError> {
+pub async fn unpack(bytes: &[u8]) -> Result<Vec<u8>, crate::app::share::LinkError> {
     use crate::app::share::{LinkError, UNPACKED_LIMIT};
     #[cfg(target_arch = "wasm32")]
     return crate::browser::pack::gunzip(bytes, UNPACKED_LIMIT).await.map_err(|why| match why {
