@@ -5,7 +5,7 @@
 //! file's tests use it, so no feature reaches back through it.
 
 #[cfg_attr(not(target_arch = "wasm32"), allow(unused_imports))]
-use super::parts::{ahead, PartMissing};
+use crate::ui::services::parts::{ahead, PartMissing};
 
 /// Fetches a part without calling it.
 pub type Preload = fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), PartMissing>>>>;
@@ -14,7 +14,7 @@ pub type Preload = fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Re
 pub fn preload(chunk: &str) -> Option<Preload> {
     Some(match chunk {
         "save_chat" => || Box::pin(super::services::chats::preload_save()),
-        "save_settings" => || Box::pin(super::preload_save_settings()),
+        "save_settings" => || Box::pin(super::features::preload_save_settings()),
         "run" => || Box::pin(super::services::run::preload_engine()),
         "markdown" => || Box::pin(super::widgets::markdown::preload_answer()),
         "trace_rows" => || Box::pin(super::widgets::trace::preload_rows()),
@@ -24,9 +24,9 @@ pub fn preload(chunk: &str) -> Option<Preload> {
         "in_page_warm" => || Box::pin(super::services::run::preload_warm()),
         "chat_list" => || Box::pin(super::chats::preload_list()),
         "read_chat" => || Box::pin(super::services::chats::preload_read()),
-        "settings" => || Box::pin(super::preload_settings()),
-        "compare" => || Box::pin(super::preload_compare()),
-        "evaluations" => || Box::pin(super::preload_evaluations()),
+        "settings" => || Box::pin(super::features::preload_settings()),
+        "compare" => || Box::pin(super::features::preload_compare()),
+        "evaluations" => || Box::pin(super::features::preload_evaluations()),
         "export_file" => || Box::pin(super::services::files::preload_export()),
         "import_file" => || Box::pin(super::services::files::preload_import()),
         _ => return None,
@@ -42,7 +42,7 @@ pub fn fetch_ahead(settings: &crate::app::settings::Settings, returning: bool) {
         fetch(part.chunk);
     }
     let idle: Vec<Preload> = idle.into_iter().filter_map(|p| preload(p.chunk)).collect();
-    super::page::when_idle(move || {
+    crate::ui::services::page::when_idle(move || {
         let idle = idle.clone();
         leptos::task::spawn_local(async move {
             for preload in idle {
@@ -63,7 +63,7 @@ pub fn fetch(chunk: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::parts::MANIFEST;
+    use crate::ui::services::parts::MANIFEST;
     use super::*;
 
     /// A part fetched ahead has a way to be fetched ahead, a part only its use fetches has none,

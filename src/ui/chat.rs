@@ -35,16 +35,16 @@ fn Offer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<String>) -
     let needed = move || settings.with(|s| !s.provider.preset.in_page() && crate::ui::services::session::missing_setting(s).is_some());
     view! {
         <Show when=needed>
-            {super::parts::part_view("first_look", move || Box::pin(first_look_offer(offer, draft, on_send)), None, super::parts::Around::Nothing)}
+            {crate::ui::services::parts::part_view("first_look", move || Box::pin(first_look_offer(offer, draft, on_send)), None, crate::ui::services::parts::Around::Nothing)}
         </Show>
     }
 }
 
-super::parts::part!(first_look, preload = preload_first_look, pub(in crate::ui) fn first_look_offer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<String>) -> AnyView {
+crate::ui::services::parts::part!(first_look, preload = preload_first_look, pub(in crate::ui) fn first_look_offer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<String>) -> AnyView {
     view! { <FirstLookOffer offer draft on_send/> }.into_any()
 });
 
-super::parts::part!(in_page_status, preload = preload_in_page_status, pub(in crate::ui) fn in_page_status(handle: crate::ui::services::in_page::InPage) -> AnyView {
+crate::ui::services::parts::part!(in_page_status, preload = preload_in_page_status, pub(in crate::ui) fn in_page_status(handle: crate::ui::services::in_page::InPage) -> AnyView {
     view! { <crate::ui::widgets::in_page::StatusLine handle/> }.into_any()
 });
 
@@ -121,12 +121,12 @@ pub fn ChatPane(
             // While the model in the page loads, and when it failed: how it goes, with Cancel.
             {first_look.map(|FirstLook { settings, in_page }| view! {
                 <Show when=move || settings.with(|s| s.provider.preset.in_page()) && in_page.status.with(|s| s.busy() || matches!(s, crate::in_page::Status::Failed(_)))>
-                    {super::parts::part_view("in_page_status", move || Box::pin(in_page_status(in_page)), None, super::parts::Around::Nothing)}
+                    {crate::ui::services::parts::part_view("in_page_status", move || Box::pin(in_page_status(in_page)), None, crate::ui::services::parts::Around::Nothing)}
                 </Show>
             })}
             <crate::ui::widgets::approval::ApprovalPanel pending=approval/>
             <Show when=move || compose.has_offers()>
-                {super::parts::part_view("mcp_compose", move || Box::pin(crate::ui::chat::compose::pickers(compose, draft)), None, super::parts::Around::Nothing)}
+                {crate::ui::services::parts::part_view("mcp_compose", move || Box::pin(crate::ui::chat::compose::pickers(compose, draft)), None, crate::ui::services::parts::Around::Nothing)}
             </Show>
             <form class="composer" on:submit=move |ev| { ev.prevent_default(); send(); }>
                 <label for="question" class="visually-hidden">"Your question"</label>

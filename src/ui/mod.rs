@@ -9,6 +9,7 @@ mod chat;
 mod chats;
 mod compare;
 mod eval;
+mod features;
 mod notices;
 pub mod services;
 mod settings;
@@ -17,7 +18,8 @@ pub mod widgets;
 
 use leptos::prelude::*;
 
-use crate::app::settings::{load_settings, save_settings, Settings};
+use crate::app::settings::load_settings;
+use features::{compare_part, evaluations_part, settings_part, settings_saved, Drawn};
 use services::{page, parts, theme};
 
 pub use crate::conversation::{ChatMessage, Who};
@@ -40,15 +42,10 @@ fn mount_app() {
     leptos::mount::mount_to_body(App);
 }
 
-thread_local! {
-    /// A shared run the person keeps a copy of, for the app to import once it is up.
-    static KEPT: std::cell::Cell<Option<crate::conversation::Conversation>> = const { std::cell::Cell::new(None) };
-}
-
 /// "Keep a copy" of a shared run (the shared view has gone, and the link left the address): the
 /// app, with the copy imported.
 fn keep_copy(copy: crate::conversation::Conversation) {
-    KEPT.with(|kept| kept.set(Some(copy)));
+    services::chats::keep_for_import(copy);
     page::after(std::time::Duration::ZERO, mount_app);
 }
 
@@ -142,7 +139,7 @@ pub fn App() -> impl IntoView {
     });
 
     // A shared run kept (`keep_copy`): masked with this person's secrets, as an imported file is.
-    if let Some(mut kept) = KEPT.with(std::cell::Cell::take) {
+    if let Some(mut kept) = services::chats::kept_for_import() {
         kept.mask(&settings.with_untracked(crate::app::settings::keys::collect));
         chats.open_imported(kept);
     }
@@ -191,7 +188,7 @@ pub fn App() -> impl IntoView {
                 <chats::ChatList chats running=running.read_only()/>
                 <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page } approval=chat_run.approval compose=chat::compose::Compose { mcp, run: chat_run }/>
                 <widgets::trace::TracePane chat streaming=streaming.read_only() running=running.read_only() progress=chat_run.progress.read_only() sent=chat_run.sent.read_only() session>
-                    <widgets::trace::tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs/>
+                    <widgets::trace::tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs share=features::SHARE/>
                 </widgets::trace::TracePane>
             </main>
             // Built (and, in the shipped page, fetched: `parts`) the first time it is opened,
@@ -219,36 +216,6 @@ pub fn App() -> impl IntoView {
         </div>
     }
 }
-
-parts::part!(save_settings, preload = preload_save_settings, fn settings_saved(settings: RwSignal<Settings>) -> Result<(), String> {
-    settings.with_untracked(save_settings).map_err(|e| e.to_string())
-});
-
-parts::part!(settings, preload = preload_settings, fn settings_part(settings: RwSignal<crate::app::settings::Settings>, on_close: Callback<()>) -> AnyView {
-    view! { <settings::SettingsPanel settings on_close/> }.into_any()
-});
-
-/// What the Compare part draws: Compare, and the other views of runs that nobody runs here, the
-/// Share panel and a shared run. One part, because they are drawn from the same code (runs side
-/// by side, the trace pane, export): as parts of their own they would split every chunk they
-/// share with the others, and the loader carries a line for each chunk in the first load.
-pub(in crate::ui) enum Drawn {
-    Compare { settings: ReadSignal<Settings>, chat: RwSignal<crate::conversation::Conversation>, asked: ReadSignal<u32> },
-    SharePanel { chat: RwSignal<crate::conversation::Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()> },
-    SharedRun { fragment: String, on_keep: fn(crate::conversation::Conversation) },
-}
-
-parts::part!(compare, preload = preload_compare, pub(in crate::ui) fn compare_part(what: Drawn) -> AnyView {
-    match what {
-        Drawn::Compare { settings, chat, asked } => view! { <compare::ComparePane settings chat asked/> }.into_any(),
-        Drawn::SharePanel { chat, settings, on_close } => share::share_panel(chat, settings, on_close),
-        Drawn::SharedRun { fragment, on_keep } => share::shared_page(fragment, on_keep),
-    }
-});
-
-parts::part!(evaluations, preload = preload_evaluations, fn evaluations_part(settings: ReadSignal<crate::app::settings::Settings>, chat: RwSignal<crate::conversation::Conversation>) -> AnyView {
-    view! { <eval::EvalPane settings chat/> }.into_any()
-});
 
 /// "Settings", "Settings and Compare".
 fn parts_list(first: &str, rest: &[&str]) -> String {

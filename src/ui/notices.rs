@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::services::chats::Chats;
+use crate::ui::services::chats::Chats;
 
 #[component]
 pub fn Notices(chats: Chats, settings_notice: ReadSignal<Option<String>>) -> impl IntoView {

@@ -9,13 +9,16 @@ use crate::app::settings::Settings;
 use crate::app::share::{Choice, Fit, Observations, Opened, Scope, Sharing, CUT_CHARS};
 use crate::conversation::Conversation;
 
+/// A shared run's own toolbar shares from here: this code is already in the page.
+const HERE: crate::ui::widgets::trace::tools::ShareWith = crate::ui::widgets::trace::tools::ShareWith { panel: share_panel, fetch: || {} };
+
 /// The Share panel (drawn by the Compare part, `ui::Drawn`).
-pub(in crate::ui) fn share_panel(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()>) -> AnyView {
+pub fn share_panel(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()>) -> AnyView {
     view! { <SharePanel chat settings on_close/> }.into_any()
 }
 
 /// The page opened with a share link (drawn by the Compare part, `ui::Drawn`).
-pub(in crate::ui) fn shared_page(fragment: String, on_keep: fn(Conversation)) -> AnyView {
+pub fn shared_page(fragment: String, on_keep: fn(Conversation)) -> AnyView {
     view! { <SharedView fragment on_keep/> }.into_any()
 }
 
@@ -192,7 +195,7 @@ fn SharedRun(opened: Opened, on_keep: Callback<Conversation>) -> impl IntoView {
         comparing.set(true);
         asked.update(|n| *n += 1);
     });
-    let toolbar = crate::ui::widgets::trace::tools::Toolbar::new(chat, settings, running, on_compare_runs, status);
+    let toolbar = crate::ui::widgets::trace::tools::Toolbar::new(chat, settings, running, on_compare_runs, status, HERE);
     let messages = Memo::new(move |_| chat.with(Conversation::messages));
     let keep = move |_| on_keep.run(chat.get_untracked());
     let runs = chat.with_untracked(|c| c.runs.len());

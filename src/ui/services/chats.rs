@@ -32,6 +32,21 @@ use save::Write;
 pub use read::preload as preload_read;
 pub use save::preload as preload_save;
 
+thread_local! {
+    /// A shared run the person keeps a copy of, for the app to import once it is up.
+    static KEPT: std::cell::Cell<Option<Conversation>> = const { std::cell::Cell::new(None) };
+}
+
+/// Hands a copy of a shared run ("Keep a copy") to the app about to be mounted.
+pub fn keep_for_import(copy: Conversation) {
+    KEPT.with(|kept| kept.set(Some(copy)));
+}
+
+/// The copy handed over by `keep_for_import`, once.
+pub fn kept_for_import() -> Option<Conversation> {
+    KEPT.with(std::cell::Cell::take)
+}
+
 /// Whether a chat was open when the page was last left: a person coming back.
 pub fn returning() -> bool {
     storage::current_chat_id().is_some()

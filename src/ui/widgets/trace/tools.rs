@@ -16,9 +16,10 @@ pub fn TraceTools(
     running: ReadSignal<bool>,
     on_import: Callback<Conversation>,
     on_compare_runs: Callback<()>,
+    share: ShareWith,
 ) -> impl IntoView {
     let status = RwSignal::new(String::new());
-    let toolbar = Toolbar { chat, settings, running, on_compare_runs, status };
+    let toolbar = Toolbar { chat, settings, running, on_compare_runs, status, share };
     // Fetched when the pointer or the focus reaches the toolbar (the manifest's "hover").
 
     let fetch_parts = || {
@@ -63,17 +64,28 @@ pub struct Toolbar {
     on_compare_runs: Callback<()>,
     /// The toolbar's line saying how the last action went.
     status: RwSignal<String>,
+    share: ShareWith,
+}
+
+/// How the toolbar opens the Share panel, handed down by the shell (the panel is a feature's,
+/// drawn by a part this widget does not name).
+#[derive(Clone, Copy)]
+pub struct ShareWith {
+    /// The panel for a chat, with what closes it.
+    pub panel: fn(RwSignal<Conversation>, ReadSignal<Settings>, Callback<()>) -> AnyView,
+    /// Fetches the panel's code ahead (the pointer or the focus reached Share).
+    pub fetch: fn(),
 }
 
 impl Toolbar {
-    pub fn new(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, running: ReadSignal<bool>, on_compare_runs: Callback<()>, status: RwSignal<String>) -> Self {
-        Toolbar { chat, settings, running, on_compare_runs, status }
+    pub fn new(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, running: ReadSignal<bool>, on_compare_runs: Callback<()>, status: RwSignal<String>, share: ShareWith) -> Self {
+        Toolbar { chat, settings, running, on_compare_runs, status, share }
     }
 }
 
 /// Export, copy, share and Compare runs, for a chat that has runs (drawn by the trace's part).
 pub fn run_tools(toolbar: Toolbar) -> AnyView {
-    let Toolbar { chat, settings, running, on_compare_runs, status } = toolbar;
+    let Toolbar { chat, settings, running, on_compare_runs, status, share } = toolbar;
     let sharing = RwSignal::new(false);
     let empty = move || chat.with(Conversation::is_empty) || running.get();
     // Everything the conversation holds was masked where it came in (the run's observer, an
@@ -130,20 +142,26 @@ pub fn run_tools(toolbar: Toolbar) -> AnyView {
             });
         });
     };
-    let fetch_share = || leptos::task::spawn_local(async { let _ = crate::ui::preload_compare().await; });
+    let fetch_share = share.fetch;
     let on_close = Callback::new(move |_: ()| sharing.set(false));
     view! {
         <button class="ghost small" data-testid="share" disabled=empty aria-expanded=move || sharing.get().to_string()
             on:pointerenter=move |_| fetch_share() on:focus=move |_| fetch_share()
             on:click=move |_| sharing.update(|s| *s = !*s) title="A link that carries this run: it opens read-only, with no server">"↗ Share"</button>
-        <button class="ghost small" data-testid="save-html" disabled=empty on:click=save_html title="Every run and step as one page that opens anywhere, no script needed">"⬇ Save as HTML"</button>
-        <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"⬇ Export JSON"</button>
-        <button class="ghost small" data-testid="export-otel" disabled=empty on:click=export_otel title="The run shown, as OTLP JSON: opens in Jaeger, goes to any OpenTelemetry collector">"⬇ OpenTelemetry"</button>
-        <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy title="The run shown">"Copy as Markdown"</button>
         <button class="ghost small" data-testid="compare-runs" on:click=move |_| on_compare_runs.run(())
             title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
+        // The exports in one menu, so the toolbar stays one row above the steps.
+        <details class="menu" data-testid="exports">
+            <summary class="ghost small" title="Save or copy this conversation or the run shown">"⬇ Export"</summary>
+            <div class="menu-items" role="group" aria-label="Export">
+                <button class="ghost small" data-testid="save-html" disabled=empty on:click=save_html title="Every run and step as one page that opens anywhere, no script needed">"Save as HTML"</button>
+                <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"Export JSON"</button>
+                <button class="ghost small" data-testid="export-otel" disabled=empty on:click=export_otel title="The run shown, as OTLP JSON: opens in Jaeger, goes to any OpenTelemetry collector">"OpenTelemetry"</button>
+                <button class="ghost small" data-testid="copy-markdown" disabled=empty on:click=copy title="The run shown">"Copy as Markdown"</button>
+            </div>
+        </details>
         <Show when=move || sharing.get()>
-            {crate::ui::services::parts::part_view("compare", move || Box::pin(crate::ui::compare_part(crate::ui::Drawn::SharePanel { chat, settings, on_close })), None, crate::ui::services::parts::Around::Nothing)}
+            {(share.panel)(chat, settings, on_close)}
         </Show>
     }
     .into_any()
