@@ -6,12 +6,14 @@
 //! written only when the person ticked "Remember", and never into an export.
 
 use crate::agent::AgentSettings;
-use crate::llm::{Connection, Preset, ProviderConfig};
+pub use crate::llm::Preset;
+use crate::llm::{Connection, ProviderConfig};
 use crate::storage::keys::ProviderKeys;
 use crate::storage::settings::{self as stored, StoredSettings, SETTINGS_VERSION};
 use crate::storage::{ExportedSettings, StorageError, StorageErrorKind};
 use crate::tools::ToolSettings;
 pub use crate::tools::mcp::{McpServer, McpSettings};
+pub use crate::tools::{Common, SearchBackend};
 
 pub mod keys;
 

@@ -95,9 +95,9 @@ mod tests {
         assert_eq!(chunks(now), ["markdown", "trace_rows", "chat_list", "read_chat"], "coming back: the chat's reading, the list, its answers and its steps at once");
         settings.collector.endpoint = "http://127.0.0.1:4318".into();
         assert!(chunks(ahead(&settings, false).1).contains(&"otel_send"));
-        settings.tools.mcp.servers.push(crate::tools::mcp::McpServer { url: "http://127.0.0.1:9/mcp".into(), ..Default::default() });
+        settings.tools.mcp.servers.push(crate::app::settings::McpServer { url: "http://127.0.0.1:9/mcp".into(), ..Default::default() });
         settings.tools.mcp.servers[0].common.enabled = true;
-        settings.provider.preset = crate::llm::Preset::InPage;
+        settings.provider.preset = crate::app::settings::Preset::InPage;
         let idle = chunks(ahead(&settings, false).1);
         assert!(idle.contains(&"approval") && idle.contains(&"in_page_warm"));
     }

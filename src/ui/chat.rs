@@ -51,10 +51,10 @@ crate::ui::services::parts::part!(in_page_status, preload = preload_in_page_stat
 #[component]
 fn FirstLookOffer(offer: FirstLook, draft: RwSignal<String>, on_send: Callback<String>) -> impl IntoView {
     let settings = offer.settings;
-    let model = crate::llm::in_page::RECOMMENDED[0];
+    let model = crate::ui::services::in_page::RECOMMENDED[0];
     let start = move |_| {
         settings.update(|s| {
-            let preset = crate::llm::Preset::InPage;
+            let preset = crate::app::settings::Preset::InPage;
             crate::app::settings::keys::switch_provider(s, preset, String::new());
             s.provider.model = preset.default_model().into();
         });
@@ -120,7 +120,7 @@ pub fn ChatPane(
             </ol>
             // While the model in the page loads, and when it failed: how it goes, with Cancel.
             {first_look.map(|FirstLook { settings, in_page }| view! {
-                <Show when=move || settings.with(|s| s.provider.preset.in_page()) && in_page.status.with(|s| s.busy() || matches!(s, crate::in_page::Status::Failed(_)))>
+                <Show when=move || settings.with(|s| s.provider.preset.in_page()) && in_page.status.with(|s| s.busy() || matches!(s, crate::ui::services::in_page::Status::Failed(_)))>
                     {crate::ui::services::parts::part_view("in_page_status", move || Box::pin(in_page_status(in_page)), None, crate::ui::services::parts::Around::Nothing)}
                 </Show>
             })}

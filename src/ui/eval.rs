@@ -115,8 +115,5 @@ pub(crate) fn duration_text(ms: f64) -> String {
 
 /// When something happened, in the person's own way of writing dates.
 fn when_text(unix_ms: f64) -> String {
-    #[cfg(target_arch = "wasm32")]
-    return js_sys::Date::new(&unix_ms.into()).to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED).into();
-    #[cfg(not(target_arch = "wasm32"))]
-    format!("{unix_ms}")
+    crate::ui::services::page::local_time(unix_ms)
 }

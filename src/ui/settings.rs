@@ -11,10 +11,10 @@ pub(crate) mod mcp;
 pub(crate) mod sign_in;
 pub(crate) mod tools;
 
-use crate::llm::Preset;
+use crate::app::settings::Preset;
 use crate::secrets::is_secret_header;
 use crate::app::settings::keys::{allow_plain_http, plain_http_allowed, switch_provider};
-use crate::storage::keys::plain_http_host;
+use crate::app::settings::keys::plain_http_host;
 use crate::app::settings::Settings;
 
 use self::fields::{check_field, number_field};

@@ -107,7 +107,7 @@ fn SharePanel(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, on_c
 }
 
 fn select_all(ev: leptos::ev::FocusEvent) {
-    event_target::<web_sys::HtmlInputElement>(&ev).select();
+    crate::ui::services::dom::select_all(&ev);
 }
 
 /// What the page opened with a link shows while it reads it, and then.

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action } from './harness.mjs';
+import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, exportMenu } from './harness.mjs';
 
 const env = suite();
 
@@ -13,6 +13,7 @@ test('export then import shows the same trace, without the key', async () => {
   await ask(page, 'What is six times seven?');
   await page.locator('.bubble.assistant').waitFor();
   const before = await traceTones(page);
+  await exportMenu(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   const file = await download.path();
   const text = fs.readFileSync(file, 'utf8');
@@ -48,6 +49,7 @@ test('the trace copies as Markdown', async () => {
   await script(env.server.origin, scope, [{ text: 'Final Answer: copied' }]);
   await ask(page, 'Copy me');
   await page.locator('.bubble.assistant').waitFor();
+  await exportMenu(page);
   await page.getByTestId('copy-markdown').click();
   await page.getByText('Copied as Markdown.').waitFor();
   const clip = await page.evaluate(() => navigator.clipboard.readText());

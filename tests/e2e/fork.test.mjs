@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, untilStored } from './harness.mjs';
+import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, untilStored, exportMenu } from './harness.mjs';
 
 const env = suite();
 
@@ -111,6 +111,7 @@ test('a branch from an observation and from a thought, ask again, switching, rel
   assert.match(await page.locator('[data-testid="event"][data-kind="forked"]').last().textContent(), /Asked again/);
 
   // 7. The OpenTelemetry file of a branch: its own trace, linked to the step it came from.
+  await exportMenu(page);
   const [otel] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-otel').click()]);
   const spans = JSON.parse(fs.readFileSync(await otel.path(), 'utf8')).resourceSpans[0].scopeSpans[0].spans;
   const root = spans.find((s) => !s.parentSpanId);
@@ -118,6 +119,7 @@ test('a branch from an observation and from a thought, ask again, switching, rel
   assert.ok(root.events.some((e) => e.name === 'thoughtline.forked'));
 
   // 8. Export and import carry every branch.
+  await exportMenu(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   const file = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
   assert.equal(file.version, 4);

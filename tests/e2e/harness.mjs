@@ -237,6 +237,16 @@ export async function showAll(row) {
 }
 
 /**
+ * Opens the trace toolbar's Export menu (`exports`: Save as HTML, Export JSON, OpenTelemetry,
+ * Copy as Markdown) unless it is open already: its buttons are hidden while it is closed.
+ * Waits for the menu to be there (it is drawn with the trace's part, once a chat has runs).
+ */
+export async function exportMenu(page) {
+  const menu = page.getByTestId('exports');
+  if (!(await menu.evaluate((details) => details.open))) await menu.locator(':scope > summary').click();
+}
+
+/**
  * An exported run of `steps` calculator steps, as the export of version 1 wrote it: each step a
  * request, a streamed ReAct reply, its reading, the call and an observation `${s}+1 = ${s + 1}`
  * followed by `padding`; then the answer. For long-trace tests and benchmarks.

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { exportMenu } from './harness.mjs';
 
 const tools = process.env.THOUGHTLINE_TOOLS || path.join(os.homedir(), '.cache', 'thoughtline');
 export const llamaPython = process.env.LLAMA_PYTHON || path.join(tools, 'llama-venv', 'bin', 'python');
@@ -91,6 +92,7 @@ export async function askAndWait(page, question, { timeoutMs = 420_000 } = {}) {
 /** The latest run's events as exported JSON (the same file a person downloads). */
 export async function exportedEvents(page) {
   const download = page.waitForEvent('download');
+  await exportMenu(page);
   await page.getByTestId('export').click();
   const file = await (await download).path();
   return JSON.parse(fs.readFileSync(file, 'utf8')).runs.at(-1).trace.events;

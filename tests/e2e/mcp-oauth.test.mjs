@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { startMcpOAuth } from './mcp-server.mjs';
-import { suite, openApp, script, requests, ask, shot, loopbackSettings, action } from './harness.mjs';
+import { suite, openApp, script, requests, ask, shot, loopbackSettings, action, exportMenu } from './harness.mjs';
 
 const env = suite();
 const finalAnswer = (text) => ({ text: `Thought: I can answer now.\nFinal Answer: ${text}` });
@@ -89,6 +89,7 @@ test('a server that needs a sign-in: found, registered and signed in through a w
   // The token is nowhere but in the requests to its own server.
   assert.ok(!JSON.stringify(sent).includes(token), 'not sent to the model');
   assert.ok(!(await page.evaluate(() => document.body.innerText)).includes(token), 'not on the page');
+  await exportMenu(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   assert.ok(!fs.readFileSync(await download.path(), 'utf8').includes(token), 'not in the export');
   const stored = () => page.evaluate((key) => JSON.stringify({ ...localStorage }) + (localStorage.getItem(key) ?? ''), KEPT);

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { startMcp } from './mcp-server.mjs';
-import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, showAll, untilStored } from './harness.mjs';
+import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, showAll, untilStored, exportMenu } from './harness.mjs';
 
 const env = suite();
 const finalAnswer = (text) => ({ text: `Thought: I can answer now.\nFinal Answer: ${text}` });
@@ -106,6 +106,7 @@ test('a ReAct run calls an MCP tool, answers from its result, and the trace name
   assert.deepEqual((await mcp.state()).calls.map((c) => [c.name, c.arguments]), [['get-sum', { a: 2, b: 3 }]]);
   await shot(page, 'mcp-react-run');
   // The export keeps the server's address.
+  await exportMenu(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   const exported = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
   assert.equal(exported.settings.tools.mcp.servers[0].url, mcp.url);
@@ -187,6 +188,7 @@ test('a server that wants a token: 401 says what to fix, the right token connect
   await script(env.server.origin, scope, [action('echo', { message: 'hi' }), finalAnswer('It said hi.')]);
   await ask(page, 'Echo hi');
   await page.locator('.bubble.assistant').waitFor();
+  await exportMenu(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   const text = fs.readFileSync(await download.path(), 'utf8');
   assert.ok(text.includes(mcp.url) && !text.includes('mcp-secret-77'), 'the export has the address, not the token');
@@ -340,6 +342,7 @@ test('a tool that asks first: allow once, then always (kept in Settings), and th
   const kinds = await page.locator('[data-testid="event"]').evaluateAll((es) => es.map((e) => e.dataset.kind));
   assert.equal(kinds.filter((k) => k === 'approval_asked').length, 2, kinds.join(' '));
   assert.deepEqual(await page.locator('[data-kind="approval_given"] .label').allTextContents(), ['Allowed by you', 'Allowed by you']);
+  await exportMenu(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   const exported = fs.readFileSync(await download.path(), 'utf8');
   assert.ok(exported.includes('"approval_asked"') && exported.includes('"always"') && exported.includes('"once"'), 'in the export');
@@ -550,6 +553,7 @@ test('resources attached to a question reach the model as marked context; the ag
   // They are part of the run's record: shown with the question, stored and exported.
   assert.equal(await page.getByTestId('run-attached').textContent(), "📎 Today's note · 📎 logo");
   await untilStored(page, 'note://today');
+  await exportMenu(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   const file = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
   assert.deepEqual(file.runs[0].attached.map((a) => [a.name, a.uri, a.server]), [["Today's note", 'note://today', mcp.url], ['logo', 'file://logo.png', mcp.url]]);

@@ -112,6 +112,10 @@ test('Stop works while the agent part is still on its way', async () => {
     beforeLoad: (c) => c.route(runPart, (route) => held.push(route)),
   });
   await ask(page, 'What is six times seven?');
+  // Stop is pressed once the page has asked for the part (its request held: still on its way).
+  // When that request is made, and when it reaches the route, depends on the machine's load:
+  // wait for it, a bounded time, rather than read the list at a moment that depends on timing.
+  await until(() => held.length > 0, 'the agent part to be requested', 20_000);
   await page.getByTestId('stop').click();
   const problem = page.locator('.bubble.problem');
   await problem.waitFor();

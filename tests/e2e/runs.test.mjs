@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, action, untilStored } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, action, untilStored, exportMenu } from './harness.mjs';
 
 const env = suite();
 
@@ -77,6 +77,7 @@ test('an earlier run keeps its steps: shown on demand, after a reload, stored an
   assert.deepEqual(await traceTones(page), FIRST_RUN);
 
   // Export JSON holds the whole conversation.
+  await exportMenu(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   const file = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
   assert.equal(file.version, 3);

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { suite, launch, openApp, script, requests, seen, configure, ask, shot, loopbackSettings, storedText, takeCspViolations, untilStored } from './harness.mjs';
+import { suite, launch, openApp, script, requests, seen, configure, ask, shot, loopbackSettings, storedText, takeCspViolations, untilStored, exportMenu } from './harness.mjs';
 
 const env = suite();
 
@@ -103,8 +103,10 @@ async function echoCase(name, { preset = 'custom', stream = true, reply, key }) 
   if (html.includes(key)) where.push('DOM');
   await untilStored(page, ['Hello?', 'run_stopped']);
   if ((await storedText(page)).includes(key)) where.push('storage');
+  await exportMenu(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   if (fs.readFileSync(await download.path(), 'utf8').includes(key)) where.push('export');
+  await exportMenu(page);
   await page.getByTestId('copy-markdown').click();
   await page.getByText('Copied as Markdown.').waitFor();
   if ((await page.evaluate(() => navigator.clipboard.readText())).includes(key)) where.push('Markdown copy');

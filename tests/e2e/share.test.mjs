@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { suite, openApp, script, requests, ask, shot, loopbackSettings, action, untilStored, traceTones } from './harness.mjs';
+import { suite, openApp, script, requests, ask, shot, loopbackSettings, action, untilStored, traceTones, exportMenu } from './harness.mjs';
 
 const env = suite();
 
@@ -96,6 +96,7 @@ test('a two-run conversation shared by link opens read-only in a fresh profile; 
   assert.equal(await v.getByTestId('fork-step').count(), 0, 'nothing runs from here');
   await v.getByTestId('view-timeline').click();
   await v.getByTestId('timeline-bar').first().waitFor();
+  await exportMenu(v);
   const [otel] = await Promise.all([v.waitForEvent('download'), v.getByTestId('export-otel').click()]);
   const spans = JSON.parse(fs.readFileSync(await otel.path(), 'utf8')).resourceSpans[0].scopeSpans[0].spans;
   assert.ok(spans.some((s) => s.name.includes('calculator')), 'the OpenTelemetry file of the run shown');
@@ -106,6 +107,7 @@ test('a two-run conversation shared by link opens read-only in a fresh profile; 
   assert.equal(await runA.locator('option').count(), 2, 'both runs to compare');
   await v.locator('.shared-bar button', { hasText: 'The run' }).click();
   // Save as HTML, read with scripts off: every step of both runs.
+  await exportMenu(v);
   const [saved] = await Promise.all([v.waitForEvent('download'), v.getByTestId('save-html').click()]);
   assert.equal(saved.suggestedFilename(), 'thoughtline-chat.html');
   // Opened as a file of its own, as a person would open it from their downloads.

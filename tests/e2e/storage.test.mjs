@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, untilStored } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, untilStored, exportMenu } from './harness.mjs';
 
 const env = suite();
 
@@ -217,6 +217,7 @@ test('an imported run opens as a new chat and never overwrites the open one', as
   await page.clock.pauseAt(Date.now() + 1000);
   await ask(page, 'The open chat');
   await page.locator('.bubble.assistant').waitFor();
+  await exportMenu(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   const file = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
   const [run] = file.runs;
@@ -326,10 +327,11 @@ test('a trace longer than the pane holds shows its last 3,000 events and says ho
   const run = longRun(700); // 3,503 events
   await page.getByTestId('import').setInputFiles({ name: 'longer.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(run)) });
   await page.getByTestId('trace-cut').waitFor();
-  assert.match(await page.getByTestId('trace-cut').textContent(), /The first 503 events are not shown: this pane draws the last 3000\. ⬇ Export JSON has every event\./);
+  assert.match(await page.getByTestId('trace-cut').textContent(), /The first 503 events are not shown: this pane draws the last 3000\. Export → Export JSON has every event\./);
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="event"]').length === 3000);
   assert.equal(await page.getByTestId('event').last().getAttribute('data-kind'), 'run_stopped');
   // Export still carries every event.
+  await exportMenu(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
   assert.equal(JSON.parse(fs.readFileSync(await download.path(), 'utf8')).runs[0].trace.events.length, run.trace.events.length);
   await context.close();

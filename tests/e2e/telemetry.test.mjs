@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { suite, openApp, script, ask, shot, loopbackSettings, action, longRunExport } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, action, longRunExport, exportMenu } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -107,6 +107,7 @@ test('the OpenTelemetry export of the run shown is read by the official protobuf
   await script(env.server.origin, scope, RETRY_TOOL_ANSWER);
   await ask(page, 'What is six times seven?');
   await finished(page);
+  await exportMenu(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-otel').click()]);
   assert.equal(download.suggestedFilename(), 'thoughtline-run.otlp.json');
   const text = fs.readFileSync(await download.path(), 'utf8');
@@ -146,6 +147,7 @@ test('a finished run is sent once to the OTLP receiver with its header; a refusi
     assert.match(readWithProtobuf(received[0].body), /^read /);
     assert.ok(!received[0].body.includes('otlp-header-secret-77') && !received[0].body.includes('sk-test'));
     // The header is a secret: not in the export of the conversation.
+    await exportMenu(page);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export').click()]);
     assert.ok(!fs.readFileSync(await download.path(), 'utf8').includes('otlp-header-secret-77'));
     assert.deepEqual(errors, []);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { suite, openApp, script, ask, shot, loopbackSettings, action, showAll, longRunExport } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, action, showAll, longRunExport, exportMenu } from './harness.mjs';
 
 const env = suite();
 const require = createRequire(import.meta.url);
@@ -161,7 +161,7 @@ test('two runs compared side by side mark the tool input that differs', async ()
   await shot(page, 'runs-compared');
 
   // A run from an exported file can be picked too.
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('compare-toggle').click().then(() => page.getByTestId('export').click())]);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('compare-toggle').click().then(() => exportMenu(page)).then(() => page.getByTestId('export').click())]);
   await page.getByTestId('compare-toggle').click();
   await section.getByTestId('runs-compare-file').setInputFiles(await download.path());
   await section.getByTestId('runs-compare-status').filter({ hasText: 'Added 2 runs' }).waitFor();

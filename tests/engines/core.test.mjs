@@ -167,6 +167,7 @@ for (const engine of chosenEngines) {
           if (!this.hasAttribute('download')) click.call(this);
         };
       });
+      await b.exportMenu();
       await b.click('export');
       const text = await b.until(() => window.__exported, [], { what: 'the export was made' });
       assert.ok(!text.includes('sk-test'), 'no key in the export');

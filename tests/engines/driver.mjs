@@ -88,7 +88,7 @@ export async function startDriver(name) {
 
 /**
  * A browser session on a fresh profile, wrapped in the few actions the tests take, named as
- * a person would do them: `open`, `click`, `fill`, `press`, `text`, `until`, `run` (a script
+ * a person would do them: `open`, `click`, `exportMenu`, `fill`, `press`, `text`, `until`, `run` (a script
  * in the page; its promise is awaited).
  */
 export async function session(name, driverUrl) {
@@ -132,6 +132,11 @@ export async function session(name, driverUrl) {
       return driver.findElement(By.css(sel));
     },
     async click(target) { await (await s.find(target)).click(); },
+    /** Opens the trace toolbar's Export menu unless it is open already: its buttons are hidden while it is closed. */
+    async exportMenu() {
+      await s.find('exports');
+      if (!(await s.run((q) => document.querySelector(q).open, css('exports')))) await s.click('[data-testid="exports"] > summary');
+    },
     /** Replaces a field's text, as typing would, then leaves the field (its change is saved). */
     async fill(target, text) {
       const el = await s.find(target);

@@ -14,7 +14,8 @@
 use super::Settings;
 use crate::llm::Preset;
 use crate::secrets::{public_header_lines, secret_header_values, Secrets};
-use crate::storage::keys::{binding, origin, plain_http_host};
+pub use crate::storage::keys::plain_http_host;
+use crate::storage::keys::{binding, origin};
 
 /// A place in the settings that holds a secret.
 enum Field<'a> {

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::ui::services::mcp::Mcp;
-use crate::tools::mcp::McpItem;
+use crate::ui::services::mcp::McpItem;
 
 pub use crate::app::run::Attachment;
 

@@ -15,7 +15,7 @@ pub fn SignInWait(mcp: Mcp) -> impl IntoView {
         servers
             .into_iter()
             .map(|server| {
-                let shown = crate::tools::mcp::settings::display_url(&server);
+                let shown = crate::ui::services::mcp::display_url(&server);
                 let state = mcp.sign_ins().with(|s| s.state(&server));
                 let go = server.clone();
                 view! {

@@ -10,7 +10,7 @@ use crate::app::eval::record::EvalRecord;
 use crate::app::eval::set::{read_set, ReadSet};
 use crate::app::settings::Settings;
 use crate::conversation::Conversation;
-use crate::llm::Preset;
+use crate::app::settings::Preset;
 
 use crate::ui::services::eval::MAX_CONCURRENCY;
 
@@ -45,7 +45,7 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
         });
     };
     let on_file = move |ev: leptos::ev::Event| {
-        let input = event_target::<web_sys::HtmlInputElement>(&ev);
+        let input = crate::ui::services::page::chosen(&ev);
         read_file(input, status, use_text, name);
     };
     let from_chat = move |_| {
@@ -198,12 +198,12 @@ fn ConfigEditor(at: usize, configs: RwSignal<Vec<Config>>, settings: ReadSignal<
 }
 
 #[cfg(target_arch = "wasm32")]
-fn read_file(input: web_sys::HtmlInputElement, status: RwSignal<String>, use_text: impl Fn(String) + 'static, name: RwSignal<String>) {
+fn read_file(input: crate::ui::services::page::Chosen, status: RwSignal<String>, use_text: impl Fn(String) + 'static, name: RwSignal<String>) {
     leptos::task::spawn_local(async move {
-        let file = input.files().and_then(|f| f.get(0)).map(|f| f.name()).unwrap_or_default();
+        let file = input.name();
         // Read whole up to the set's own bound and a little over, so the set can say it was cut.
-        let read = crate::ui::services::page::read_chosen_file(&input, (crate::app::eval::set::MAX_BYTES * 2) as f64).await;
-        input.set_value("");
+        let read = input.read((crate::app::eval::set::MAX_BYTES * 2) as f64).await;
+        input.clear();
         match read {
             Ok(text) => {
                 status.set(format!("Read {file}."));
@@ -218,6 +218,6 @@ fn read_file(input: web_sys::HtmlInputElement, status: RwSignal<String>, use_tex
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn read_file(_input: web_sys::HtmlInputElement, status: RwSignal<String>, _use_text: impl Fn(String) + 'static, _name: RwSignal<String>) {
+fn read_file(_input: crate::ui::services::page::Chosen, status: RwSignal<String>, _use_text: impl Fn(String) + 'static, _name: RwSignal<String>) {
     status.set("Reading a file needs a browser.".into());
 }

@@ -6,7 +6,8 @@
 use leptos::prelude::*;
 
 use crate::agent::CancelToken;
-pub use crate::in_page::Status;
+pub use crate::in_page::{file_name, human_bytes, Status};
+pub use crate::llm::in_page::RECOMMENDED;
 #[cfg(target_arch = "wasm32")]
 use crate::app::settings::Settings;
 
@@ -36,8 +37,15 @@ impl InPage {
         use_context::<InPage>().unwrap_or_else(InPage::install)
     }
 
-    pub fn pick(self, files: Vec<web_sys::File>) {
+    /// Keeps the `.gguf` files chosen in `input`; their names, joined, or `None` when none was.
+    pub fn pick(self, input: &crate::ui::services::page::Chosen) -> Option<String> {
+        let files = input.files();
+        if files.is_empty() {
+            return None;
+        }
+        let names = files.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ");
         self.picked.set_value(files);
+        Some(names)
     }
 
     pub fn cancel(self) {

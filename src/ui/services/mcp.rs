@@ -15,6 +15,10 @@ use crate::app::mcp::{HubLife, StatusLines};
 use crate::app::settings::Settings;
 use crate::tools::mcp::McpServer;
 
+/// What the views draw of a server: its resources and prompts, and the names its tools get.
+pub use crate::tools::mcp::settings::display_url;
+pub use crate::tools::mcp::{names::unique_names, McpItem, RESERVED_NAMES};
+
 thread_local! {
     /// The page's one sign-in state, made on first use (by a part: Settings, a run, the
     /// composer's line), never owned by a view that may go away.

@@ -17,11 +17,13 @@
 
 pub mod approval;
 pub mod chats;
+pub mod dom;
 pub mod eval;
 pub mod files;
 pub mod hub;
 pub mod in_page;
 pub mod mcp;
+pub mod models;
 pub mod otel;
 pub mod page;
 pub mod parts;

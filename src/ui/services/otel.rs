@@ -8,6 +8,7 @@ use crate::otel::Collector;
 use crate::secrets::Secrets;
 
 pub use crate::app::run::Sent;
+pub use crate::otel::{otlp_json, otlp_json_of};
 
 /// A run's events (or a branch's own, linked to `parent`'s) as an OTLP JSON file's text, masked.
 pub fn otlp(conversation_id: &str, events: &[Event], parent: Option<&[Event]>, secrets: &Secrets) -> String {

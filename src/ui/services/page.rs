@@ -72,10 +72,43 @@ pub async fn copy_text(text: &str) -> Result<(), String> {
     }
 }
 
-/// The text of the file the person chose in `input`, refused past `limit` bytes.
-#[cfg(target_arch = "wasm32")]
-pub async fn read_chosen_file(input: &web_sys::HtmlInputElement, limit: f64) -> Result<String, String> {
-    crate::browser::read_chosen_file(input, limit).await
+/// A moment (milliseconds since the epoch) in the person's own way of writing dates.
+pub fn local_time(unix_ms: f64) -> String {
+    #[cfg(target_arch = "wasm32")]
+    return js_sys::Date::new(&unix_ms.into()).to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED).into();
+    #[cfg(not(target_arch = "wasm32"))]
+    format!("{unix_ms}")
+}
+
+/// The file input a person chose from, as its `change` event gave it.
+pub struct Chosen(web_sys::HtmlInputElement);
+
+/// The file input of a `change` event.
+pub fn chosen(ev: &leptos::ev::Event) -> Chosen {
+    Chosen(leptos::prelude::event_target::<web_sys::HtmlInputElement>(ev))
+}
+
+impl Chosen {
+    /// The first file's name (empty when none was chosen).
+    pub fn name(&self) -> String {
+        self.0.files().and_then(|f| f.get(0)).map(|f| f.name()).unwrap_or_default()
+    }
+
+    /// Every file chosen.
+    pub fn files(&self) -> Vec<web_sys::File> {
+        self.0.files().map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect()).unwrap_or_default()
+    }
+
+    /// Empties the input, so the same file can be chosen again.
+    pub fn clear(&self) {
+        self.0.set_value("");
+    }
+
+    /// The first file's text, refused past `limit` bytes.
+    #[cfg(target_arch = "wasm32")]
+    pub async fn read(&self, limit: f64) -> Result<String, String> {
+        crate::browser::read_chosen_file(&self.0, limit).await
+    }
 }
 
 /// Asks the person for a line of text, `default` filled in; `None` when they cancel.

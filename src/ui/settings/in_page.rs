@@ -5,14 +5,11 @@
 
 use leptos::prelude::*;
 
-#[cfg(target_arch = "wasm32")]
-use crate::in_page::file_name;
-use crate::in_page::human_bytes;
-use crate::llm::in_page::RECOMMENDED;
 use crate::app::settings::Settings;
 
 use super::fields::number_field;
-use crate::ui::services::in_page::{InPage, PICKED_PREFIX};
+use crate::ui::services::in_page::{human_bytes, InPage, PICKED_PREFIX, RECOMMENDED};
+use crate::ui::services::models::{delete_cached, load_now, refresh_cached, show_environment};
 use crate::ui::widgets::in_page::StatusLine;
 
 #[component]
@@ -26,13 +23,7 @@ pub fn InPageSettings(settings: RwSignal<Settings>) -> impl IntoView {
     let mcp = use_context::<crate::ui::services::mcp::Mcp>();
     let load = move |_| load_now(handle, settings.get_untracked(), cached, mcp);
     let pick = move |ev: leptos::ev::Event| {
-        let input = event_target::<web_sys::HtmlInputElement>(&ev);
-        let files: Vec<web_sys::File> = input.files().map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect()).unwrap_or_default();
-        if files.is_empty() {
-            return;
-        }
-        let names = files.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ");
-        handle.pick(files);
+        let Some(names) = handle.pick(&crate::ui::services::page::chosen(&ev)) else { return };
         settings.update(|s| s.provider.model = format!("{PICKED_PREFIX}{names}"));
     };
     view! {
@@ -88,65 +79,3 @@ pub fn InPageSettings(settings: RwSignal<Settings>) -> impl IntoView {
         </div>
     }
 }
-
-#[cfg(target_arch = "wasm32")]
-fn refresh_cached(cached: RwSignal<Vec<(String, String, f64)>>) {
-    leptos::task::spawn_local(async move {
-        if let Ok(list) = crate::in_page::browser::cached_models().await {
-            cached.set(list);
-        }
-    });
-}
-
-#[cfg(target_arch = "wasm32")]
-fn show_environment(environment: RwSignal<String>) {
-    leptos::task::spawn_local(async move {
-        environment.set(match crate::in_page::browser::environment().await {
-            Ok(env) => env.note,
-            Err(e) => e.message,
-        });
-    });
-}
-
-#[cfg(target_arch = "wasm32")]
-fn load_now(handle: InPage, settings: Settings, cached: RwSignal<Vec<(String, String, f64)>>, mcp: Option<crate::ui::services::mcp::Mcp>) {
-    leptos::task::spawn_local(async move {
-        let loaded = crate::ui::services::in_page::prepare(handle, &settings).await.is_ok();
-        // The list shows the kept model as soon as it is loaded, before the warm-up below.
-        refresh_cached(cached);
-        // Then it reads the agent's system prompt while the person types.
-        if let (true, Some(mcp)) = (loaded, mcp) {
-            if let Ok(warm) = crate::ui::services::run::warm_in_page(handle, settings, mcp, false).await {
-                warm.await;
-            }
-        }
-    });
-}
-
-#[cfg(target_arch = "wasm32")]
-fn delete_cached(url: String, handle: InPage, cached: RwSignal<Vec<(String, String, f64)>>) {
-    leptos::task::spawn_local(async move {
-        crate::in_page::browser::unload().await;
-        handle.status.set(match crate::in_page::browser::delete_cached(&url).await {
-            Ok(_) => crate::in_page::Status::Failed(format!("Deleted {} from this browser.", file_name(&url))),
-            Err(e) => crate::in_page::Status::Failed(e.message),
-        });
-        refresh_cached(cached);
-    });
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn refresh_cached(_cached: RwSignal<Vec<(String, String, f64)>>) {}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn show_environment(environment: RwSignal<String>) {
-    environment.set("The model in the page needs a browser.".into());
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn load_now(handle: InPage, _settings: Settings, _cached: RwSignal<Vec<(String, String, f64)>>, _mcp: Option<crate::ui::services::mcp::Mcp>) {
-    handle.status.set(crate::in_page::Status::Failed("The model in the page needs a browser.".into()));
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn delete_cached(_url: String, _handle: InPage, _cached: RwSignal<Vec<(String, String, f64)>>) {}

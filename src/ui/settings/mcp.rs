@@ -102,7 +102,7 @@ fn Offers(page: Page, index: usize) -> impl IntoView {
             (offers.resources, offers.templates, offers.prompts)
         }).unwrap_or_default())
     };
-    let line = |item: &crate::tools::mcp::McpItem, detail: String| {
+    let line = |item: &crate::ui::services::mcp::McpItem, detail: String| {
         let about = if item.description.is_empty() { String::new() } else { format!(": {}", item.description) };
         view! { <li><code>{item.name.clone()}</code>" "<span class="hint">{format!("{detail}{about}")}</span></li> }
     };
@@ -185,7 +185,7 @@ fn ToolList(page: Page, index: usize) -> impl IntoView {
     let settings = page.settings();
     let rows = move || {
         settings.with(|s| {
-            let names = crate::tools::mcp::names::unique_names(&s.tools.mcp, &crate::tools::mcp::RESERVED_NAMES);
+            let names = crate::ui::services::mcp::unique_names(&s.tools.mcp, &crate::ui::services::mcp::RESERVED_NAMES);
             let Some(server) = s.tools.mcp.servers.get(index) else { return Vec::new() };
             server
                 .tools

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::app::settings::Settings;
-use crate::tools::{Common, SearchBackend};
+use crate::app::settings::{Common, SearchBackend};
 
 use super::fields::{number_field, secret_field, text_field};
 

@@ -113,7 +113,7 @@ pub fn RunsCompare(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>,
         }
     });
     let add_file = move |ev: leptos::ev::Event| {
-        let input = event_target::<web_sys::HtmlInputElement>(&ev);
+        let input = crate::ui::services::page::chosen(&ev);
         read_file(input, files, status, settings);
     };
     let select = move |side: RwSignal<Option<usize>>, back: usize, id: &'static str| {
@@ -216,14 +216,14 @@ fn side(step: Option<&StepView>, d: crate::agent::trace::align::Differs) -> AnyV
 }
 
 #[cfg(target_arch = "wasm32")]
-fn read_file(input: web_sys::HtmlInputElement, files: RwSignal<Vec<FileRun>>, status: RwSignal<String>, settings: ReadSignal<Settings>) {
+fn read_file(input: crate::ui::services::page::Chosen, files: RwSignal<Vec<FileRun>>, status: RwSignal<String>, settings: ReadSignal<Settings>) {
     leptos::task::spawn_local(async move {
-        let name = input.files().and_then(|f| f.get(0)).map(|f| f.name()).unwrap_or_default();
-        let result = match crate::ui::services::page::read_chosen_file(&input, crate::ui::services::files::IMPORT_LIMIT_BYTES).await {
+        let name = input.name();
+        let result = match input.read(crate::ui::services::files::IMPORT_LIMIT_BYTES).await {
             Ok(text) => crate::ui::services::files::import_text(text).await.unwrap_or_else(|missing| Err(missing.message("Import"))),
             Err(e) => Err(e),
         };
-        input.set_value("");
+        input.clear();
         match result {
             Ok(mut chat) => {
                 // Masked like any import: a key of ours in a shared file is never shown.
@@ -238,6 +238,6 @@ fn read_file(input: web_sys::HtmlInputElement, files: RwSignal<Vec<FileRun>>, st
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn read_file(_input: web_sys::HtmlInputElement, _files: RwSignal<Vec<FileRun>>, status: RwSignal<String>, _settings: ReadSignal<Settings>) {
+fn read_file(_input: crate::ui::services::page::Chosen, _files: RwSignal<Vec<FileRun>>, status: RwSignal<String>, _settings: ReadSignal<Settings>) {
     status.set("Reading a file needs a browser.".into());
 }

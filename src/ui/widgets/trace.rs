@@ -201,7 +201,11 @@ fn pane_body(b: Body) -> AnyView {
     // The timeline, shown above the step list (which stays: hiding thousands of rows and
     // showing them again would lay them all out anew); a bar clicked there opens its step.
     let as_timeline = RwSignal::new(false);
-    let on_open = Callback::new(move |index: u32| open_row(pane, index));
+    let on_open = Callback::new(move |index: u32| match crate::ui::services::dom::open_row(pane, index) {
+        Ok(()) => None,
+        Err(crate::ui::services::dom::RowNotShown::NotDrawn) => Some(format!("That step is not in the list below, which draws a run's last {MAX_ROWS} events; Export → Export JSON has every event.")),
+        Err(crate::ui::services::dom::RowNotShown::Hidden) => Some("That step is hidden by the list's filter; choose “All steps” to see it.".to_string()),
+    });
     view! {
         <div class="trace-body">
             // Only where there are steps to put on it.
@@ -224,7 +228,7 @@ fn pane_body(b: Body) -> AnyView {
             <Show when=move || trace.with(|events| events.len() > MAX_ROWS)>
                 <p class="placeholder" data-testid="trace-cut">
                     {move || format!(
-                        "The first {} events are not shown: this pane draws the last {MAX_ROWS}. ⬇ Export JSON has every event.",
+                        "The first {} events are not shown: this pane draws the last {MAX_ROWS}. Export → Export JSON has every event.",
                         trace.with(|events| events.len().saturating_sub(MAX_ROWS))
                     )}
                 </p>
@@ -295,29 +299,6 @@ fn ShownRun(chat: RwSignal<Conversation>) -> impl IntoView {
             </p>
         </Show>
     }
-}
-
-/// Brings the row of event `index` into view and focuses it (a bar of the timeline was
-/// clicked); when the list does not show that row, says why instead.
-#[cfg(target_arch = "wasm32")]
-fn open_row(pane: NodeRef<leptos::html::Section>, index: u32) -> Option<String> {
-    let row = pane.get_untracked().and_then(|p| p.query_selector(&format!("li.event[data-index=\"{index}\"]")).ok().flatten());
-    let Some(row) = row.and_then(|r| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(r).ok()) else {
-        return Some(format!("That step is not in the list below, which draws a run's last {MAX_ROWS} events; ⬇ Export JSON has every event."));
-    };
-    if row.hidden() {
-        return Some("That step is hidden by the list's filter; choose “All steps” to see it.".into());
-    }
-    let options = web_sys::ScrollIntoViewOptions::new();
-    options.set_block(web_sys::ScrollLogicalPosition::Center);
-    row.scroll_into_view_with_scroll_into_view_options(&options);
-    let _ = row.focus();
-    None
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn open_row(_pane: NodeRef<leptos::html::Section>, _index: u32) -> Option<String> {
-    None
 }
 
 /// A row's identity: the line of its run that recorded it, its index and its timing. Index

@@ -123,18 +123,13 @@ fn show_part(part: &Part, event: &Event, trace: Steps, full: Signal<bool>) -> An
 /// trace records each request as what it adds to the one before, and rebuilding every row's at
 /// once would cost the whole run per row. Set as text, once (recorded requests never change).
 fn show_request(ev: &leptos::ev::Event, trace: Steps, index: u32) {
-    let Some(pre) = event_target::<web_sys::Element>(ev).last_element_child() else { return };
-    if pre.text_content().is_some_and(|text| !text.is_empty()) {
-        return;
-    }
-    let text = trace.with_untracked(|events| {
+    crate::ui::services::dom::fill_once(ev, || trace.with_untracked(|events| {
         let position = events.iter().position(|e| e.index == index).unwrap_or(events.len());
         match crate::agent::trace::request_at(events, position) {
             Ok(request) => request.messages.iter().map(|m| format!("[{:?}]\n{}", m.role, m.content)).collect::<Vec<_>>().join("\n\n"),
             Err(problem) => problem,
         }
-    });
-    pre.set_text_content(Some(&text));
+    }));
 }
 
 /// A plan as a checklist whose items tick as the tool calls after it succeed.

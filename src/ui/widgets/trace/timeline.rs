@@ -152,11 +152,7 @@ fn focus_bar(list: NodeRef<leptos::html::Div>, i: usize, top: RwSignal<f64>) {
     crate::ui::services::page::next_frame(move || {
         // The timeline may be gone by the next frame (closed, another chat opened).
         if let Some(el) = list.try_get_untracked().flatten() {
-            if let Ok(Some(button)) = el.query_selector(&format!("button[data-bar=\"{i}\"]")) {
-                if let Ok(button) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(button) {
-                    let _ = button.focus();
-                }
-            }
+            crate::ui::services::dom::focus_within(&el, &format!("button[data-bar=\"{i}\"]"));
         }
     });
 }

@@ -35,7 +35,7 @@ pub fn TraceTools(
         on_import.run(imported);
     });
     let import = move |ev: leptos::ev::Event| {
-        let input = event_target::<web_sys::HtmlInputElement>(&ev);
+        let input = crate::ui::services::page::chosen(&ev);
         import_later(input, on_import, status);
     };
 
@@ -143,6 +143,13 @@ pub fn run_tools(toolbar: Toolbar) -> AnyView {
         });
     };
     let fetch_share = share.fetch;
+    // A choice closes the menu, as any menu does.
+    let menu = NodeRef::<leptos::html::Details>::new();
+    let close = move |_: leptos::ev::MouseEvent| {
+        if let Some(menu) = menu.get_untracked() {
+            crate::ui::services::dom::close_menu(&menu);
+        }
+    };
     let on_close = Callback::new(move |_: ()| sharing.set(false));
     view! {
         <button class="ghost small" data-testid="share" disabled=empty aria-expanded=move || sharing.get().to_string()
@@ -151,9 +158,9 @@ pub fn run_tools(toolbar: Toolbar) -> AnyView {
         <button class="ghost small" data-testid="compare-runs" on:click=move |_| on_compare_runs.run(())
             title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
         // The exports in one menu, so the toolbar stays one row above the steps.
-        <details class="menu" data-testid="exports">
+        <details class="menu" data-testid="exports" node_ref=menu>
             <summary class="ghost small" title="Save or copy this conversation or the run shown">"⬇ Export"</summary>
-            <div class="menu-items" role="group" aria-label="Export">
+            <div class="menu-items" role="group" aria-label="Export" on:click=close>
                 <button class="ghost small" data-testid="save-html" disabled=empty on:click=save_html title="Every run and step as one page that opens anywhere, no script needed">"Save as HTML"</button>
                 <button class="ghost small" data-testid="export" disabled=empty on:click=export title="Every run of this conversation, with its steps">"Export JSON"</button>
                 <button class="ghost small" data-testid="export-otel" disabled=empty on:click=export_otel title="The run shown, as OTLP JSON: opens in Jaeger, goes to any OpenTelemetry collector">"OpenTelemetry"</button>
@@ -177,13 +184,13 @@ fn copy_later(text: String, status: RwSignal<String>) {
 }
 
 #[cfg(target_arch = "wasm32")]
-fn import_later(input: web_sys::HtmlInputElement, on_import: Callback<Conversation>, status: RwSignal<String>) {
+fn import_later(input: crate::ui::services::page::Chosen, on_import: Callback<Conversation>, status: RwSignal<String>) {
     leptos::task::spawn_local(async move {
-        let result = match crate::ui::services::page::read_chosen_file(&input, crate::ui::services::files::IMPORT_LIMIT_BYTES).await {
+        let result = match input.read(crate::ui::services::files::IMPORT_LIMIT_BYTES).await {
             Ok(text) => import_text(text).await.unwrap_or_else(|missing| Err(missing.message("Import"))),
             Err(e) => Err(e),
         };
-        input.set_value("");
+        input.clear();
         match result {
             Ok(chat) => {
                 let events: usize = chat.runs.iter().map(|r| r.events.len()).sum();
@@ -197,7 +204,7 @@ fn import_later(input: web_sys::HtmlInputElement, on_import: Callback<Conversati
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn import_later(_input: web_sys::HtmlInputElement, _on_import: Callback<Conversation>, status: RwSignal<String>) {
+fn import_later(_input: crate::ui::services::page::Chosen, _on_import: Callback<Conversation>, status: RwSignal<String>) {
     // Reading a file needs the browser; the part is the same everywhere.
     let _ = import_text;
     status.set("Importing needs a browser.".into());
