@@ -12,7 +12,8 @@ use thoughtline::net::{Fetch, FetchFailed, HttpRequest, Redirects};
 
 use thoughtline::browser::BrowserClock;
 use thoughtline::llm::{Connection, Preset, Provider, ProviderConfig};
-use thoughtline::app::settings::{load_settings, save_settings, Settings};
+use thoughtline::app::settings::Settings;
+use thoughtline::ui::services::settings::{load as load_settings, save as save_settings};
 use thoughtline::storage::SETTINGS_KEY;
 use wasm_bindgen_test::*;
 

@@ -8,7 +8,7 @@ use crate::agent::fork::{can_ask_again, Change, Editable, ForkSettings};
 use crate::agent::{Event, EventKind, ModelName, Strategy};
 use crate::conversation::ForkAsk;
 use crate::llm::Preset;
-use crate::secrets::{mask, mask_value};
+use crate::secrets::{mask, mask_value, Secrets};
 
 use super::settings::keys::switch_provider;
 use super::settings::Settings;
@@ -54,31 +54,31 @@ impl ForkEditor {
 
     /// The branch for the edited text, with the settings it runs with (`line_events`: the
     /// line the editor was opened in, as it is now).
-    pub fn plan(&self, now: &Settings, line_events: &[Event]) -> Result<ForkPlan, String> {
+    pub fn plan(&self, now: &Settings, secrets: &Secrets, line_events: &[Event]) -> Result<ForkPlan, String> {
         if self.text.trim().is_empty() && !matches!(self.editable, Editable::Observation { .. }) {
             return Err("Write something in place of the step, or close the editor.".into());
         }
-        plan(self.run, self.event, self.editable.change(&self.text), self.settings, now, line_events)
+        plan(self.run, self.event, self.editable.change(&self.text), self.settings, now, secrets, line_events)
     }
 }
 
 /// "Ask this step again" for event `event` of a run's line: the same request, a new reply.
-pub fn ask_again(run: usize, line_events: &[Event], event: usize, settings: ForkSettings, now: &Settings) -> Result<ForkPlan, String> {
+pub fn ask_again(run: usize, line_events: &[Event], event: usize, settings: ForkSettings, now: &Settings, secrets: &Secrets) -> Result<ForkPlan, String> {
     if !can_ask_again(line_events, event) {
         return Err("Only a model's reply to a step can be asked again.".into());
     }
-    plan(run, event, Change::AskAgain, settings, now, line_events)
+    plan(run, event, Change::AskAgain, settings, now, secrets, line_events)
 }
 
-fn plan(run: usize, event: usize, change: Change, which: ForkSettings, now: &Settings, line_events: &[Event]) -> Result<ForkPlan, String> {
-    // The person's words are masked like any input: a key pasted in never reaches the record.
-    let secrets = super::settings::keys::collect(now);
+fn plan(run: usize, event: usize, change: Change, which: ForkSettings, now: &Settings, secrets: &Secrets, line_events: &[Event]) -> Result<ForkPlan, String> {
+    // The person's words are masked like any input (with every secret the page holds, which the
+    // caller passes): a key pasted in never reaches the record.
     let change = match change {
-        Change::Question { text } => Change::Question { text: mask(&text, &secrets) },
-        Change::Reply { text } => Change::Reply { text: mask(&text, &secrets) },
-        Change::Observation { tool, text } => Change::Observation { tool, text: mask(&text, &secrets) },
+        Change::Question { text } => Change::Question { text: mask(&text, secrets) },
+        Change::Reply { text } => Change::Reply { text: mask(&text, secrets) },
+        Change::Observation { tool, text } => Change::Observation { tool, text: mask(&text, secrets) },
         Change::ToolInput { tool, mut input } => {
-            mask_value(&mut input, &secrets);
+            mask_value(&mut input, secrets);
             Change::ToolInput { tool, input }
         }
         Change::AskAgain => Change::AskAgain,

@@ -159,19 +159,6 @@ pub fn settings_from_json(json: &str) -> Settings {
     read_settings(json).settings
 }
 
-/// Loads the saved settings, or the defaults when there are none.
-pub fn load_settings() -> LoadedSettings {
-    match stored::read_text() {
-        Ok(Some(json)) => read_settings(&json),
-        Ok(None) => LoadedSettings { settings: Settings::default(), dropped: Vec::new(), newer: false, unavailable: None },
-        Err(e) => LoadedSettings { settings: Settings::default(), dropped: Vec::new(), newer: false, unavailable: Some(e) },
-    }
-}
-
-pub fn save_settings(settings: &Settings) -> Result<(), StorageError> {
-    stored::write(&StoredSettings::from(settings))
-}
-
 
 #[cfg(test)]
 mod tests;

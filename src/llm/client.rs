@@ -76,18 +76,28 @@ pub struct Provider {
     /// Set when the provider rejected `stream: true`; later calls of the run ask for whole replies.
     stream_rejected: Cell<bool>,
     /// Set when the provider rejected `stream_options` (the request for token counts at the
-    /// end of a stream); remembered for its address while the page is open (`refused_usage`).
+    /// end of a stream); remembered for its address in `refusals`.
     usage_refused: Cell<bool>,
+    refusals: UsageRefusals,
 }
 
-thread_local! {
-    /// The chat endpoints that refused `stream_options` since the page opened: asked again
-    /// without it, and not asked with it again.
-    static REFUSED_USAGE: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// The chat endpoints that refused `stream_options`: asked again without it, and not asked
+/// with it again by any provider that shares this list (the page keeps one while it is open,
+/// `ui::services::run`). Cloning shares the list.
+#[derive(Clone, Default)]
+pub struct UsageRefusals(Rc<std::cell::RefCell<Vec<String>>>);
 
-fn refused_usage(url: &str) -> bool {
-    REFUSED_USAGE.with(|r| r.borrow().iter().any(|u| u == url))
+impl UsageRefusals {
+    fn refused(&self, url: &str) -> bool {
+        self.0.borrow().iter().any(|u| u == url)
+    }
+
+    fn add(&self, url: String) {
+        let mut list = self.0.borrow_mut();
+        if !list.contains(&url) {
+            list.push(url);
+        }
+    }
 }
 
 /// The parts of one HTTP request.
@@ -108,21 +118,22 @@ fn provider_secrets(config: &ProviderConfig, connection: &Connection) -> Secrets
 impl Provider {
     pub fn new(config: ProviderConfig, connection: Connection, fetch: Rc<dyn Fetch>, clock: Rc<dyn Clock>) -> Self {
         let secrets = provider_secrets(&config, &connection);
-        let usage_refused = Cell::new(config.preset.api() == Api::OpenAi && refused_usage(&openai::endpoint(&config.base_url)));
-        Provider { config, connection, secrets, fetch, clock, stream_rejected: Cell::new(false), usage_refused }
+        Provider { config, connection, secrets, fetch, clock, stream_rejected: Cell::new(false), usage_refused: Cell::new(false), refusals: UsageRefusals::default() }
+    }
+
+    /// Shares `refusals` with the providers made before and after: an endpoint one of them saw
+    /// refuse the usage field is not asked with it again.
+    pub fn remembering(mut self, refusals: &UsageRefusals) -> Self {
+        self.refusals = refusals.clone();
+        self.usage_refused.set(self.config.preset.api() == Api::OpenAi && self.refusals.refused(&openai::endpoint(&self.config.base_url)));
+        self
     }
 
     /// The provider refused the field that asks for token counts: ask without it from now on,
     /// in this run and the next ones to the same address.
     pub(crate) fn refuse_usage(&self) {
         self.usage_refused.set(true);
-        let url = openai::endpoint(&self.config.base_url);
-        REFUSED_USAGE.with(|r| {
-            let mut r = r.borrow_mut();
-            if !r.contains(&url) {
-                r.push(url);
-            }
-        });
+        self.refusals.add(openai::endpoint(&self.config.base_url));
     }
 
     /// Whether a streamed request asks for token counts (`stream_options.include_usage`).

@@ -10,7 +10,7 @@ use crate::conversation::Conversation;
 use crate::ui::widgets::trace::tools::ShareWith;
 
 crate::ui::services::parts::part!(save_settings, preload = preload_save_settings, pub fn settings_saved(settings: RwSignal<Settings>) -> Result<(), String> {
-    settings.with_untracked(crate::app::settings::save_settings).map_err(|e| e.to_string())
+    settings.with_untracked(crate::ui::services::settings::save).map_err(|e| e.to_string())
 });
 
 crate::ui::services::parts::part!(settings, preload = preload_settings, pub fn settings_part(settings: RwSignal<Settings>, on_close: Callback<()>) -> AnyView {

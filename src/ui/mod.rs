@@ -18,7 +18,6 @@ pub mod widgets;
 
 use leptos::prelude::*;
 
-use crate::app::settings::load_settings;
 use features::{compare_part, evaluations_part, settings_part, settings_saved, Drawn};
 use services::{page, parts, theme};
 
@@ -51,7 +50,7 @@ fn keep_copy(copy: crate::conversation::Conversation) {
 
 #[component]
 pub fn App() -> impl IntoView {
-    let loaded = load_settings();
+    let loaded = services::settings::load();
     let settings_notice = RwSignal::new(loaded.notice());
     let settings = RwSignal::new(loaded.settings);
     // The page's MCP servers: given to the runs, and to Settings as context.
@@ -140,7 +139,7 @@ pub fn App() -> impl IntoView {
 
     // A shared run kept (`keep_copy`): masked with this person's secrets, as an imported file is.
     if let Some(mut kept) = services::chats::kept_for_import() {
-        kept.mask(&settings.with_untracked(crate::app::settings::keys::collect));
+        kept.mask(&settings.with_untracked(crate::ui::services::secrets::collect));
         chats.open_imported(kept);
     }
 

@@ -207,7 +207,7 @@ fn ConnectionTest(settings: ReadSignal<Settings>) -> impl IntoView {
 fn run_connection_test(settings: Settings, status: RwSignal<Option<(bool, String)>>, testing: RwSignal<bool>) {
     use crate::agent::{ChatModel, ChatRequest, Message};
     leptos::task::spawn_local(async move {
-        let secrets = crate::app::settings::keys::collect(&settings);
+        let secrets = crate::ui::services::secrets::collect(&settings);
         let provider = crate::ui::services::run::provider(&settings, &secrets);
         let request = ChatRequest::new(vec![Message::user("Reply with the single word OK.")], 0.0, Some(16));
         let started = crate::ui::services::page::now_ms();

@@ -27,7 +27,7 @@ pub fn shared_page(fragment: String, on_keep: fn(Conversation)) -> AnyView {
 fn make_link(sharing: RwSignal<Sharing>, chat: RwSignal<Conversation>, settings: ReadSignal<Settings>) {
     let Some(ticket) = sharing.try_update(Sharing::ask) else { return };
     let (whole, choice) = (chat.get_untracked(), sharing.with_untracked(|s| s.choice));
-    let secrets = settings.with_untracked(crate::app::settings::keys::collect);
+    let secrets = settings.with_untracked(crate::ui::services::secrets::collect);
     leptos::task::spawn_local(async move {
         use crate::ui::services::files::{exported, Export};
         let packed = match exported(Export::ShareRecord { chat: whole, choice, secrets, now_ms: crate::ui::services::page::now_ms() }, "Share").await {

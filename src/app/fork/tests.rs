@@ -49,15 +49,15 @@ fn the_editor_starts_from_the_steps_own_text_and_plans_the_branch() {
     assert_eq!((editor.text.as_str(), editor.changed()), ("42", false));
     editor.text = "41".into();
     assert!(editor.changed());
-    let plan = editor.plan(&now(), &events).unwrap();
+    let plan = editor.plan(&now(), &keys(), &events).unwrap();
     assert_eq!(plan.ask.change, Change::Observation { tool: "calculator".into(), text: "41".into() });
     assert_eq!(plan.ask.event, 2);
     // An empty question or reply is refused; an empty observation is something a tool can say.
     let mut question = ForkEditor::open(0, 0, &events, 0).unwrap();
     question.text = "  ".into();
-    assert!(question.plan(&now(), &events).is_err());
+    assert!(question.plan(&now(), &keys(), &events).is_err());
     editor.text.clear();
-    assert!(editor.plan(&now(), &events).is_ok());
+    assert!(editor.plan(&now(), &keys(), &events).is_ok());
 }
 
 #[test]
@@ -65,7 +65,7 @@ fn the_runs_own_settings_are_its_recorded_model_strategy_and_tools_with_that_pro
     let events = events();
     let mut editor = ForkEditor::open(0, 0, &events, 2).unwrap();
     editor.settings = ForkSettings::Run;
-    let mut plan = editor.plan(&now(), &events).unwrap();
+    let mut plan = editor.plan(&now(), &keys(), &events).unwrap();
     assert_eq!(plan.settings.provider.preset, Preset::Anthropic);
     assert_eq!(plan.settings.provider.model, "claude-x");
     assert_eq!(plan.settings.provider.api_key, "sk-ant-key", "the key entered for that provider");
@@ -77,7 +77,7 @@ fn the_runs_own_settings_are_its_recorded_model_strategy_and_tools_with_that_pro
     assert_eq!(plan.settings.keys.take(&binding(Preset::OpenAi, Preset::OpenAi.base_url())), "sk-openai-key");
     // Settings as they are now: nothing replaced.
     editor.settings = ForkSettings::Now;
-    let plan = editor.plan(&now(), &events).unwrap();
+    let plan = editor.plan(&now(), &keys(), &events).unwrap();
     assert_eq!((plan.settings.clone(), plan.tools), (now(), None));
     assert_eq!((plan.ask.model.model.as_str(), plan.ask.strategy), ("gpt-now", Strategy::React));
 }
@@ -85,7 +85,7 @@ fn the_runs_own_settings_are_its_recorded_model_strategy_and_tools_with_that_pro
 #[test]
 fn only_a_models_reply_can_be_asked_again() {
     let events = events();
-    assert!(ask_again(0, &events, 2, ForkSettings::Now, &now()).unwrap_err().contains("Only a model's reply"));
+    assert!(ask_again(0, &events, 2, ForkSettings::Now, &now(), &keys()).unwrap_err().contains("Only a model's reply"));
 }
 
 #[test]
@@ -93,10 +93,15 @@ fn a_key_pasted_into_the_edit_is_masked_before_it_reaches_the_record() {
     let events = events();
     let mut editor = ForkEditor::open(0, 0, &events, 2).unwrap();
     editor.text = "the key is sk-openai-key".into();
-    let plan = editor.plan(&now(), &events).unwrap();
+    let plan = editor.plan(&now(), &keys(), &events).unwrap();
     assert!(!plan.ask.change.text().contains("sk-openai-key"), "{:?}", plan.ask.change);
     let mut call = ForkEditor::open(0, 0, &events, 1).unwrap();
     call.text = "{\"q\": \"sk-openai-key\"}".into();
-    let plan = call.plan(&now(), &events).unwrap();
+    let plan = call.plan(&now(), &keys(), &events).unwrap();
     assert!(!format!("{:?}", plan.ask.change).contains("sk-openai-key"));
+}
+
+/// The secrets a page with `now()`'s settings masks with.
+fn keys() -> crate::secrets::Secrets {
+    crate::app::settings::keys::collect(&now())
 }

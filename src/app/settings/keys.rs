@@ -39,20 +39,15 @@ fn each_secret(settings: &mut Settings, f: &mut dyn FnMut(Field<'_>)) {
     f(Field::Value(&mut settings.collector.header_value));
 }
 
-thread_local! {
-    /// Secrets the page holds outside the settings: the tokens of MCP servers the person signed
-    /// in to (`app::mcp::sign_in`), set by the page whenever they change.
-    static HELD: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// The secrets held outside the settings now (`collect` masks them too).
-pub fn hold(values: Vec<String>) {
-    HELD.with(|held| *held.borrow_mut() = values);
-}
-
-/// Every secret value configured in `settings`, and those held beside them (`hold`), for `mask`.
+/// Every secret value configured in `settings`, for `mask`.
 pub fn collect(settings: &Settings) -> Secrets {
-    let mut values = HELD.with(|held| held.borrow().clone());
+    collect_with(settings, &[])
+}
+
+/// Every secret value configured in `settings`, and `held`: those the page holds beside them
+/// (the tokens of MCP servers signed in to, `app::mcp::sign_in`).
+pub fn collect_with(settings: &Settings, held: &[String]) -> Secrets {
+    let mut values = held.to_vec();
     each_secret(&mut settings.clone(), &mut |field| match field {
         Field::Value(v) => values.push(v.clone()),
         Field::HeaderLines(lines) => values.extend(secret_header_values(lines)),

@@ -5,7 +5,6 @@
 use super::*;
 use crate::conversation::Conversation;
 use crate::storage::export_chat;
-use crate::storage::local;
 
 fn with_key(remember: bool) -> Settings {
     let mut s = Settings::default();
@@ -69,15 +68,6 @@ fn settings_from_a_newer_release_are_used_but_flagged() {
     assert!(read.newer);
     assert_eq!(read.settings.provider.model, "my-model");
     assert!(read.notice().unwrap().contains("newer version"));
-}
-
-#[test]
-fn settings_writes_report_a_full_storage() {
-    local::set_full(true);
-    let result = save_settings(&Settings::default());
-    local::set_full(false);
-    assert_eq!(result.unwrap_err().kind, StorageErrorKind::Full);
-    assert!(save_settings(&Settings::default()).is_ok());
 }
 
 #[test]

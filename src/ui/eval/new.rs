@@ -62,7 +62,7 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
     let missing = move || settings.with(|base| configs.with(|cs| cs.iter().enumerate().find_map(|(i, c)| crate::ui::services::session::missing_setting(&c.apply(base)).map(|m| format!("{}: {m}", c.label(i))))));
     let run = move || {
         // A key pasted into a set is never stored, shown or exported: masked like a question.
-        let secrets = settings.with_untracked(crate::app::settings::keys::collect);
+        let secrets = settings.with_untracked(crate::ui::services::secrets::collect);
         let cases = set.with_untracked(|s| crate::app::eval::set::masked(&s.cases, &secrets));
         if cases.is_empty() || missing().is_some() {
             return;

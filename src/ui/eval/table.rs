@@ -80,7 +80,7 @@ pub fn EvalView(driver: Driver, settings: ReadSignal<Settings>, on_again: Callba
     };
     // Every finished case's run with its scores, for an OpenTelemetry backend.
     let export_otel = move || {
-        let secrets = settings.with_untracked(crate::app::settings::keys::collect);
+        let secrets = settings.with_untracked(crate::ui::services::secrets::collect);
         let Some((name, text)) = driver.with(|r| (r.name.clone(), crate::ui::services::otel::otlp_json(&r.traces(&secrets)))) else { return };
         if let Err(e) = crate::ui::services::page::download(&format!("{}.otlp.json", file_stem(&name)), "application/json", &text) {
             driver.problem.set(Some(e));
@@ -334,7 +334,7 @@ fn CaseCompare(driver: Driver, case: usize, look: RwSignal<Look>, settings: Read
 
 /// Downloads one case's run with its scores as an OpenTelemetry file.
 fn otel_of(driver: Driver, job: Job, settings: ReadSignal<Settings>) {
-    let secrets = settings.with_untracked(crate::app::settings::keys::collect);
+    let secrets = settings.with_untracked(crate::ui::services::secrets::collect);
     let Some(Some((name, trace))) = driver.with(|r| r.eval.index(job).and_then(|at| r.traced(at, &secrets)).map(|t| (format!("{}-case-{}-{}", file_stem(&r.name), job.case + 1, job.config + 1), t))) else { return };
     if let Err(e) = crate::ui::services::page::download(&format!("{name}.otlp.json"), "application/json", &crate::ui::services::otel::otlp_json_of(Some(&trace))) {
         driver.problem.set(Some(e));

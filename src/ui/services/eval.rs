@@ -412,7 +412,7 @@ impl Driver {
 async fn judged(settings: &Settings, question: &str, expected: Option<&str>, answer: &str) -> crate::app::eval::score::Verdict {
     use crate::agent::ChatModel;
     use crate::app::eval::score::{judge_request, read_judge, Verdict, DEFAULT_RUBRIC};
-    let secrets = crate::app::settings::keys::collect(settings);
+    let secrets = crate::ui::services::secrets::collect(settings);
     let provider = crate::ui::services::run::provider(settings, &secrets);
     let request = judge_request(question, expected, answer, DEFAULT_RUBRIC);
     match provider.complete(&request, &|_| {}).await {

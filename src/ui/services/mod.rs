@@ -28,6 +28,8 @@ pub mod otel;
 pub mod page;
 pub mod parts;
 pub mod run;
+pub mod secrets;
 pub mod session;
+pub mod settings;
 pub mod sign_in;
 pub mod theme;

@@ -194,7 +194,7 @@ impl RunControl {
 
     fn begin(self, start: Start) -> Job {
         let Start { settings, ask } = start;
-        let secrets = crate::app::settings::keys::collect(&settings);
+        let secrets = crate::ui::services::secrets::collect(&settings);
         // A question becomes memory only with its answer, so one the agent is still asking
         // about is not part of it.
         let mut history = self.chat.with_untracked(Conversation::turns);
@@ -400,7 +400,11 @@ mod page {
     /// The model client for these settings, masking every secret they hold out of its errors.
     /// The one place the page makes a `Provider` (runs and Test connection).
     pub fn provider(settings: &Settings, secrets: &Secrets) -> Provider {
-        Provider::new(settings.provider.clone(), settings.connection.clone(), Rc::new(BrowserFetch), Rc::new(BrowserClock)).masking(secrets)
+        thread_local! {
+            /// The endpoints that refused the usage field since the page opened.
+            static REFUSALS: crate::llm::client::UsageRefusals = Default::default();
+        }
+        REFUSALS.with(|refusals| Provider::new(settings.provider.clone(), settings.connection.clone(), Rc::new(BrowserFetch), Rc::new(BrowserClock)).masking(secrets).remembering(refusals))
     }
 
     /// Starts the run. The engine (provider, tools, agent loop) is a part of its own

@@ -45,7 +45,7 @@ impl Session {
         let settings = self.settings.get_untracked();
         if let Some(problem) = missing_setting(&settings) {
             // A key pasted into the question is never shown or stored.
-            let question = mask(&text, &crate::app::settings::keys::collect(&settings));
+            let question = mask(&text, &crate::ui::services::secrets::collect(&settings));
             self.chats.chat.update(|c| c.refuse(question, problem));
             self.chats.changed(Save::Now);
             return;

@@ -60,7 +60,7 @@ mod io {
     /// ones are kept on the device (a failed write is said on the server's row).
     fn changed(page: Mcp) {
         let (secrets, kept) = page.sign_ins().with_untracked(|s| (s.secrets(), s.kept(remembered(page))));
-        crate::app::settings::keys::hold(secrets);
+        crate::ui::services::secrets::hold(secrets);
         if NEWER_KEPT.with(Cell::get) {
             return;
         }
@@ -81,7 +81,7 @@ mod io {
             NEWER_KEPT.with(|n| n.set(true));
         }
         let secrets = page.sign_ins().with_untracked(SignIns::secrets);
-        crate::app::settings::keys::hold(secrets);
+        crate::ui::services::secrets::hold(secrets);
     }
 
     /// The page's sign-ins, as every MCP client asks them.

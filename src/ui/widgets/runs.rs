@@ -227,7 +227,7 @@ fn read_file(input: crate::ui::services::page::Chosen, files: RwSignal<Vec<FileR
         match result {
             Ok(mut chat) => {
                 // Masked like any import: a key of ours in a shared file is never shown.
-                chat.mask(&settings.with_untracked(crate::app::settings::keys::collect));
+                chat.mask(&settings.with_untracked(crate::ui::services::secrets::collect));
                 let added = file_runs(&chat, &format!("{name} · run "));
                 status.set(format!("Added {} run{} from {name}.", added.len(), if added.len() == 1 { "" } else { "s" }));
                 files.update(|f| f.extend(added));

@@ -569,12 +569,15 @@ fn a_server_that_refuses_the_usage_field_is_asked_again_without_it_and_that_is_r
     let refusal = r#"{"object":"error","message":"[{'type': 'extra_forbidden', 'loc': ('body', 'stream_options'), 'msg': 'Extra inputs are not permitted'}]","type":"BadRequestError","param":null,"code":400}"#;
     let script = Script::new(vec![Reply::whole(400, refusal), Reply::chunked(200, &streamed_reply(), 64), Reply::chunked(200, &streamed_reply(), 64)]);
     let clock = Rc::new(TestClock::default());
-    let p = openai(Connection::default(), &script, &clock);
+    let refusals = crate::llm::client::UsageRefusals::default();
+    let p = openai(Connection::default(), &script, &clock).remembering(&refusals);
     let (reply, log) = complete(&p);
     assert_eq!(reply.expect("the second ask is answered").text, STREAMED_TEXT);
     assert!(retries(&log).is_empty(), "not a retry: the same call asked again at once");
-    // The next run builds a new provider for the same address: it does not ask again.
-    let next = openai(Connection::default(), &script, &clock);
+    // The next run builds a new provider for the same address, sharing the page's list: it
+    // does not ask again. One that shares nothing does.
+    assert!(openai(Connection::default(), &script, &clock).asks_usage(), "nothing shared, nothing known");
+    let next = openai(Connection::default(), &script, &clock).remembering(&refusals);
     assert!(!next.asks_usage());
     let _ = complete(&next);
     let asked: Vec<bool> = script.sent.borrow().iter().map(|s| s.body.get("stream_options").is_some()).collect();

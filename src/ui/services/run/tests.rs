@@ -42,7 +42,7 @@ fn settings() -> Settings {
 }
 
 fn masked(text: &str) -> String {
-    mask(text, &crate::app::settings::keys::collect(&settings()))
+    mask(text, &crate::ui::services::secrets::collect(&settings()))
 }
 
 fn question(text: &str) -> Start {

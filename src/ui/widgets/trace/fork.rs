@@ -91,7 +91,7 @@ pub fn row_controls(forking: Forking, event: &Event) -> Option<AnyView> {
         let settings = session.settings().get_untracked();
         let plan = forking
             .chat
-            .with_untracked(|c| c.runs.get(run).map(|r| ask_again(run, r.shown_line().events, index, ForkSettings::Run, &settings)))
+            .with_untracked(|c| c.runs.get(run).map(|r| ask_again(run, r.shown_line().events, index, ForkSettings::Run, &settings, &crate::ui::services::secrets::collect(&settings))))
             .unwrap_or_else(|| Err("That run is no longer in this chat.".into()));
         forking.editor.set(None);
         match plan {
@@ -168,7 +168,7 @@ fn editor(forking: Forking, session: Session, what: &'static str) -> AnyView {
     let run = move |_| {
         let Some(open) = editor.get_untracked() else { return };
         let settings = session.settings().get_untracked();
-        let plan = chat.with_untracked(|c| c.runs.get(open.run).and_then(|r| r.line(open.line)).map(|l| open.plan(&settings, l.events)));
+        let plan = chat.with_untracked(|c| c.runs.get(open.run).and_then(|r| r.line(open.line)).map(|l| open.plan(&settings, &crate::ui::services::secrets::collect(&settings), l.events)));
         match plan {
             Some(Ok(plan)) => forking.run(plan),
             Some(Err(why)) => error.set(Some(why)),

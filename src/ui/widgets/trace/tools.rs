@@ -31,7 +31,7 @@ pub fn TraceTools(
     // An imported file may hold a key of ours (a run exported before it was configured, or
     // shared back): it is masked before it is shown or stored.
     let on_import = Callback::new(move |mut imported: Conversation| {
-        imported.mask(&settings.with_untracked(crate::app::settings::keys::collect));
+        imported.mask(&settings.with_untracked(crate::ui::services::secrets::collect));
         on_import.run(imported);
     });
     let import = move |ev: leptos::ev::Event| {
@@ -112,7 +112,7 @@ pub fn run_tools(toolbar: Toolbar) -> AnyView {
             let traced = c.shown_run().map(|r| crate::ui::services::otel::trace_of(r, r.shown_number())).unwrap_or_default();
             (c.id.clone(), traced)
         });
-        let secrets = settings.with_untracked(crate::app::settings::keys::collect);
+        let secrets = settings.with_untracked(crate::ui::services::secrets::collect);
         leptos::task::spawn_local(async move {
             let json = exported(Export::Otel { conversation_id, events, parent, secrets }, "The OpenTelemetry export").await;
             status.set(match json.and_then(|json| crate::ui::services::page::download("thoughtline-run.otlp.json", "application/json", &json)) {

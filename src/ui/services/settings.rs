@@ -1,0 +1,36 @@
+//! The settings as the browser keeps them (`localStorage`, through `storage::settings`): read
+//! once as the page opens, written after each change. What they mean, and how their stored
+//! shape is read tolerantly, is the app's (`app::settings`).
+
+use crate::app::settings::{read_settings, LoadedSettings, Settings};
+use crate::storage::settings::{self as stored, StoredSettings};
+use crate::storage::StorageError;
+
+/// The settings kept on this device, or the defaults with what went wrong.
+pub fn load() -> LoadedSettings {
+    match stored::read_text() {
+        Ok(Some(json)) => read_settings(&json),
+        Ok(None) => LoadedSettings { settings: Settings::default(), dropped: Vec::new(), newer: false, unavailable: None },
+        Err(e) => LoadedSettings { settings: Settings::default(), dropped: Vec::new(), newer: false, unavailable: Some(e) },
+    }
+}
+
+/// Keeps `settings` on this device.
+pub fn save(settings: &Settings) -> Result<(), StorageError> {
+    stored::write(&StoredSettings::from(settings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{local, StorageErrorKind};
+
+    #[test]
+    fn settings_writes_report_a_full_storage() {
+        local::set_full(true);
+        let result = save(&Settings::default());
+        local::set_full(false);
+        assert_eq!(result.unwrap_err().kind, StorageErrorKind::Full);
+        assert!(save(&Settings::default()).is_ok());
+    }
+}
