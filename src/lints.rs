@@ -7,6 +7,13 @@
 //! - `secrets.rs` is a leaf: it imports nothing of the app but the HTTP layer's encoding and
 //!   the shared sort, so every layer may mask and it depends on none of them;
 //! - the conversation model knows no Leptos: it is plain data, tested natively;
+//! - the page's layers: views (`ui/` outside `ui/services/`) name no browser API, no storage,
+//!   no HTTP seam, no tool client, no model client and no in-page engine, and hold no
+//!   thread-local: they read the app and the page services; a feature imports no other
+//!   feature, widgets no feature, and the page services neither widgets nor features;
+//! - the ground floor holds: the HTTP seam and the browser glue import nothing of the agent,
+//!   storage nothing of telemetry, and thread-locals live only in the page services and the
+//!   seams (storage, the browser glue, the in-page engine's browser side);
 //! - stored types go to and from JSON only as text (no `serde_json::Value` round trip, no
 //!   pretty printing), which would compile a second copy of their (de)serializers.
 
@@ -127,5 +134,101 @@ fn decimal_text_is_read_through_one_reader() {
             let turbofish = line.contains("parse::<f64>") || line.contains("parse::<f32>");
             assert!(!typed && !turbofish, "{name}:{}: read decimal text with crate::number::parse_f64", n + 1);
         }
+    }
+}
+
+/// Whether a line is code (not a comment): the rules below read imports, not prose.
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().map(|(n, l)| (n + 1, l)).filter(|(_, l)| !l.trim_start().starts_with("//"))
+}
+
+fn is_test_file(name: &str) -> bool {
+    name.ends_with("tests.rs") || name.contains("/tests/")
+}
+
+/// The page's features: each `ui/<name>.rs` and `ui/<name>/`.
+const FEATURES: [&str; 6] = ["chat", "chats", "settings", "compare", "eval", "share"];
+
+/// What `name` (a path under `src/`) belongs to in the page: a feature, the widgets, the
+/// services or the shell.
+fn room(name: &str) -> &str {
+    let rest = name.strip_prefix("ui/").expect("under ui/");
+    let first = rest.split('/').next().unwrap_or(rest);
+    first.strip_suffix(".rs").unwrap_or(first)
+}
+
+#[test]
+fn views_reach_the_browser_and_the_core_only_through_the_page_services() {
+    const BELOW: [&str; 10] = ["crate::storage", "crate::net", "crate::browser", "crate::tools", "crate::llm", "crate::in_page", "web_sys", "js_sys", "wasm_bindgen", "thread_local!"];
+    for (name, text) in sources("ui") {
+        if name.starts_with("ui/services/") || is_test_file(&name) {
+            continue;
+        }
+        for (n, line) in code_lines(&text) {
+            for word in BELOW {
+                assert!(!line.contains(word), "{name}:{n} names {word}: a view asks a page service (ui/services/) instead");
+            }
+        }
+    }
+}
+
+#[test]
+fn no_feature_reaches_another_and_nothing_below_reaches_up() {
+    for (name, text) in sources("ui") {
+        if is_test_file(&name) {
+            continue;
+        }
+        let here = room(&name);
+        // What this room may not import: another feature; for widgets and services, every
+        // feature and the shell; for services, the widgets too.
+        let mut barred: Vec<String> = Vec::new();
+        let shell = ["features", "ahead", "notices"];
+        match here {
+            "services" => barred.extend(FEATURES.iter().chain(&shell).chain(&["widgets"]).map(|r| r.to_string())),
+            "widgets" => barred.extend(FEATURES.iter().chain(&shell).map(|r| r.to_string())),
+            f if FEATURES.contains(&f) => barred.extend(FEATURES.iter().filter(|g| **g != f).chain(&shell).map(|r| r.to_string())),
+            _ => {}
+        }
+        for (n, line) in code_lines(&text) {
+            for other in &barred {
+                let path = format!("crate::ui::{other}::");
+                let tag = format!("<crate::ui::{other}::");
+                assert!(!line.contains(&path) && !line.contains(&tag), "{name}:{n} reaches {other}: pass a message or a callback the shell hands down instead");
+            }
+            if FEATURES.contains(&here) && name.matches('/').count() == 1 {
+                // A file at the top of ui/ climbs to the shell's names with `super::`.
+                assert!(!line.contains("super::") || line.contains("use super::*"), "{name}:{n} names super:: (the shell): name crate::ui::services or crate::ui::widgets");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_ground_floor_holds() {
+    for dir in ["net", "browser"] {
+        for (name, text) in sources(dir) {
+            assert!(!text.contains("crate::agent"), "{name} imports the agent core: what the seams share is in base/");
+        }
+    }
+    let browser = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/browser.rs")).expect("src/browser.rs");
+    assert!(!browser.contains("crate::agent"), "browser.rs imports the agent core: what the seams share is in base/");
+    for (name, text) in sources("storage") {
+        assert!(!text.contains("crate::otel"), "{name} imports telemetry: the collector's settings are in base/");
+    }
+    for (name, text) in sources("base") {
+        for (n, line) in code_lines(&text) {
+            assert!(!line.contains("crate::") || line.contains("crate::base"), "{name}:{n} reaches up from the ground floor: {line}");
+        }
+    }
+}
+
+#[test]
+fn thread_locals_live_only_in_the_page_services_and_the_seams() {
+    let seams = |name: &str| name.starts_with("ui/services/") || name.starts_with("storage/") || name == "in_page/browser.rs" || name == "net/browser.rs" || name == "browser.rs";
+    for (name, text) in sources("") {
+        if is_test_file(&name) || seams(&name) {
+            continue;
+        }
+        assert!(!text.contains("thread_local!"), "{name} holds a thread-local: state goes in the app, passed explicitly, or in a page service");
     }
 }
