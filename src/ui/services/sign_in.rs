@@ -182,7 +182,7 @@ mod io {
         RENEWING.with(|r| r.borrow_mut().push(server.to_string()));
         let _renewing = Renewing(server.to_string());
         let Some(body) = SignIns::refresh_body(grant) else { return false };
-        let outcome = redeem(&BrowserFetch, &grant.token_endpoint, &body, now(), grant.tokens.refresh.as_deref()).await;
+        let outcome = redeem(&BrowserFetch, &BrowserClock, &grant.token_endpoint, &body, now(), grant.tokens.refresh.as_deref()).await;
         match outcome {
             Ok(tokens) => page.sign_ins().update(|s| s.refreshed(server, tokens)),
             Err(e) => page.sign_ins().update(|s| s.needs(server, &format!("renewing the access failed: {e}"))),
@@ -273,7 +273,7 @@ mod io {
         } else if let Some(document) = document {
             document
         } else if let Some(endpoint) = &found.server.registration_endpoint {
-            register(&BrowserFetch, endpoint, &redirect_uri).await.map_err(|e| e.0)?
+            register(&BrowserFetch, &BrowserClock, endpoint, &redirect_uri).await.map_err(|e| e.0)?
         } else {
             return Err(format!(
                 "{} registers no clients itself: enter the client ID it issued for this page (redirect address {redirect_uri}) under the server in Settings → Tools → MCP servers.",
@@ -342,7 +342,7 @@ mod io {
             changed(page);
             return;
         };
-        match redeem(&BrowserFetch, &pending.token_endpoint, &pending.code_body(&code), now(), None).await {
+        match redeem(&BrowserFetch, &BrowserClock, &pending.token_endpoint, &pending.code_body(&code), now(), None).await {
             Ok(tokens) => page.sign_ins().update(|s| s.signed_in(&pending.server, pending.grant(tokens))),
             Err(e) => page.sign_ins().update(|s| s.refused(&pending.server, &e.0)),
         }
@@ -362,7 +362,7 @@ mod io {
         let Some(grant) = page.sign_ins().try_update(|s| s.sign_out(&server)).flatten() else { return };
         changed(page);
         leptos::task::spawn_local(async move {
-            if let Err(e) = revoke(&BrowserFetch, &grant).await {
+            if let Err(e) = revoke(&BrowserFetch, &BrowserClock, &grant).await {
                 page.set_status_line(&server, false, format!("Signed out here, but {e}"));
             }
         });

@@ -1,15 +1,33 @@
 //! The requests of a sign-in that go to the authorization server itself, through `net::Fetch`:
 //! registering this page as a client (RFC 7591), redeeming a code or a refresh token for tokens,
-//! and revoking a token (RFC 7009). Their answers are read by `oauth`'s readers.
+//! and revoking a token (RFC 7009). Their answers are read by `oauth`'s readers. Each request
+//! has a time limit of its own (`EXCHANGE_TIMEOUT_MS`): a server that takes the request and
+//! never answers ends in an error a person can act on, never in a renewal that hangs.
 
 use super::{read_registration, read_tokens, registration_body, revocation_body, Grant, OAuthError, Tokens};
+use crate::agent::time::{race, Either};
+use crate::base::Clock;
 use crate::net::{Fetch, HttpRequest, Redirects};
 
 /// What is read of an authorization server's answer.
 const ANSWER_LIMIT: usize = 64 << 10;
 
-/// POSTs `body` as `content_type` to `url`: the status and the body, or why nothing came back.
-async fn post(fetch: &dyn Fetch, url: &str, content_type: &str, body: &str) -> Result<(u16, String), OAuthError> {
+/// How long one request to the authorization server may take, answer read and all.
+pub const EXCHANGE_TIMEOUT_MS: f64 = 20_000.0;
+
+/// POSTs `body` as `content_type` to `url` within `EXCHANGE_TIMEOUT_MS`: the status and the
+/// body, or why nothing came back.
+async fn post(fetch: &dyn Fetch, clock: &dyn Clock, url: &str, content_type: &str, body: &str) -> Result<(u16, String), OAuthError> {
+    match race(exchange(fetch, url, content_type, body), clock.sleep(EXCHANGE_TIMEOUT_MS)).await {
+        Either::Left(answer) => answer,
+        Either::Right(()) => Err(OAuthError(format!(
+            "The authorization server at {url} did not answer within {:.0} s. Check that it is running, then try again.",
+            EXCHANGE_TIMEOUT_MS / 1000.0
+        ))),
+    }
+}
+
+async fn exchange(fetch: &dyn Fetch, url: &str, content_type: &str, body: &str) -> Result<(u16, String), OAuthError> {
     let headers = [("Content-Type".to_string(), content_type.to_string()), ("Accept".to_string(), "application/json".to_string())];
     let request = HttpRequest { method: "POST", url, headers: &headers, body: Some(body), redirects: Redirects::Refuse };
     let unread = |why: String| {
@@ -35,8 +53,8 @@ async fn post(fetch: &dyn Fetch, url: &str, content_type: &str, body: &str) -> R
 const FORM: &str = "application/x-www-form-urlencoded";
 
 /// Registers this page at `endpoint` with `redirect_uri`: the client ID it is given.
-pub async fn register(fetch: &dyn Fetch, endpoint: &str, redirect_uri: &str) -> Result<String, OAuthError> {
-    let (status, body) = post(fetch, endpoint, "application/json", &registration_body(redirect_uri, "Thoughtline")).await?;
+pub async fn register(fetch: &dyn Fetch, clock: &dyn Clock, endpoint: &str, redirect_uri: &str) -> Result<String, OAuthError> {
+    let (status, body) = post(fetch, clock, endpoint, "application/json", &registration_body(redirect_uri, "Thoughtline")).await?;
     if !(200..300).contains(&status) {
         let said = serde_json::from_str::<serde_json::Value>(&body).ok().and_then(|v| v.get("error_description").and_then(|d| d.as_str()).map(|d| format!(": {d}"))).unwrap_or_default();
         return Err(OAuthError(format!("The authorization server refused to register this page (HTTP {status}{said}). Enter a client ID it issued for this page in Settings instead.")));
@@ -45,14 +63,14 @@ pub async fn register(fetch: &dyn Fetch, endpoint: &str, redirect_uri: &str) -> 
 }
 
 /// Redeems a token request (`code_body` or `refresh_body`) at `token_endpoint`, at `now_ms`.
-pub async fn redeem(fetch: &dyn Fetch, token_endpoint: &str, body: &str, now_ms: u64, previous_refresh: Option<&str>) -> Result<Tokens, OAuthError> {
-    let (status, answer) = post(fetch, token_endpoint, FORM, body).await?;
+pub async fn redeem(fetch: &dyn Fetch, clock: &dyn Clock, token_endpoint: &str, body: &str, now_ms: u64, previous_refresh: Option<&str>) -> Result<Tokens, OAuthError> {
+    let (status, answer) = post(fetch, clock, token_endpoint, FORM, body).await?;
     read_tokens(status, &answer, now_ms, previous_refresh)
 }
 
 /// Revokes the tokens of `grant` where its server offers revocation: the refresh token first
 /// (which ends the access it gave), then the access token. `Ok(false)` when it offers none.
-pub async fn revoke(fetch: &dyn Fetch, grant: &Grant) -> Result<bool, OAuthError> {
+pub async fn revoke(fetch: &dyn Fetch, clock: &dyn Clock, grant: &Grant) -> Result<bool, OAuthError> {
     let Some(endpoint) = &grant.revocation_endpoint else { return Ok(false) };
     let mut tokens = Vec::new();
     if let Some(refresh) = &grant.tokens.refresh {
@@ -60,10 +78,13 @@ pub async fn revoke(fetch: &dyn Fetch, grant: &Grant) -> Result<bool, OAuthError
     }
     tokens.push((grant.tokens.access.as_str(), "access_token"));
     for (token, hint) in tokens {
-        let (status, _) = post(fetch, endpoint, FORM, &revocation_body(token, hint, &grant.client_id)).await?;
+        let (status, _) = post(fetch, clock, endpoint, FORM, &revocation_body(token, hint, &grant.client_id)).await?;
         if !(200..300).contains(&status) {
             return Err(OAuthError(format!("The authorization server did not revoke the {} (HTTP {status}); it was forgotten here all the same.", hint.replace('_', " "))));
         }
     }
     Ok(true)
 }
+
+#[cfg(test)]
+mod tests;
