@@ -120,6 +120,10 @@ pub struct SignIns {
     grants: Vec<(String, Grant)>,
     challenges: Vec<(String, Challenge)>,
     waits: Vec<String>,
+    /// The servers whose tokens are being renewed now: one renewal at a time per server.
+    renewing: Vec<String>,
+    /// The device holds a record of a newer page: it is never written over.
+    newer_kept: bool,
 }
 
 impl PartialEq for SignIns {
@@ -337,10 +341,34 @@ impl SignIns {
     }
 
     /// What storage keeps, as text: the grants of the servers whose secret is remembered
-    /// (`remember`), in a versioned record.
-    pub fn kept(&self, remember: impl Fn(&str) -> bool) -> String {
+    /// (`remember`), in a versioned record; `None` when the device holds a newer page's record,
+    /// which is never written over.
+    pub fn kept(&self, remember: impl Fn(&str) -> bool) -> Option<String> {
+        if self.newer_kept {
+            return None;
+        }
         let grants = self.grants.iter().filter(|(s, _)| remember(s)).cloned().collect();
-        serde_json::to_string(&Kept { version: KEPT_VERSION, grants }).unwrap_or_default()
+        Some(serde_json::to_string(&Kept { version: KEPT_VERSION, grants }).unwrap_or_default())
+    }
+
+    /// A renewal of `server`'s tokens begins: `false` when one is under way already (a refresh
+    /// token serves once, so the caller waits for that one instead of spending it again).
+    pub fn begin_renewal(&mut self, server: &str) -> bool {
+        if self.renewing(server) {
+            return false;
+        }
+        self.renewing.push(server.to_string());
+        true
+    }
+
+    /// The renewal of `server`'s tokens ended, however it went.
+    pub fn end_renewal(&mut self, server: &str) {
+        self.renewing.retain(|s| s != server);
+    }
+
+    /// Whether `server`'s tokens are being renewed now.
+    pub fn renewing(&self, server: &str) -> bool {
+        self.renewing.iter().any(|s| s == server)
     }
 
     /// Takes back what storage kept (`kept`): the grants whose server is still remembered. A
@@ -353,7 +381,10 @@ impl SignIns {
         }
         match serde_json::from_str::<Version>(text).map_err(|_| KeptUnread::Damaged)?.version {
             KEPT_VERSION => {}
-            v if v > KEPT_VERSION => return Err(KeptUnread::Newer),
+            v if v > KEPT_VERSION => {
+                self.newer_kept = true;
+                return Err(KeptUnread::Newer);
+            }
             _ => return Err(KeptUnread::Damaged),
         }
         let kept: Kept = serde_json::from_str(text).map_err(|_| KeptUnread::Damaged)?;

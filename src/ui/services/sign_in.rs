@@ -49,11 +49,8 @@ mod io {
     }
 
     thread_local! {
-        /// A record of sign-ins from a newer page was found: it is not written over.
-        static NEWER_KEPT: Cell<bool> = const { Cell::new(false) };
+        /// The callback window's channel is listened to (once per page).
         static LISTENING: Cell<bool> = const { Cell::new(false) };
-        /// The servers whose tokens are being renewed now.
-        static RENEWING: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
     }
 
     /// The sign-ins changed: what masks the page's output learns the tokens, and the remembered
@@ -61,9 +58,8 @@ mod io {
     fn changed(page: Mcp) {
         let (secrets, kept) = page.sign_ins().with_untracked(|s| (s.secrets(), s.kept(remembered(page))));
         crate::ui::services::secrets::hold(secrets);
-        if NEWER_KEPT.with(Cell::get) {
-            return;
-        }
+        // A newer page's record is never written over (`SignIns::kept`).
+        let Some(kept) = kept else { return };
         if let Err(e) = crate::storage::local::write(KEPT, &kept) {
             let servers = page.settings().with_untracked(|s| s.tools.mcp.servers.iter().filter(|s| s.remember_secret).map(|s| s.url.trim().to_string()).collect::<Vec<_>>());
             for url in servers {
@@ -76,10 +72,8 @@ mod io {
     pub fn restore(page: Mcp) {
         let Some(text) = crate::storage::local::read(KEPT) else { return };
         let remember = remembered(page);
-        let read = page.sign_ins().try_update(|s| s.restore(&text, remember));
-        if read == Some(Err(crate::app::mcp::sign_in::KeptUnread::Newer)) {
-            NEWER_KEPT.with(|n| n.set(true));
-        }
+        // A record that does not read, or a newer page's (kept from then on), gives nothing.
+        let _ = page.sign_ins().try_update(|s| s.restore(&text, remember));
         let secrets = page.sign_ins().with_untracked(SignIns::secrets);
         crate::ui::services::secrets::hold(secrets);
     }
@@ -164,23 +158,24 @@ mod io {
         let signed_in = |page: Mcp| matches!(page.sign_ins().with_untracked(|s| s.state(server)), AuthState::SignedIn { .. });
         // One renewal at a time per server: a refresh token serves once, so a second request
         // that finds the token due waits for the first renewal instead of spending it again.
-        if RENEWING.with(|r| r.borrow().iter().any(|s| s == server)) {
+        if page.sign_ins().try_update(|s| s.begin_renewal(server)) != Some(true) {
             for _ in 0..100 {
                 BrowserClock.sleep(100.0).await;
-                if !RENEWING.with(|r| r.borrow().iter().any(|s| s == server)) {
+                if !page.sign_ins().with_untracked(|s| s.renewing(server)) {
                     break;
                 }
             }
             return signed_in(page);
         }
-        struct Renewing(String);
+        /// The renewal ends however the call does (a dropped run included).
+        struct Renewing(Mcp, String);
         impl Drop for Renewing {
             fn drop(&mut self) {
-                RENEWING.with(|r| r.borrow_mut().retain(|s| *s != self.0));
+                let server = self.1.clone();
+                self.0.sign_ins().try_update(|s| s.end_renewal(&server));
             }
         }
-        RENEWING.with(|r| r.borrow_mut().push(server.to_string()));
-        let _renewing = Renewing(server.to_string());
+        let _renewing = Renewing(page, server.to_string());
         let Some(body) = SignIns::refresh_body(grant) else { return false };
         let outcome = redeem(&BrowserFetch, &BrowserClock, &grant.token_endpoint, &body, now(), grant.tokens.refresh.as_deref()).await;
         match outcome {

@@ -69,13 +69,13 @@ fn a_token_goes_only_to_its_own_server_s_origin_and_only_with_remember() {
     assert_eq!(s.bearer_for(MCP, "http://mcp.example.com/mcp"), None, "not over plain HTTP to the same host");
     assert_eq!(s.bearer_for("https://other.example/mcp", "https://other.example/mcp"), None, "another server has none");
     let mut back = SignIns::default();
-    back.restore(&s.kept(|_| false), |_| true).unwrap();
+    back.restore(&s.kept(|_| false).unwrap(), |_| true).unwrap();
     assert_eq!(back.bearer_for(MCP, MCP), None, "not remembered: not kept");
-    back.restore(&s.kept(|_| true), |_| true).unwrap();
+    back.restore(&s.kept(|_| true).unwrap(), |_| true).unwrap();
     assert_eq!(back.bearer_for(MCP, MCP), Some("at-1"));
     assert!(matches!(back.state(MCP), AuthState::SignedIn { .. }));
     let mut forgot = SignIns::default();
-    forgot.restore(&s.kept(|_| true), |_| false).unwrap();
+    forgot.restore(&s.kept(|_| true).unwrap(), |_| false).unwrap();
     assert_eq!(forgot.bearer_for(MCP, MCP), None, "Remember untied since: not taken back");
     assert_eq!(forgot.restore(r#"{"version": 9, "grants": []}"#, |_| true), Err(KeptUnread::Newer));
     assert_eq!(forgot.restore("{", |_| true), Err(KeptUnread::Damaged));
@@ -167,4 +167,26 @@ fn runs_waiting_are_counted_per_server() {
     assert_eq!(s.waited_on().len(), 1, "one run still waits");
     s.waiting(MCP, false);
     assert!(s.waited_on().is_empty());
+}
+
+#[test]
+fn a_newer_page_s_record_is_never_written_over() {
+    let mut s = SignIns::default();
+    s.signed_in(MCP, tokens(None));
+    assert!(s.kept(|_| true).is_some());
+    let newer = r#"{"version":999,"grants":[]}"#;
+    assert_eq!(s.restore(newer, |_| true), Err(KeptUnread::Newer));
+    assert_eq!(s.kept(|_| true), None, "the newer record stays as it is");
+    assert!(matches!(s.state(MCP), AuthState::SignedIn { .. }), "what is in memory still holds");
+}
+
+#[test]
+fn one_renewal_at_a_time_per_server() {
+    let mut s = SignIns::default();
+    assert!(s.begin_renewal(MCP));
+    assert!(!s.begin_renewal(MCP), "a second request waits for the first renewal");
+    assert!(s.begin_renewal("https://other.example/mcp"), "another server renews on its own");
+    assert!(s.renewing(MCP));
+    s.end_renewal(MCP);
+    assert!(!s.renewing(MCP) && s.begin_renewal(MCP));
 }
