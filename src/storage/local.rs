@@ -83,6 +83,20 @@ mod imp {
     thread_local! {
         static MAP: RefCell<BTreeMap<String, String>> = const { RefCell::new(BTreeMap::new()) };
         static FULL: RefCell<bool> = const { RefCell::new(false) };
+        static REFUSED: RefCell<bool> = const { RefCell::new(false) };
+    }
+
+    /// Tests: refuse the storage altogether, as a browser that blocks site data does.
+    #[cfg(test)]
+    pub fn set_refused(refused: bool) {
+        REFUSED.with(|r| *r.borrow_mut() = refused);
+    }
+
+    fn refused() -> Result<(), StorageError> {
+        match REFUSED.with(|r| *r.borrow()) {
+            true => Err(StorageError::new(StorageErrorKind::Unavailable, "SecurityError: the site's data is blocked")),
+            false => Ok(()),
+        }
     }
 
     /// Tests: make every write fail as a full storage would.
@@ -92,14 +106,16 @@ mod imp {
     }
 
     pub fn read(key: &str) -> Option<String> {
+        refused().ok()?;
         MAP.with(|m| m.borrow().get(key).cloned())
     }
 
     pub fn available() -> Result<(), StorageError> {
-        Ok(())
+        refused()
     }
 
     pub fn write(key: &str, value: &str) -> Result<(), StorageError> {
+        refused()?;
         if FULL.with(|f| *f.borrow()) {
             return Err(StorageError::new(StorageErrorKind::Full, "QuotaExceededError"));
         }
@@ -117,4 +133,4 @@ mod imp {
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
-pub use imp::set_full;
+pub use imp::{set_full, set_refused};

@@ -1,7 +1,7 @@
 //! Evaluations: a set of questions run under up to four configurations, each case an ordinary
 //! run scored by its scorers, with pass rates per configuration and every case's run one click
 //! away. A part of the page (`parts`), built the first time it is opened. The evaluation's
-//! state is the app's (`app::eval`); `drive.rs` carries it out in the page, `new.rs` makes one,
+//! state is the app's (`app::eval`); the page service `ui::services::eval` carries it out, `new.rs` makes one,
 //! `table.rs` shows one.
 
 use leptos::prelude::*;

@@ -5,6 +5,7 @@
 //! it found (`results.rs`: figures per configuration, results as JSON Lines and CSV).
 
 pub mod config;
+pub mod drive;
 pub mod record;
 pub mod results;
 pub mod run;

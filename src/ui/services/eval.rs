@@ -1,16 +1,17 @@
-//! The page's side of an evaluation: it carries out what `app::eval::record` decides. Each
-//! case runs as an ordinary run of the agent in one of a few workers (a `RunControl` each, as
-//! many as the evaluation's concurrency), into a conversation of its own; when a worker's run
-//! ends, the record scores it and says what to store, the judge is asked where a case has one,
-//! and the next cells start. A write that fails is shown and tried again with the next one:
-//! what is in memory stays until a write holds it.
+//! The page's side of an evaluation: it carries out what the app decides (`app::eval::drive`:
+//! which worker runs which cell, a page that leaves, the writes not held yet; and
+//! `app::eval::record`: scoring and what to store). Each case runs as an ordinary run of the
+//! agent in one of a few workers (a `RunControl` each, as many as the evaluation's
+//! concurrency), into a conversation of its own. A write that fails is shown and tried again
+//! with the next one: what is in memory stays until a write holds it.
 
 use std::rc::Rc;
 
 use leptos::prelude::*;
 
+use crate::app::eval::drive::{Drive, Ended};
 use crate::app::eval::record::{EvalRecord, Write};
-use crate::app::eval::run::{Job, State};
+use crate::app::eval::run::Job;
 use crate::app::settings::Settings;
 use crate::conversation::{Conversation, Outcome, Run, Save};
 use crate::storage::evals::{self, StoredEval};
@@ -37,15 +38,13 @@ impl Worker {
 pub struct Driver {
     settings: ReadSignal<Settings>,
     store: StoredValue<Option<Rc<dyn RecordStore>>, LocalStorage>,
-    /// The evaluation open, with its runs.
-    record: StoredValue<Option<EvalRecord>, LocalStorage>,
+    /// The evaluation open, its workers' cells, its writes not held yet (`app::eval::drive`).
+    drive: StoredValue<Drive, LocalStorage>,
     /// Bumped when anything of the open evaluation changed (progress, figures).
     pub tick: RwSignal<u64>,
     /// One per case, bumped when one of its cells changed: a row redraws only for its own.
     rows: StoredValue<Vec<RwSignal<u64>>>,
     pub workers: RwSignal<Vec<Worker>, LocalStorage>,
-    /// Writes not held yet (a failed one is tried again with the next).
-    unsaved: StoredValue<Vec<Write>>,
     /// What failed, in words: a write, the database, a read.
     pub problem: RwSignal<Option<String>>,
     /// Said once about the open evaluation ("Resumed after a reload…").
@@ -54,44 +53,36 @@ pub struct Driver {
     pub list: RwSignal<Vec<StoredEval>>,
     /// Bumped when an evaluation is shown (made, or opened).
     pub shown: RwSignal<u64>,
-    /// The page has started to go away: runs end because their requests are cut, not because
-    /// they ended, so none of it is a result. Their cases wait again (the stored head still says
-    /// it runs, so the next page goes on with them), and if the page stays after all, they run
-    /// again a moment later.
-    leaving: StoredValue<bool>,
     /// The pane's owner: signals made later (a row per case) belong to it.
     owner: StoredValue<Option<Owner>, LocalStorage>,
 }
 
-/// The most cases run at once.
-pub const MAX_CONCURRENCY: usize = 8;
+pub use crate::app::eval::drive::MAX_CONCURRENCY;
 
 impl Driver {
     pub fn new(settings: ReadSignal<Settings>, mcp: crate::ui::services::mcp::Mcp) -> Self {
         let driver = Driver {
             settings,
             store: StoredValue::new_local(None),
-            record: StoredValue::new_local(None),
+            drive: StoredValue::new_local(Drive::new(MAX_CONCURRENCY)),
             tick: RwSignal::new(0),
             rows: StoredValue::new(Vec::new()),
             workers: RwSignal::new_local(Vec::new()),
-            unsaved: StoredValue::new(Vec::new()),
             problem: RwSignal::new(None),
             note: RwSignal::new(None),
             list: RwSignal::new(Vec::new()),
             shown: RwSignal::new(0),
             owner: StoredValue::new_local(Owner::current()),
-            leaving: StoredValue::new(false),
         };
+        // The page starts to go away: runs end because their requests are cut, so none of it
+        // is a result; their cases wait again (the stored head still says it runs, so the next
+        // page goes on with them).
         page::on_leaving(move || {
-            driver.leaving.set_value(true);
+            driver.drive.update_value(Drive::leaving);
             // A timer never fires once the page is gone: if it does, the page stayed.
             page::after(std::time::Duration::from_secs(2), move || {
-                if driver.leaving.get_value() {
-                    driver.leaving.set_value(false);
-                    if driver.running() {
-                        driver.pump();
-                    }
+                if driver.drive.try_update_value(Drive::stayed).unwrap_or(false) {
+                    driver.pump();
                 }
             });
         });
@@ -119,7 +110,7 @@ impl Driver {
     /// Reads the open evaluation; `None` when none is open. Call inside a reactive scope that
     /// tracked `tick` or a row.
     pub fn with<T>(self, f: impl FnOnce(&EvalRecord) -> T) -> Option<T> {
-        self.record.with_value(|r| r.as_ref().map(f))
+        self.drive.with_value(|d| d.record.as_ref().map(f))
     }
 
     /// The signal of case `case`'s row.
@@ -154,12 +145,12 @@ impl Driver {
             w.job.set(None);
             w.control.stop();
         }));
+        self.drive.update_value(|d| d.show(record));
         let rows = move || (0..cases).map(|_| RwSignal::new(0)).collect();
         self.rows.set_value(match self.owner.get_value() {
             Some(owner) => owner.with(rows),
             None => rows(),
         });
-        self.record.set_value(Some(record));
         self.note.set(None);
         self.changed(None);
         self.shown.update(|n| *n += 1);
@@ -222,7 +213,7 @@ impl Driver {
                 self.problem.set(Some(format!("The evaluation could not be deleted: {e} {}", e.advice())));
             }
             if self.with(|r| r.id == id).unwrap_or(false) {
-                self.record.set_value(None);
+                self.drive.update_value(|d| d.record = None);
                 self.changed(None);
             }
             self.refresh_list().await;
@@ -231,13 +222,13 @@ impl Driver {
 
     /// Whether the open evaluation runs.
     pub fn running(self) -> bool {
-        self.with(|r| r.eval.state() == State::Running).unwrap_or(false)
+        self.drive.with_value(Drive::running)
     }
 
     /// Starts the open evaluation, or goes on after Stop.
     pub fn start(self) {
-        let Some(writes) = self.record.try_update_value(|r| r.as_mut().map(EvalRecord::start)).flatten() else { return };
-        self.save(writes);
+        let Some(writes) = self.drive.try_update_value(Drive::start).flatten() else { return };
+        self.write(writes);
         self.changed(None);
         self.pump();
     }
@@ -248,7 +239,7 @@ impl Driver {
             let Some(worker) = self.workers.with_untracked(|all| all.get(w).copied()) else { return };
             if !worker.control.running.get_untracked() {
                 // Carried out after the run controller is done ending the run.
-                leptos::task::spawn_local(async move { self.ended(worker) });
+                leptos::task::spawn_local(async move { self.ended(worker, w) });
             }
         });
         Worker { control: RunControl::new(RwSignal::new(Conversation::default()), Some(on_change), mcp), job: RwSignal::new(None) }
@@ -256,40 +247,36 @@ impl Driver {
 
     /// Stop: the runs going on are stopped and their cells wait for the next start.
     pub fn stop(self) {
-        let Some((jobs, writes)) = self.record.try_update_value(|r| r.as_mut().map(EvalRecord::stop)).flatten() else { return };
-        for worker in self.workers.get_untracked() {
-            if worker.job.get_untracked().is_some_and(|j| jobs.contains(&j)) {
+        let cases: Vec<usize> = self.workers.with_untracked(|all| all.iter().filter_map(|w| w.job.get_untracked()).map(|j| j.case).collect());
+        let Some((stopped, writes)) = self.drive.try_update_value(Drive::stop) else { return };
+        let workers = self.workers.get_untracked();
+        for w in stopped {
+            if let Some(worker) = workers.get(w) {
                 worker.job.set(None);
                 worker.control.stop();
             }
         }
-        for job in &jobs {
-            self.changed(Some(job.case));
+        for case in cases {
+            self.changed(Some(case));
         }
-        self.save(writes);
+        self.write(writes);
     }
 
-    /// Starts the cells there is room for.
+    /// Starts the cells there is room for, each on a worker whose run has ended.
     fn pump(self) {
-        if self.leaving.get_value() {
-            return;
-        }
         let now = page::now_ms();
-        let jobs = self.record.try_update_value(|r| r.as_mut().map(|r| r.eval.next(now))).flatten().unwrap_or_default();
         let base = self.settings.get_untracked();
-        let concurrency = self.with(|r| r.eval.concurrency).unwrap_or(1).min(MAX_CONCURRENCY);
-        for job in jobs {
-            // Only a worker whose run has ended: one that Stop cut may still be ending.
-            let free = |w: &&Worker| w.job.get_untracked().is_none() && !w.control.running.get_untracked();
-            let Some(worker) = self.workers.with_untracked(|all| all.iter().take(concurrency).find(free).copied()) else {
-                // Back to waiting: started when a worker is free.
-                self.record.update_value(|r| if let Some(r) = r { r.eval.requeue(job) });
-                continue;
-            };
+        let workers = self.workers.get_untracked();
+        // Only a worker whose run has ended: one that Stop cut may still be ending.
+        let free: Vec<bool> = workers.iter().map(|w| !w.control.running.get_untracked()).collect();
+        let started = self.drive.try_update_value(|d| d.next(now, &free)).unwrap_or_default();
+        for (w, job) in started {
+            let Some(worker) = workers.get(w).copied() else { continue };
             let Some((id, question, settings)) = self.with(|r| (format!("{}-{}", r.id, r.eval.index(job).unwrap_or(0)), r.eval.cases[job.case].question.clone(), r.configs[job.config].apply(&base))) else { return };
             self.changed(Some(job.case));
             if let Some(missing) = crate::ui::services::session::missing_setting(&settings) {
                 // A case that cannot start fails with the reason, as a run that failed would.
+                self.drive.update_value(|d| d.release(w));
                 let mut run = Run::new(question);
                 run.outcome = Some(Outcome::Ended(missing));
                 self.done(job, run);
@@ -302,26 +289,22 @@ impl Driver {
     }
 
     /// A worker's run ended.
-    fn ended(self, worker: Worker) {
-        if self.leaving.get_value() {
-            // Cut by the page going away: the case waits again.
-            if let Some(job) = worker.job.get_untracked() {
-                worker.job.set(None);
-                self.record.update_value(|r| if let Some(r) = r { r.eval.requeue(job) });
-                self.changed(Some(job.case));
-            }
-            return;
-        }
-        let Some(job) = worker.job.get_untracked() else {
-            // A run Stop cut has ended: its worker is free for what waits.
-            if self.running() {
-                self.pump();
-            }
-            return;
-        };
+    fn ended(self, worker: Worker, w: usize) {
         worker.job.set(None);
-        let Some(run) = worker.control.chat.with_untracked(|c| c.runs.first().cloned()) else { return };
-        self.done(job, run);
+        match self.drive.try_update_value(|d| d.ended(w)).unwrap_or(Ended::Free) {
+            // Cut by the page going away: the case waits again.
+            Ended::Cut(job) => self.changed(Some(job.case)),
+            // A run Stop cut has ended: its worker is free for what waits.
+            Ended::Free => {
+                if self.running() {
+                    self.pump();
+                }
+            }
+            Ended::Cell(job) => {
+                let Some(run) = worker.control.chat.with_untracked(|c| c.runs.first().cloned()) else { return };
+                self.done(job, run);
+            }
+        }
     }
 
     fn done(self, job: Job, run: Run) {
@@ -330,8 +313,8 @@ impl Driver {
             Some(Outcome::Answer(a)) => Some(a.clone()),
             _ => None,
         };
-        let Some((judge, writes)) = self.record.try_update_value(|r| r.as_mut().map(|r| r.finished(job, run, now))) .flatten() else { return };
-        self.save(writes);
+        let Some((judge, writes)) = self.drive.try_update_value(|d| d.finished(job, run, now)) else { return };
+        self.write(writes);
         self.changed(Some(job.case));
         if judge {
             self.judge(job, answer.unwrap_or_default());
@@ -349,13 +332,9 @@ impl Driver {
         let settings = self.settings.get_untracked();
         leptos::task::spawn_local(async move {
             let verdict = judged(&settings, &question, expected.as_deref(), &answer).await;
-            if self.leaving.get_value() {
-                // Cut by the page going away: asked again when the case runs again.
-                self.record.update_value(|r| if let Some(r) = r { r.eval.requeue_judged(job) });
-                return;
-            }
-            let writes = self.record.try_update_value(|r| r.as_mut().map(|r| r.judged(job, verdict))).flatten().unwrap_or_default();
-            self.save(writes);
+            // Heard while the page goes away: the case runs again (`Drive::judged`).
+            let Some(writes) = self.drive.try_update_value(|d| d.judged(job, verdict)).flatten() else { return };
+            self.write(writes);
             self.changed(Some(job.case));
             if self.running() {
                 self.pump();
@@ -363,31 +342,21 @@ impl Driver {
         });
     }
 
-    /// Stores what an operation asked for, with whatever an earlier failed write left.
-    fn save(self, writes: Vec<Write>) {
-        self.unsaved.update_value(|u| {
-            for w in writes {
-                if !u.contains(&w) {
-                    u.push(w);
-                }
-            }
-        });
-        let Some(store) = self.store.get_value() else { return };
-        let now = page::now_ms();
-        let writes = self.unsaved.get_value();
-        let Some(records) = self.with(|r| {
-            if r.newer {
-                return Vec::new();
-            }
-            writes.iter().filter_map(|w| match w {
-                Write::Head => Some(evals::head_record(&r.stored_head(now))),
-                Write::Cell(at) => r.stored_cell(*at).map(|c| evals::cell_record(&r.id, &c)),
-            }).collect()
-        }) else { return };
-        if records.is_empty() {
+    /// Writes `writes` (already merged with what failed before); a failure is said and they
+    /// are written with the next ones.
+    fn write(self, writes: Vec<Write>) {
+        if writes.is_empty() {
             return;
         }
-        self.unsaved.set_value(Vec::new());
+        let Some(store) = self.store.get_value() else {
+            self.drive.update_value(|d| d.write_failed(writes));
+            return;
+        };
+        let now = page::now_ms();
+        let Some(records) = self.with(|r| writes.iter().filter_map(|w| match w {
+            Write::Head => Some(evals::head_record(&r.stored_head(now))),
+            Write::Cell(at) => r.stored_cell(*at).map(|c| evals::cell_record(&r.id, &c)),
+        }).collect::<Vec<_>>()) else { return };
         let head = writes.contains(&Write::Head);
         leptos::task::spawn_local(async move {
             match evals::put(store.as_ref(), records).await {
@@ -398,7 +367,7 @@ impl Driver {
                     }
                 }
                 Err(e) => {
-                    self.unsaved.update_value(|u| writes.into_iter().filter(|w| !u.contains(w)).collect::<Vec<_>>().into_iter().for_each(|w| u.push(w)));
+                    self.drive.update_value(|d| d.write_failed(writes));
                     self.problem.set(Some(format!("The evaluation's results are not saved: {e} {} They stay on this page and are saved with the next result.", e.advice())));
                 }
             }

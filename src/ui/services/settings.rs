@@ -33,4 +33,18 @@ mod tests {
         assert_eq!(result.unwrap_err().kind, StorageErrorKind::Full);
         assert!(save(&Settings::default()).is_ok());
     }
+
+    #[test]
+    fn a_refused_storage_is_said_and_the_settings_hold_on_the_page() {
+        let mut mine = Settings::default();
+        mine.provider.model = "my-model".into();
+        local::set_refused(true);
+        let loaded = load();
+        let saved = save(&mine);
+        local::set_refused(false);
+        assert_eq!(loaded.unavailable.as_ref().map(|e| e.kind), Some(StorageErrorKind::Unavailable));
+        assert!(loaded.notice().is_some(), "the person is told");
+        assert_eq!(saved.unwrap_err().kind, StorageErrorKind::Unavailable, "a refused write is an error, never silent");
+        assert_eq!(mine.provider.model, "my-model", "what is in memory stays");
+    }
 }
