@@ -13,6 +13,12 @@
 //! the server (`notifications/cancelled`), so it can stop the work, and a client nothing holds
 //! any more ends its session (`DELETE`). Every failure is an `McpError` whose message names
 //! the server and says what to do; the secret never appears in one.
+//!
+//! This file is the async driver (connect, the lists, calls, a POST and its answer); what has
+//! no I/O sits beside it: `wire.rs` (ids, headers, redirects, the `initialize` answer),
+//! `session.rs` (the session and its end), `items.rs` (list entries), `errors.rs` (what went
+//! wrong, in words); `signing.rs` (tokens of servers one signs in to), `listen.rs` (the event
+//! stream).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -47,8 +53,18 @@ const OLDER_GREETING_LIMIT: usize = 4096;
 const PAGE_LIMIT: usize = 20;
 const TOOL_LIMIT: usize = 300;
 
+mod errors;
+mod items;
 mod listen;
+mod session;
 mod signing;
+mod wire;
+
+use session::{Answer, Failure, InFlight, Session, Unanswered};
+
+pub use items::unservable;
+use items::{item, tool_info};
+use wire::valid_session_id;
 pub use signing::{Authorizer, Waited};
 
 /// Why an MCP exchange failed, by what the person can do about it.
@@ -182,85 +198,6 @@ pub struct ServerInfo {
     pub offers_resources: bool,
     /// It offers prompts (`prompts/list`, `prompts/get`).
     pub offers_prompts: bool,
-}
-
-/// Why a request got no answer: starting the session failed (which `connect` reports), or the
-/// request itself did.
-enum Unanswered {
-    Connect(McpError),
-    Call(McpError),
-}
-
-struct Session {
-    id: Option<String>,
-    info: ServerInfo,
-}
-
-/// A failed POST: an error, or the sign that the session expired.
-enum Failure {
-    Expired,
-    Error(McpError),
-}
-
-impl From<McpError> for Failure {
-    fn from(e: McpError) -> Self {
-        Failure::Error(e)
-    }
-}
-
-/// When nothing in the page holds this client any more (its server was removed or changed in
-/// Settings, and no run still uses it), the server is told it can end the session: an HTTP
-/// DELETE with the session id, as the protocol asks of a client that is done with a session.
-/// Sent on its own; a server that does not allow it answers 405, which changes nothing.
-impl Drop for McpClient {
-    fn drop(&mut self) {
-        self.end_session();
-    }
-}
-
-impl McpClient {
-    /// Ends the session now, once: the DELETE above, sent on its own. Used when nothing holds
-    /// the client any more, and by the hub when the page goes away (`McpHub::end_sessions`).
-    /// Used again afterwards, the client starts a new session.
-    pub fn end_session(&self) {
-        if let Some(delete) = self.take_session() {
-            self.fetch.send_detached(delete);
-        }
-    }
-
-    /// Forgets the session and gives the DELETE that ends it with the server; `None` when
-    /// there is no session, or the client is busy (a borrow held elsewhere) and keeps it.
-    fn take_session(&self) -> Option<OwnedRequest> {
-        self.session_id().filter(|id| !id.is_empty())?;
-        let headers = self.headers("application/json, text/event-stream");
-        let mut current = self.session.try_borrow_mut().ok()?;
-        *current = None;
-        drop(current);
-        Some(OwnedRequest { method: "DELETE", url: self.url.clone(), headers, body: None, redirects: self.redirects() })
-    }
-}
-
-/// A request on its way. Dropped before it settles (Stop, a time limit, a run that ended), it
-/// tells the server the answer is no longer wanted, as the protocol asks of a client.
-struct InFlight<'a> {
-    client: &'a McpClient,
-    id: u64,
-    settled: bool,
-}
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        if !self.settled {
-            self.client.cancel(self.id);
-        }
-    }
-}
-
-/// A successful POST: the response's result (none for a notification) and the session id the
-/// response carried, if the page may read it.
-struct Answer {
-    result: Option<Value>,
-    session: Option<String>,
 }
 
 pub struct McpClient {
@@ -563,50 +500,6 @@ impl McpClient {
         self.fetch.send_detached(OwnedRequest { method: "POST", url: self.url.clone(), headers, body: Some(body), redirects: self.redirects() });
     }
 
-    fn take_id(&self) -> u64 {
-        let id = self.next_id.get();
-        self.next_id.set(id + 1);
-        id
-    }
-
-    fn session_id(&self) -> Option<String> {
-        self.session.borrow().as_ref().and_then(|s| s.id.clone())
-    }
-
-    /// A request carrying the server's token answers a redirect instead of following it: a
-    /// browser keeps a custom header (`X-API-Key`) on a redirect, wherever it points.
-    fn redirects(&self) -> Redirects {
-        if self.auth.is_some() || self.bearer.borrow().is_some() {
-            Redirects::Refuse
-        } else {
-            Redirects::Follow
-        }
-    }
-
-    fn headers(&self, accept: &str) -> Vec<(String, String)> {
-        let mut headers = vec![("Accept".to_string(), accept.to_string())];
-        if let Some(session) = self.session.borrow().as_ref() {
-            headers.push(("MCP-Protocol-Version".into(), session.info.protocol.clone()));
-            if let Some(id) = &session.id {
-                headers.push(("Mcp-Session-Id".into(), id.clone()));
-            }
-        }
-        if let Some(auth) = &self.auth {
-            headers.push(auth.clone());
-        } else if let Some(token) = self.bearer.borrow().as_ref() {
-            headers.push(("Authorization".into(), format!("Bearer {token}")));
-        }
-        headers
-    }
-
-    /// The headers of a JSON-RPC message POSTed to the server (a request, a notification, an
-    /// answer to the server): JSON in, JSON or an event stream back.
-    fn message_headers(&self) -> Vec<(String, String)> {
-        let mut headers = self.headers("application/json, text/event-stream");
-        headers.push(("Content-Type".into(), "application/json".into()));
-        headers
-    }
-
     /// POSTs one message; for a request (`expect` = its id) reads the answer, JSON or SSE.
     /// Once: `post` (in `signing`) sends it with the current token and again after a refresh.
     async fn post_once(&self, body: &str, expect: Option<u64>) -> Result<Answer, Failure> {
@@ -774,174 +667,6 @@ impl McpClient {
         let _ = self.fetch.open(request).await;
     }
 
-    fn read_initialize(&self, result: Value) -> Result<ServerInfo, McpError> {
-        let protocol = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
-        if protocol.is_empty() {
-            return Err(self.not_json_rpc("the initialize result has no protocolVersion"));
-        }
-        if !SUPPORTED_VERSIONS.contains(&protocol) {
-            return Err(McpError::new(
-                McpErrorKind::Refused,
-                format!(
-                    "The MCP server {} speaks protocol version {}, which this page does not (it speaks {}). Update the server, or use another one.",
-                    self.label,
-                    jsonrpc::bounded(protocol),
-                    SUPPORTED_VERSIONS.join(", ")
-                ),
-            ));
-        }
-        let server = result.get("serverInfo");
-        let name = server.and_then(|s| s.get("title").or_else(|| s.get("name"))).and_then(Value::as_str).unwrap_or("");
-        let lists_changes = result.pointer("/capabilities/tools/listChanged").and_then(Value::as_bool).unwrap_or(false);
-        let instructions = result.get("instructions").and_then(Value::as_str).map(|text| {
-            let text = self.scrub(text.trim());
-            match text.char_indices().nth(INSTRUCTIONS_LIMIT) {
-                Some((cut, _)) => format!("{}\n[… cut: the server's instructions are {} characters; the first {INSTRUCTIONS_LIMIT} are kept]", &text[..cut], text.chars().count()),
-                None => text,
-            }
-        });
-        let capability = |name: &str| result.pointer(&format!("/capabilities/{name}")).is_some_and(Value::is_object);
-        Ok(ServerInfo {
-            name: jsonrpc::bounded(&self.scrub(name)),
-            protocol: protocol.to_string(),
-            lists_changes,
-            instructions: instructions.unwrap_or_default(),
-            offers_resources: capability("resources"),
-            offers_prompts: capability("prompts"),
-        })
-    }
-
-    /// Whether a GET of the address opens an event stream whose first event is `endpoint`:
-    /// how a server of the older HTTP+SSE transport greets a client. Reads at most a few
-    /// kilobytes; dropping the stream ends the request.
-    async fn speaks_older_transport(&self) -> bool {
-        let headers = self.headers("text/event-stream");
-        let request = HttpRequest { method: "GET", url: &self.url, headers: &headers, body: None, redirects: self.redirects() };
-        let Ok(mut stream) = self.fetch.open(request).await else { return false };
-        if !(200..300).contains(&stream.status()) {
-            return false;
-        }
-        let mut decoder = SseDecoder::new();
-        let mut read = 0;
-        while read < OLDER_GREETING_LIMIT {
-            let Ok(Some(bytes)) = stream.chunk().await else { return false };
-            read += bytes.len();
-            if let Some(first) = decoder.push(&bytes).into_iter().next() {
-                return first.event.as_deref() == Some("endpoint");
-            }
-        }
-        false
-    }
-
-    /// A fetch that got no response. The browser does not say why; asking once more without
-    /// CORS tells a server that is down from one that refuses this page.
-    async fn unreachable(&self, failure: &FetchFailed, had_session: bool) -> McpError {
-        let cors = "The server must allow this page's origin (CORS: Access-Control-Allow-Origin, and allow the Content-Type, Accept, Authorization, Mcp-Session-Id and MCP-Protocol-Version request headers) and expose Mcp-Session-Id (Access-Control-Expose-Headers).";
-        let detail = jsonrpc::bounded(&failure.0);
-        if failure.is_offline() {
-            return McpError::new(
-                McpErrorKind::Unreachable,
-                format!("The MCP server {} needs the network, and this browser is offline. Try again once the connection is back.", self.label),
-            );
-        }
-        match self.fetch.reachable(&self.url).await {
-            Some(true) => McpError::new(McpErrorKind::Blocked, format!("The MCP server {} answers, but not to this page: its CORS settings block it. {cors}", self.label)),
-            Some(false) if had_session => McpError::new(
-                McpErrorKind::Lost,
-                format!("The MCP server {} stopped answering ({detail}). Check that it is still running; the agent can go on without it.", self.label),
-            ),
-            Some(false) => McpError::new(
-                McpErrorKind::Unreachable,
-                format!("Could not reach the MCP server {} ({detail}). Check that it is running and that the address in Settings → Tools → MCP servers is right.", self.label),
-            ),
-            None => McpError::new(
-                McpErrorKind::Unreachable,
-                format!("Could not reach the MCP server {} ({detail}): it is not running, the address is wrong, or it does not allow this page. {cors}", self.label),
-            ),
-        }
-    }
-
-    fn http_error(&self, status: u16, body: &str) -> McpError {
-        let said = jsonrpc::error_in_body(body).map(|e| self.scrub(&e.message));
-        let colon = said.as_ref().map(|m| format!(": {m}")).unwrap_or_default();
-        let place = "Settings → Tools → MCP servers";
-        match status {
-            401 if self.auth.is_none() => {
-                let or = if self.signs_in() { " If it signs people in instead, press Sign in there." } else { "" };
-                McpError::new(McpErrorKind::Auth, format!("The MCP server {} wants a token (401 Unauthorized{colon}). Add it in {place}.{or}", self.label))
-            }
-            401 => McpError::new(McpErrorKind::Auth, format!("The MCP server {} did not accept the token (401 Unauthorized{colon}). Check the token and its header in {place}.", self.label)),
-            403 => McpError::new(
-                McpErrorKind::Auth,
-                format!("The MCP server {} refused the request (403 Forbidden{colon}). If it checks origins, it must allow this page's origin; if it checks tokens, check the one in {place}.", self.label),
-            ),
-            404 => self.not_found(),
-            405 => McpError::new(
-                McpErrorKind::NotMcp,
-                format!("{} does not take MCP messages by POST (405): it is not a Streamable HTTP MCP endpoint. Check the address in {place}; servers that only speak the older HTTP+SSE transport are not supported.", self.label),
-            ),
-            400 if self.session.borrow().as_ref().is_some_and(|s| s.id.is_none()) && said.as_ref().is_some_and(|m| m.to_lowercase().contains("session")) => McpError::new(
-                McpErrorKind::Blocked,
-                format!("The MCP server {} uses sessions, but does not let this page read its session header ({}). It must send Access-Control-Expose-Headers: Mcp-Session-Id.", self.label, said.unwrap_or_default()),
-            ),
-            _ => McpError::new(McpErrorKind::Refused, format!("The MCP server {} answered HTTP {status}{colon}.", self.label)),
-        }
-    }
-
-    fn rpc_error(&self, error: &RpcError) -> McpError {
-        let what = match error.code {
-            jsonrpc::METHOD_NOT_FOUND => " (it does not offer this)",
-            -32602 => " (invalid arguments)",
-            _ => "",
-        };
-        McpError::new(McpErrorKind::Refused, format!("The MCP server {} answered with an error{what}: {}", self.label, self.scrub(&error.message)))
-    }
-
-    fn not_found(&self) -> McpError {
-        McpError::new(
-            McpErrorKind::NotMcp,
-            format!("Nothing answers as an MCP server at {} (404 Not Found). Check the address in Settings → Tools → MCP servers: Streamable HTTP endpoints usually end in /mcp.", self.label),
-        )
-    }
-
-    fn not_json_rpc(&self, why: &str) -> McpError {
-        McpError::new(
-            McpErrorKind::NotMcp,
-            format!("{} did not answer like an MCP server ({}). Check the address in Settings → Tools → MCP servers.", self.label, jsonrpc::bounded(why)),
-        )
-    }
-
-    fn lost(&self, failure: &FetchFailed) -> McpError {
-        McpError::new(
-            McpErrorKind::Lost,
-            format!("The connection to the MCP server {} broke before its answer arrived ({}). Check that the server is still running.", self.label, jsonrpc::bounded(&failure.0)),
-        )
-    }
-
-    /// The server answered a request carrying its token with a redirect, which was not
-    /// followed; where it points is asked with a bare GET, so the token goes nowhere else.
-    async fn redirected(&self) -> McpError {
-        let target = match self.fetch.redirect_target(&self.url).await {
-            Some(url) => format!("to {}", jsonrpc::bounded(&self.scrub(&url))),
-            None => "elsewhere (the browser does not reveal where)".to_string(),
-        };
-        McpError::new(
-            McpErrorKind::Refused,
-            format!(
-                "The MCP server {} answered with a redirect {target}. Thoughtline does not follow redirects with the server's token attached, so nothing was sent there. If that address is the server's, put it in Settings → Tools → MCP servers.",
-                self.label
-            ),
-        )
-    }
-
-    fn too_large(&self) -> McpError {
-        McpError::new(McpErrorKind::Refused, format!("The MCP server {} sent an answer larger than {} MB; it was not read.", self.label, BODY_LIMIT >> 20))
-    }
-}
-
-/// A session id as the spec allows it: visible ASCII only, and of a sane length.
-fn valid_session_id(id: &str) -> bool {
-    !id.is_empty() && id.len() <= 1024 && id.bytes().all(|b| (0x21..=0x7e).contains(&b))
 }
 
 /// The whole body as text, up to `limit` bytes.
@@ -955,81 +680,4 @@ async fn read_body(stream: &mut dyn Streaming, limit: usize) -> Result<String, F
         }
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// One entry of `tools/list`, bounded; entries without a name are skipped.
-fn tool_info(tool: &Value) -> Option<McpToolInfo> {
-    let name = tool.get("name").and_then(Value::as_str)?.trim();
-    if name.is_empty() {
-        return None;
-    }
-    let title = tool.get("title").or_else(|| tool.pointer("/annotations/title")).and_then(Value::as_str).unwrap_or("");
-    let description = tool.get("description").and_then(Value::as_str).unwrap_or("");
-    let input_schema = match tool.get("inputSchema") {
-        Some(schema @ Value::Object(_)) => schema.clone(),
-        _ => json!({"type": "object"}),
-    };
-    let unavailable = unservable(tool, &input_schema);
-    Some(McpToolInfo {
-        name: name.chars().take(128).collect(),
-        title: jsonrpc::bounded(title),
-        description: super::schema::compact_description(description, DESCRIPTION_LIMIT * 5),
-        input_schema,
-        enabled: true,
-        // A tool a server lists asks before each call until the person says otherwise.
-        ask: true,
-        unavailable,
-    })
-}
-
-/// A resource (`uri_field` "uri"), a resource template ("uriTemplate") or a prompt ("") as
-/// listed, bounded; `None` without a name (or, for a resource, a URI).
-fn item(value: &Value, uri_field: &str) -> Option<McpItem> {
-    let text = |name: &str| value.get(name).and_then(Value::as_str).unwrap_or("");
-    let prompt = uri_field.is_empty();
-    let uri = if prompt { "" } else { text(uri_field) };
-    // A prompt is asked for by its `name`; a resource is shown by its title, name or URI.
-    let name = if prompt { text("name") } else { [text("title"), text("name"), uri].into_iter().find(|s| !s.is_empty()).unwrap_or("") };
-    let unusable = if prompt { name.trim().is_empty() } else { name.is_empty() || uri.is_empty() };
-    if unusable {
-        return None;
-    }
-    let arguments = value
-        .get("arguments")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|a| {
-            let name = a.get("name").and_then(Value::as_str)?.trim();
-            (!name.is_empty()).then(|| McpArgument {
-                name: name.chars().take(128).collect(),
-                description: jsonrpc::bounded(a.get("description").and_then(Value::as_str).unwrap_or("")),
-                required: a.get("required").and_then(Value::as_bool).unwrap_or(false),
-            })
-        })
-        .take(20)
-        .collect();
-    Some(McpItem {
-        name: if prompt { name.chars().take(128).collect() } else { jsonrpc::bounded(name) },
-        description: super::schema::compact_description(text("description"), DESCRIPTION_LIMIT),
-        uri: uri.chars().take(2048).collect(),
-        mime_type: jsonrpc::bounded(text("mimeType")),
-        arguments,
-    })
-}
-
-/// Why the page cannot call a listed tool, or empty: a tool that runs only as a task (the
-/// protocol's `execution.taskSupport: "required"`, which this client does not implement: the
-/// call would fail with -32601), or one whose input is not an object of named arguments, which
-/// no strategy can give it.
-pub fn unservable(tool: &Value, input_schema: &Value) -> String {
-    if tool.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required") {
-        return "It runs only as a background task (taskSupport \"required\"), which this page does not support.".into();
-    }
-    match input_schema.get("type") {
-        None => String::new(),
-        Some(Value::String(t)) if t == "object" => String::new(),
-        Some(other) => format!("Its input schema asks for {} rather than an object of named arguments, which the agent cannot give.", jsonrpc::bounded(&other.to_string())),
-    }
 }
