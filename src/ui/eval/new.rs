@@ -30,17 +30,13 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
         text.set(t);
     };
     // Typed text is read once typing pauses (and at once when the box is left).
-    let typing = StoredValue::new(0u64);
+    let typing = crate::ui::services::page::Debounce::new(std::time::Duration::from_millis(400));
     let typed = move |ev: leptos::ev::Event| {
         text.set(event_target_value(&ev));
-        let n = typing.get_value() + 1;
-        typing.set_value(n);
-        crate::ui::services::page::after(std::time::Duration::from_millis(400), move || {
+        typing.call(move || {
             // The form may be gone by then.
-            if typing.try_get_value() == Some(n) {
-                if let Some(t) = text.try_get_untracked() {
-                    set.try_set(read_set(&t));
-                }
+            if let Some(t) = text.try_get_untracked() {
+                set.try_set(read_set(&t));
             }
         });
     };

@@ -72,6 +72,31 @@ pub async fn copy_text(text: &str) -> Result<(), String> {
     }
 }
 
+/// Runs the last of quick successive calls once they pause: typing read when it stops.
+#[derive(Clone, Copy)]
+pub struct Debounce {
+    delay: Duration,
+    calls: leptos::prelude::StoredValue<u64>,
+}
+
+impl Debounce {
+    pub fn new(delay: Duration) -> Self {
+        Debounce { delay, calls: leptos::prelude::StoredValue::new(0) }
+    }
+
+    /// `f`, once no other call came within the delay (and only while its owner lives).
+    pub fn call(self, f: impl FnOnce() + 'static) {
+        use leptos::prelude::{GetValue, SetValue};
+        let n = self.calls.get_value() + 1;
+        self.calls.set_value(n);
+        after(self.delay, move || {
+            if self.calls.try_get_value() == Some(n) {
+                f();
+            }
+        });
+    }
+}
+
 /// A moment (milliseconds since the epoch) in the person's own way of writing dates.
 pub fn local_time(unix_ms: f64) -> String {
     #[cfg(target_arch = "wasm32")]
