@@ -114,7 +114,7 @@ setup_std_sources() {
 # www/boot.js). These flags are unstable, hence RUSTC_BOOTSTRAP; they apply to this build only,
 # never to the tests, and are appended to .cargo/config.toml's wasm32 flags, not replacing them.
 # With SPLIT=1 the page is split into the first screen and parts fetched on use
-# (src/ui/parts.rs): `--cfg thoughtline_split`, scripts/split-link as the linker,
+# (src/ui/services/parts.rs): `--cfg thoughtline_split`, scripts/split-link as the linker,
 # scripts/split-tools first on PATH, then scripts/split-page.mjs places the parts in dist/.
 # Each step that fails falls back to the build without it, saying so: split with std for
 # size, then unsplit, then with the prebuilt std.

@@ -1,4 +1,4 @@
-// Places the parts of a split release build in dist/ (src/ui/parts.rs, docs/performance.md, "Bundle size").
+// Places the parts of a split release build in dist/ (src/ui/services/parts.rs, docs/performance.md, "Bundle size").
 //
 //   node scripts/split-page.mjs DIST WASM
 //

@@ -3,7 +3,7 @@
 //! loses its client; every session ended when the page goes away), the line each server's row
 //! says, and "Always allow" turning a tool's approval off in the settings as they are now.
 //!
-//! Plain state: the page's `ui::mcp::Mcp` holds one of these, mirrors the status lines in a
+//! Plain state: the page's `ui::services::mcp::Mcp` holds one of these, mirrors the status lines in a
 //! signal and carries out the browser's side (fetch, timers, the page going away).
 
 use std::rc::Rc;

@@ -5,7 +5,7 @@
 //! written, a tool's progress), what a run that ended before the agent recorded anything shows
 //! in its trace, and which finished runs reached the OpenTelemetry collector.
 //!
-//! Plain state, no browser: the run controller (`ui::run`) carries out the run and mirrors
+//! Plain state, no browser: the run controller (`ui::services::run`) carries out the run and mirrors
 //! this in signals.
 
 use crate::agent::{EventKind, StopReason};

@@ -49,7 +49,7 @@ impl Preset {
     pub fn api(self) -> Api {
         match self {
             Preset::Anthropic => Api::Anthropic,
-            // Never sent over HTTP: the page makes an `InPage` model for it (ui/run.rs).
+            // Never sent over HTTP: the page makes an `InPage` model for it (ui/services/run.rs).
             _ => Api::OpenAi,
         }
     }

@@ -1,4 +1,4 @@
-// End-to-end tests of the parts of the page fetched on use (src/ui/parts.rs;
+// End-to-end tests of the parts of the page fetched on use (src/ui/services/parts.rs;
 // docs/performance.md, "Bundle size"): what the first screen loads, and what a person sees when
 // a part cannot be fetched.
 // They need the split release build (scripts/test builds it); an unsplit page fails the first.

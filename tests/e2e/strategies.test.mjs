@@ -189,7 +189,7 @@ test('Compare runs one question two ways side by side with a summary', async () 
   await script(env.server.origin, scope, [action('calculator', '6*7'), finalAnswer('42 (ReAct)')], 'model-a');
   await script(env.server.origin, scope, [{ tool_calls: [{ name: 'calculator', arguments: { input: '6*7' } }] }, { text: '42 (native)' }], 'model-b');
   await page.getByTestId('compare-toggle').click();
-  // Compare is a part fetched on use (src/ui/parts.rs): it appears once it has arrived.
+  // Compare is a part fetched on use (src/ui/services/parts.rs): it appears once it has arrived.
   await page.getByTestId('compare').waitFor();
   assert.ok(await page.getByTestId('compare').isVisible());
   assert.ok(!(await page.getByTestId('composer').isVisible()), 'the chat is hidden while comparing');

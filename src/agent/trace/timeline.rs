@@ -1,7 +1,7 @@
 //! A run's events as a timeline: one bar per model call (its wait for the first token apart
 //! from the writing), per tool call, per retry wait and per wait for the person's approval, on
 //! one time axis. What no bar covers is the agent's own time. Pure: the page draws it
-//! (`ui/trace/timeline.rs`), the tests read it here.
+//! (`ui/widgets/trace/timeline.rs`), the tests read it here.
 
 use super::row::{seconds_or_dash, usage_text};
 use super::{Event, EventKind, LlmPurpose};

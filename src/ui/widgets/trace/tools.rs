@@ -158,6 +158,7 @@ pub fn run_tools(toolbar: Toolbar) -> AnyView {
         <button class="ghost small" data-testid="compare-runs" on:click=move |_| on_compare_runs.run(())
             title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
         // The exports in one menu, so the toolbar stays one row above the steps.
+        <link rel="stylesheet" href="parts/find.css"/>
         <details class="menu" data-testid="exports" node_ref=menu>
             <summary class="ghost small" title="Save or copy this conversation or the run shown">"⬇ Export"</summary>
             <div class="menu-items" role="group" aria-label="Export" on:click=close>
