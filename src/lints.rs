@@ -232,3 +232,20 @@ fn thread_locals_live_only_in_the_page_services_and_the_seams() {
         assert!(!text.contains("thread_local!"), "{name} holds a thread-local: state goes in the app, passed explicitly, or in a page service");
     }
 }
+
+#[test]
+fn views_hold_no_queue_lock_timer_or_retry_state() {
+    // What a view keeps is what it draws (a toggle, a scroll position); queues of work, locks,
+    // timers and what to try again are the app's, carried out by a page service.
+    const STATE: [&str; 10] = ["VecDeque", "StoredValue<Vec", "StoredValue::new(Vec", "StoredValue::new_local(Vec", "RefCell<Vec", "TimeoutHandle", "IntervalHandle", "set_timeout", "set_interval", "RunLock"];
+    for (name, text) in sources("ui") {
+        if name.starts_with("ui/services/") || is_test_file(&name) {
+            continue;
+        }
+        for (n, line) in code_lines(&text) {
+            for word in STATE {
+                assert!(!line.contains(word), "{name}:{n} holds {word}: state of this kind is the app's, carried out by a page service");
+            }
+        }
+    }
+}
