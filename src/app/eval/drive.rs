@@ -48,11 +48,6 @@ impl Drive {
         self.record = Some(record);
     }
 
-    /// The cell worker `w` runs now.
-    pub fn job(&self, w: usize) -> Option<Job> {
-        self.jobs.get(w).copied().flatten()
-    }
-
     /// The cells to start now, each given a worker: one whose run has ended (`free`, by worker)
     /// among the first `concurrency`. A cell with no such worker waits again, first in line.
     /// Nothing starts while the page leaves.
@@ -143,10 +138,6 @@ impl Drive {
     pub fn stayed(&mut self) -> bool {
         let was = std::mem::replace(&mut self.leaving, false);
         was && self.running()
-    }
-
-    pub fn is_leaving(&self) -> bool {
-        self.leaving
     }
 
     /// Whether the open evaluation runs.

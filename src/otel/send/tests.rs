@@ -116,23 +116,8 @@ fn a_bare_address_gets_the_traces_path() {
     assert_eq!(with("https://cloud.langfuse.com/api/public/otel/v1/traces"), "https://cloud.langfuse.com/api/public/otel/v1/traces");
 }
 
-/// A clock whose waits end at once, each recorded: a stalled collector is given up on without
-/// a test waiting 30 s.
-#[derive(Default)]
-struct Impatient(RefCell<Vec<f64>>);
-
-impl Clock for Impatient {
-    fn now_ms(&self) -> f64 {
-        0.0
-    }
-    fn unix_ms(&self) -> f64 {
-        0.0
-    }
-    fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()> {
-        self.0.borrow_mut().push(ms);
-        Box::pin(async {})
-    }
-}
+// A stalled collector is given up on without a test waiting 30 s (`Impatient`).
+use crate::base::clock::Impatient;
 
 #[test]
 fn a_collector_that_never_answers_is_given_up_on_after_its_time() {

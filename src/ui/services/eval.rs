@@ -247,17 +247,13 @@ impl Driver {
 
     /// Stop: the runs going on are stopped and their cells wait for the next start.
     pub fn stop(self) {
-        let cases: Vec<usize> = self.workers.with_untracked(|all| all.iter().filter_map(|w| w.job.get_untracked()).map(|j| j.case).collect());
         let Some((stopped, writes)) = self.drive.try_update_value(Drive::stop) else { return };
         let workers = self.workers.get_untracked();
-        for w in stopped {
-            if let Some(worker) = workers.get(w) {
-                worker.job.set(None);
-                worker.control.stop();
-            }
-        }
-        for case in cases {
-            self.changed(Some(case));
+        for worker in stopped.into_iter().filter_map(|w| workers.get(w)) {
+            let case = worker.job.get_untracked().map(|j| j.case);
+            worker.job.set(None);
+            worker.control.stop();
+            self.changed(case);
         }
         self.write(writes);
     }

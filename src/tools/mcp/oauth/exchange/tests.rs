@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 
 use super::*;
+use crate::base::clock::Impatient;
 use crate::base::LocalBoxFuture;
 use crate::net::{FetchFailed, HttpResponse, Streaming};
 use crate::tools::mcp::oauth::Tokens;
@@ -19,23 +20,6 @@ impl Fetch for Silent {
     fn open<'a>(&'a self, request: HttpRequest<'a>) -> LocalBoxFuture<'a, Result<Box<dyn Streaming>, FetchFailed>> {
         self.0.borrow_mut().push(request.url.to_string());
         Box::pin(std::future::pending())
-    }
-}
-
-/// A clock whose waits end at once, each recorded.
-#[derive(Default)]
-struct Impatient(RefCell<Vec<f64>>);
-
-impl Clock for Impatient {
-    fn now_ms(&self) -> f64 {
-        0.0
-    }
-    fn unix_ms(&self) -> f64 {
-        0.0
-    }
-    fn sleep(&self, ms: f64) -> LocalBoxFuture<'static, ()> {
-        self.0.borrow_mut().push(ms);
-        Box::pin(async {})
     }
 }
 
