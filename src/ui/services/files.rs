@@ -45,18 +45,6 @@ pub async fn exported(what: Export, part: &str) -> Result<String, String> {
     }
 }
 
-/// The conversation in the export file chosen in `input`, refused past `IMPORT_LIMIT_BYTES`;
-/// the input is emptied either way, so the same file can be chosen again.
-#[cfg(target_arch = "wasm32")]
-pub async fn import_chosen(input: &crate::ui::services::page::Chosen) -> Result<Conversation, String> {
-    let result = match input.read(IMPORT_LIMIT_BYTES).await {
-        Ok(text) => import_text(text).await.unwrap_or_else(|missing| Err(missing.message("Import"))),
-        Err(e) => Err(e),
-    };
-    input.clear();
-    result
-}
-
 crate::ui::services::parts::part!(import_file, preload = preload_import, pub fn import_text(text: String) -> Result<Conversation, String> {
     crate::storage::import_chat(&text)
 });

@@ -219,7 +219,12 @@ fn side(step: Option<&StepView>, d: crate::agent::trace::align::Differs) -> AnyV
 fn read_file(input: crate::ui::services::page::Chosen, files: RwSignal<Vec<FileRun>>, status: RwSignal<String>, settings: ReadSignal<Settings>) {
     leptos::task::spawn_local(async move {
         let name = input.name();
-        match crate::ui::services::files::import_chosen(&input).await {
+        let result = match input.read(crate::ui::services::files::IMPORT_LIMIT_BYTES).await {
+            Ok(text) => crate::ui::services::files::import_text(text).await.unwrap_or_else(|missing| Err(missing.message("Import"))),
+            Err(e) => Err(e),
+        };
+        input.clear();
+        match result {
             Ok(mut chat) => {
                 // Masked like any import: a key of ours in a shared file is never shown.
                 chat.mask(&settings.with_untracked(crate::ui::services::secrets::collect));

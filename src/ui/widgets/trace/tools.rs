@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::services::files::{exported, preload_export, preload_import, Export};
+use crate::ui::services::files::{exported, import_text, preload_export, preload_import, Export};
 use crate::agent::Trace;
 use crate::conversation::Conversation;
 use crate::app::settings::Settings;
@@ -187,7 +187,12 @@ fn copy_later(text: String, status: RwSignal<String>) {
 #[cfg(target_arch = "wasm32")]
 fn import_later(input: crate::ui::services::page::Chosen, on_import: Callback<Conversation>, status: RwSignal<String>) {
     leptos::task::spawn_local(async move {
-        match crate::ui::services::files::import_chosen(&input).await {
+        let result = match input.read(crate::ui::services::files::IMPORT_LIMIT_BYTES).await {
+            Ok(text) => import_text(text).await.unwrap_or_else(|missing| Err(missing.message("Import"))),
+            Err(e) => Err(e),
+        };
+        input.clear();
+        match result {
             Ok(chat) => {
                 let events: usize = chat.runs.iter().map(|r| r.events.len()).sum();
                 let runs = chat.runs.len();
@@ -202,5 +207,6 @@ fn import_later(input: crate::ui::services::page::Chosen, on_import: Callback<Co
 #[cfg(not(target_arch = "wasm32"))]
 fn import_later(_input: crate::ui::services::page::Chosen, _on_import: Callback<Conversation>, status: RwSignal<String>) {
     // Reading a file needs the browser; the part is the same everywhere.
+    let _ = import_text;
     status.set("Importing needs a browser.".into());
 }
