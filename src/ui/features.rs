@@ -7,7 +7,6 @@ use leptos::prelude::*;
 
 use crate::app::settings::Settings;
 use crate::conversation::Conversation;
-use crate::ui::widgets::trace::tools::ShareWith;
 
 crate::ui::services::parts::part!(save_settings, preload = preload_save_settings, pub fn settings_saved(settings: RwSignal<Settings>) -> Result<(), String> {
     settings.with_untracked(crate::ui::services::settings::save).map_err(|e| e.to_string())
@@ -39,8 +38,8 @@ crate::ui::services::parts::part!(evaluations, preload = preload_evaluations, pu
     view! { <super::eval::EvalPane settings chat/> }.into_any()
 });
 
-/// The trace toolbar's way to the Share panel: the Compare part draws it.
-pub const SHARE: ShareWith = ShareWith {
-    panel: |chat, settings, on_close| crate::ui::services::parts::part_view("compare", move || Box::pin(compare_part(Drawn::SharePanel { chat, settings, on_close })), None, crate::ui::services::parts::Around::Nothing),
-    fetch: || leptos::task::spawn_local(async { let _ = preload_compare().await; }),
-};
+/// The trace toolbar's way to the Share panel, which the Compare part draws. Only this call
+/// sits in the first load; the toolbar's part shows what it brings.
+pub fn share_panel(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()>) -> crate::ui::services::parts::PartFuture {
+    Box::pin(compare_part(Drawn::SharePanel { chat, settings, on_close }))
+}

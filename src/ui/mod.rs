@@ -186,8 +186,8 @@ pub fn App() -> impl IntoView {
             <main class="layout" hidden=move || show_compare.get() || show_evals.get()>
                 <chats::ChatList chats running=running.read_only()/>
                 <chat::ChatPane chat running=running.read_only() on_send on_stop first_look=chat::FirstLook { settings, in_page } approval=chat_run.approval compose=chat::compose::Compose { mcp, run: chat_run }/>
-                <widgets::trace::TracePane chat streaming=streaming.read_only() running=running.read_only() progress=chat_run.progress.read_only() sent=chat_run.sent.read_only() session>
-                    <widgets::trace::tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import on_compare_runs share=features::SHARE/>
+                <widgets::trace::TracePane chat streaming=streaming.read_only() running=running.read_only() progress=chat_run.progress.read_only() sent=chat_run.sent.read_only() session on_compare_runs>
+                    <widgets::trace::tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import share=widgets::trace::tools::ShareWith { panel: features::share_panel, fetch: fetch_compare }/>
                 </widgets::trace::TracePane>
             </main>
             // Built (and, in the shipped page, fetched: `parts`) the first time it is opened,

@@ -10,7 +10,7 @@ use crate::app::share::{Choice, Fit, Observations, Opened, Scope, Sharing, CUT_C
 use crate::conversation::Conversation;
 
 /// A shared run's own toolbar shares from here: this code is already in the page.
-const HERE: crate::ui::widgets::trace::tools::ShareWith = crate::ui::widgets::trace::tools::ShareWith { panel: share_panel, fetch: || {} };
+const HERE: crate::ui::widgets::trace::tools::ShareWith = crate::ui::widgets::trace::tools::ShareWith { panel: |chat, settings, on_close| Box::pin(async move { Ok(share_panel(chat, settings, on_close)) }), fetch: || {} };
 
 /// The Share panel (drawn by the Compare part, `ui::Drawn`).
 pub fn share_panel(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()>) -> AnyView {
@@ -195,7 +195,7 @@ fn SharedRun(opened: Opened, on_keep: Callback<Conversation>) -> impl IntoView {
         comparing.set(true);
         asked.update(|n| *n += 1);
     });
-    let toolbar = crate::ui::widgets::trace::tools::Toolbar::new(chat, settings, running, on_compare_runs, status, HERE);
+    let toolbar = crate::ui::widgets::trace::tools::Toolbar::new(chat, settings, running, status, HERE);
     let messages = Memo::new(move |_| chat.with(Conversation::messages));
     let keep = move |_| on_keep.run(chat.get_untracked());
     let runs = chat.with_untracked(|c| c.runs.len());
@@ -212,7 +212,7 @@ fn SharedRun(opened: Opened, on_keep: Callback<Conversation>) -> impl IntoView {
             <section class="chat" aria-label="Chat">
                 <ol class="messages" data-testid="messages">{crate::ui::widgets::bubbles::bubbles(messages, chat, running)}</ol>
             </section>
-            <crate::ui::widgets::trace::TracePane chat streaming running progress sent>
+            <crate::ui::widgets::trace::TracePane chat streaming running progress sent on_compare_runs>
                 <div class="trace-tools" role="toolbar" aria-label="Trace actions">
                     {crate::ui::services::parts::part_view("trace_rows", move || Box::pin(crate::ui::widgets::trace::rows_part(crate::ui::widgets::trace::Shown::Tools(toolbar))), None, crate::ui::services::parts::Around::Nothing)}
                     <span class="status" role="status" data-testid="trace-status">{move || status.get()}</span>

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, untilStored, exportMenu } from './harness.mjs';
+import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, untilStored, exportMenu, moreMenu } from './harness.mjs';
 
 const env = suite();
 
@@ -136,6 +136,7 @@ test('a branch from an observation and from a thought, ask again, switching, rel
   await page.locator('.bubble.assistant .text', { hasText: /^48$/ }).waitFor();
 
   // 9. Compare runs pairs the branch shown with the line it came from, from the fork on.
+  await moreMenu(page);
   await page.getByTestId('compare-runs').click();
   const compare = page.getByTestId('runs-compare');
   await compare.waitFor();

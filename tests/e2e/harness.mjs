@@ -246,6 +246,12 @@ export async function exportMenu(page) {
   if (!(await menu.evaluate((details) => details.open))) await menu.locator(':scope > summary').click();
 }
 
+/** Opens the trace toolbar's "⋯" menu (Compare runs, Import, Timeline, the filter, Next error, Expand and Collapse all) unless it is open already. */
+export async function moreMenu(page) {
+  const menu = page.getByTestId('trace-more');
+  if (!(await menu.evaluate((details) => details.open))) await menu.locator(':scope > summary').click();
+}
+
 /**
  * An exported run of `steps` calculator steps, as the export of version 1 wrote it: each step a
  * request, a streamed ReAct reply, its reading, the call and an observation `${s}+1 = ${s + 1}`

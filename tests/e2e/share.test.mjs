@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { suite, openApp, script, requests, ask, shot, loopbackSettings, action, untilStored, traceTones, exportMenu } from './harness.mjs';
+import { suite, openApp, script, requests, ask, shot, loopbackSettings, action, untilStored, traceTones, exportMenu, moreMenu } from './harness.mjs';
 
 const env = suite();
 
@@ -94,6 +94,7 @@ test('a two-run conversation shared by link opens read-only in a fresh profile; 
   await v.locator('[data-testid="event"][data-kind="tool_result"]', { hasText: '6*7 = 42' }).waitFor();
   assert.equal(await v.getByTestId('composer').count(), 0, 'nothing to ask here');
   assert.equal(await v.getByTestId('fork-step').count(), 0, 'nothing runs from here');
+  await moreMenu(v);
   await v.getByTestId('view-timeline').click();
   await v.getByTestId('timeline-bar').first().waitFor();
   await exportMenu(v);
@@ -101,6 +102,7 @@ test('a two-run conversation shared by link opens read-only in a fresh profile; 
   const spans = JSON.parse(fs.readFileSync(await otel.path(), 'utf8')).resourceSpans[0].scopeSpans[0].spans;
   assert.ok(spans.some((s) => s.name.includes('calculator')), 'the OpenTelemetry file of the run shown');
   await shot(v, 'shared-view');
+  await moreMenu(v);
   await v.getByTestId('compare-runs').click();
   const runA = v.getByTestId('runs-compare-a');
   await runA.waitFor();

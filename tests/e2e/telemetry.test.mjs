@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { suite, openApp, script, ask, shot, loopbackSettings, action, longRunExport, exportMenu } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, action, longRunExport, exportMenu, moreMenu } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -55,6 +55,7 @@ test('usage on every model row and summed; the timeline draws each call and wait
   const out = counts.map((c) => Number(c.match(/(\d+) out/)[1])).reduce((a, b) => a + b, 0);
   assert.match(await page.getByTestId('trace-totals').textContent(), new RegExp(`200 in · ${out} out tokens`));
 
+  await moreMenu(page);
   await page.getByTestId('view-timeline').click();
   const timeline = page.getByTestId('timeline');
   await timeline.waitFor();
@@ -91,12 +92,14 @@ test('usage on every model row and summed; the timeline draws each call and wait
   assert.equal(focused, toolEvent);
   assert.equal(await page.locator(`li.event[data-index="${toolEvent}"]`).getAttribute('data-kind'), 'tool_call');
   // A step the list's filter hides is not opened, and the timeline says why.
+  await moreMenu(page);
   await page.getByTestId('trace-filter').selectOption('model');
   await page.locator(`li.event[data-index="${toolEvent}"]`).waitFor({ state: 'hidden' });
   await bars.nth(2).click();
   assert.match(await page.getByTestId('timeline-figures').textContent(), /hidden by the list's filter; choose “All steps”/);
   await bars.nth(0).hover();
   assert.match(await page.getByTestId('timeline-figures').textContent(), /^Model call, step 1/, 'another bar shows its own figures again');
+  await moreMenu(page);
   await page.getByTestId('trace-filter').selectOption('all');
   assert.deepEqual(unexpected(errors), []);
   await context.close();
@@ -181,6 +184,7 @@ test('the timeline of an imported 600-step run draws only the rows in view and r
     window.__long = [];
     new PerformanceObserver((list) => list.getEntries().forEach((e) => window.__long.push(e.duration))).observe({ type: 'longtask' });
   });
+  await moreMenu(page);
   await page.getByTestId('view-timeline').click();
   await page.getByTestId('timeline').waitFor();
   assert.match(await page.getByTestId('timeline-figures').textContent(), /^1200 bars over /);

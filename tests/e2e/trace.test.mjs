@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { suite, openApp, script, ask, shot, loopbackSettings, action, showAll, longRunExport, exportMenu } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, action, showAll, longRunExport, exportMenu, moreMenu } from './harness.mjs';
 
 const env = suite();
 const require = createRequire(import.meta.url);
@@ -59,8 +59,10 @@ test('a long observation shows its first lines and opens whole; Expand all and C
   const whole = await text.textContent();
   assert.ok(whole.length > preview.length && whole.startsWith(preview.slice(0, -2)), 'Show all opens the whole text');
   assert.equal(await observation.getByTestId('show-all').textContent(), 'Show less');
+  await moreMenu(page);
   await page.getByTestId('collapse-all').click();
   assert.equal(await text.textContent(), preview);
+  await moreMenu(page);
   await page.getByTestId('expand-all').click();
   assert.equal(await text.textContent(), whole);
   await context.close();
@@ -76,6 +78,7 @@ test('search finds a word in an observation and moves between matches', async ()
   await showAll(observation);
   const words = (await observation.getByTestId('part-text').textContent()).match(/[A-Za-z]{7,}/g);
   const word = words.at(-1);
+  await moreMenu(page);
   await page.getByTestId('collapse-all').click();
   await page.getByTestId('trace-search').fill(word.toLowerCase());
   await page.getByTestId('trace-search-count').filter({ hasText: /of/ }).waitFor();
@@ -128,13 +131,17 @@ test('the errors filter shows only red rows, and keys move between steps and err
   await page.keyboard.press('/');
   assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'trace-search');
 
+  await moreMenu(page);
   await page.getByTestId('trace-filter').selectOption('errors');
   const shown = await page.locator('[data-testid="event"]:visible').evaluateAll((els) => els.map((e) => e.dataset.tone));
   assert.ok(shown.length >= 1 && shown.every((t) => t === 'error'), shown.join(' '));
+  await moreMenu(page);
   await page.getByTestId('trace-filter').selectOption('tools');
   const tools = await page.locator('[data-testid="event"]:visible').evaluateAll((els) => els.map((e) => e.dataset.kind));
   assert.deepEqual([...new Set(tools)].sort(), ['tool_call', 'tool_result', 'unknown_tool'], tools.join(' '));
+  await moreMenu(page);
   await page.getByTestId('trace-filter').selectOption('all');
+  await moreMenu(page);
   await page.getByTestId('next-error').click();
   assert.equal(await page.evaluate(() => document.activeElement.dataset.tone), 'error');
   await context.close();
@@ -147,6 +154,7 @@ test('two runs compared side by side mark the tool input that differs', async ()
   await finished(page, 1);
   await ask(page, 'And six times eight?');
   await finished(page, 2);
+  await moreMenu(page);
   await page.getByTestId('compare-runs').click();
   const section = page.getByTestId('runs-compare');
   await section.waitFor();
@@ -218,6 +226,7 @@ test('the trace with its find bar and a comparison passes axe in both themes', a
     await page.evaluate((th) => { document.documentElement.dataset.theme = th; }, theme);
     assert.deepEqual(await check('section.trace'), [], `trace, ${theme}`);
   }
+  await moreMenu(page);
   await page.getByTestId('compare-runs').click();
   await page.getByTestId('runs-compare-table').waitFor();
   for (const theme of ['light', 'dark']) {

@@ -62,6 +62,68 @@ pub fn close_menu(menu: &web_sys::Element) {
     let _ = menu.remove_attribute("open");
 }
 
+/// Closes a `<details>` menu when a button in it was pressed (a field in it, such as a
+/// `<select>`, keeps it open while the person chooses).
+pub fn close_menu_after_choice(ev: &leptos::ev::MouseEvent, menu: &web_sys::Element) {
+    let pressed = ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()).is_some_and(|e| e.tag_name() == "BUTTON");
+    if pressed {
+        close_menu(menu);
+    }
+}
+
+/// Closes the `<details>` menu when the pointer goes down anywhere outside it, as menus do,
+/// for as long as the caller lives.
+pub fn close_menu_from_outside(menu: NodeRef<leptos::html::Details>) {
+    let listening = window_event_listener(leptos::ev::pointerdown, move |ev| {
+        let Some(menu) = menu.get_untracked() else { return };
+        if !menu.has_attribute("open") {
+            return;
+        }
+        let inside = ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Node>(t).ok()).is_some_and(|node| menu.contains(Some(&node)));
+        if !inside {
+            close_menu(&menu);
+        }
+    });
+    on_cleanup(move || listening.remove());
+}
+
+/// Where the trace's find bar stands: in the pane's toolbar, beside its actions, so that the
+/// pane keeps one row above its first step; in the pane's head when it has no toolbar.
+pub fn find_bar_place(pane: NodeRef<leptos::html::Section>) -> Option<web_sys::Element> {
+    let pane = pane.get_untracked()?;
+    let at = |selector: &str| pane.query_selector(selector).ok().flatten();
+    at(":scope > .trace-head > [role=toolbar]").or_else(|| at(":scope > .trace-head"))
+}
+
+/// Draws `view` at the end of `place`, an element another view drew, for as long as the
+/// caller lives (it goes with the caller's owner).
+#[cfg(target_arch = "wasm32")]
+pub fn draw_in(place: web_sys::Element, view: impl FnOnce() -> AnyView + 'static) {
+    let drawn = leptos::mount::mount_to(wasm_bindgen::JsCast::unchecked_into(place), view);
+    // Dropped, and so taken off the page, when the caller's owner is cleaned up.
+    StoredValue::new_local(drawn);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+pub fn draw_in(_place: web_sys::Element, _view: impl FnOnce() -> AnyView + 'static) {}
+
+/// The file field of the pane's Import, when the pane has one (a chat's own trace does).
+fn import_field(pane: NodeRef<leptos::html::Section>) -> Option<web_sys::HtmlElement> {
+    let field = pane.get_untracked()?.query_selector("[data-testid=import]").ok().flatten()?;
+    wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(field).ok()
+}
+
+pub fn has_import(pane: NodeRef<leptos::html::Section>) -> bool {
+    import_field(pane).is_some()
+}
+
+/// Opens the Import's file chooser (a menu's "Import…", in the click that chose it).
+pub fn choose_import(pane: NodeRef<leptos::html::Section>) {
+    if let Some(field) = import_field(pane) {
+        field.click();
+    }
+}
+
 /// Selects the whole text of the field that got the focus (a link to copy).
 pub fn select_all(ev: &leptos::ev::FocusEvent) {
     event_target::<web_sys::HtmlInputElement>(ev).select();

@@ -17,7 +17,7 @@ pub mod tools;
 use crate::agent::{Event, EventKind, Tone};
 use crate::conversation::Conversation;
 
-use self::find::{find_bar, Look};
+use self::find::{find_bar, Beside, Look};
 use self::row::{EventRow, LiveRow};
 use self::steps::{Steps, MAX_ROWS};
 
@@ -37,6 +37,9 @@ pub fn TracePane(
     /// not kept).
     #[prop(optional)]
     session: Option<crate::ui::services::session::Session>,
+    /// Opens this conversation's runs side by side (offered in the toolbar's menu when given).
+    #[prop(optional)]
+    on_compare_runs: Option<Callback<()>>,
     children: Children,
 ) -> impl IntoView {
     let pane = NodeRef::<leptos::html::Section>::new();
@@ -70,7 +73,7 @@ pub fn TracePane(
     // (steps, timeline, find bar, totals) is a part of the page, which a first screen without
     // steps does not wait for.
     let has_runs = move || running.get() || chat.with(|c| !c.runs.is_empty());
-    let body = Body { chat, streaming, running, progress, sent, pane, keys, scrolled, follow, session };
+    let body = Body { chat, streaming, running, progress, sent, pane, keys, scrolled, follow, session, on_compare_runs };
     view! {
         <section class="trace" aria-label="Agent trace" node_ref=pane on:scroll=on_scroll on:keydown=on_key>
             <div class="trace-head">
@@ -97,12 +100,13 @@ pub struct Body {
     scrolled: Trigger,
     follow: StoredValue<bool>,
     session: Option<crate::ui::services::session::Session>,
+    on_compare_runs: Option<Callback<()>>,
 }
 
 /// The body of the pane, drawn by the trace part: every step of the run shown, the timeline,
 /// the find bar, the live reply and the totals.
 fn pane_body(b: Body) -> AnyView {
-    let Body { chat, streaming, running, progress, sent, pane, keys, scrolled, follow, session } = b;
+    let Body { chat, streaming, running, progress, sent, pane, keys, scrolled, follow, session, on_compare_runs } = b;
     let trace = Steps(chat);
     let forking = Some(self::fork::Forking::new(session, chat, running));
     let look = Look::new(scrolled);
@@ -199,7 +203,8 @@ fn pane_body(b: Body) -> AnyView {
         }).unwrap_or_default()
     });
     // The timeline, shown above the step list (which stays: hiding thousands of rows and
-    // showing them again would lay them all out anew); a bar clicked there opens its step.
+    // showing them again would lay them all out anew) when the find bar's menu asks for it; a
+    // bar clicked there opens its step.
     let as_timeline = RwSignal::new(false);
     let on_open = Callback::new(move |index: u32| match crate::ui::services::dom::open_row(pane, index) {
         Ok(()) => None,
@@ -208,18 +213,11 @@ fn pane_body(b: Body) -> AnyView {
     });
     view! {
         <div class="trace-body">
-            // Only where there are steps to put on it.
-            <Show when=move || !trace.with(<[Event]>::is_empty)>
-                <div class="trace-views">
-                    <button class="ghost small view-toggle" data-testid="view-timeline" aria-pressed=move || as_timeline.get().to_string()
-                        title="The run on one time axis, above its steps" on:click=move |_| as_timeline.update(|on| *on = !*on)>"Timeline"</button>
-                </div>
-            </Show>
             <Show when=move || as_timeline.get() && !trace.with(<[Event]>::is_empty)>
                 <self::timeline::TimelineView trace on_open/>
             </Show>
             <Show when=move || idle.get()>
-                {crate::ui::services::parts::part_view("find_bar", move || Box::pin(find_bar(trace, look, pane)), None, crate::ui::services::parts::Around::Nothing)}
+                {crate::ui::services::parts::part_view("find_bar", move || Box::pin(find_bar(trace, look, Beside { pane, as_timeline, on_compare_runs })), None, crate::ui::services::parts::Around::Nothing)}
             </Show>
             <ShownRun chat/>
             <Show when=move || trace.with(<[Event]>::is_empty) && !running.get() && chat.with(|c| c.shown_run().is_none_or(|r| r.steps_kept))>

@@ -152,13 +152,31 @@ impl Look {
     }
 }
 
-crate::ui::services::parts::part!(find_bar, preload = preload_find_bar, pub fn find_bar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> AnyView {
+/// What the find bar works with beside the steps: the pane, its timeline switch, and the way to
+/// Compare runs when the pane's owner offers one.
+#[derive(Clone, Copy)]
+pub struct Beside {
+    pub pane: NodeRef<leptos::html::Section>,
+    pub as_timeline: RwSignal<bool>,
+    pub on_compare_runs: Option<Callback<()>>,
+}
+
+crate::ui::services::parts::part!(find_bar, preload = preload_find_bar, pub fn find_bar(trace: Steps, look: Look, beside: Beside) -> AnyView {
+    let pane = beside.pane;
     look.keys.set_value(Some(Callback::new(move |ev: leptos::ev::KeyboardEvent| on_pane_key(&ev, pane, look))));
-    view! { <FindBar trace look pane/> }.into_any()
+    // In the toolbar, so the pane keeps one row above its first step.
+    match crate::ui::services::dom::find_bar_place(pane) {
+        Some(place) => {
+            crate::ui::services::dom::draw_in(place, move || view! { <FindBar trace look beside/> }.into_any());
+            ().into_any()
+        }
+        None => view! { <FindBar trace look beside/> }.into_any(),
+    }
 });
 
 #[component]
-fn FindBar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> impl IntoView {
+fn FindBar(trace: Steps, look: Look, beside: Beside) -> impl IntoView {
+    let Beside { pane, as_timeline, on_compare_runs } = beside;
     let input = NodeRef::<leptos::html::Input>::new();
     // Searched again when the query, the filter or the trace changes.
     Effect::new(move |_| {
@@ -239,26 +257,62 @@ fn FindBar(trace: Steps, look: Look, pane: NodeRef<leptos::html::Section>) -> im
         _ => {}
     };
     let no_matches = move || look.matches.with(Vec::is_empty);
+    // A choice closes the menu, as does a press anywhere outside it; its filter stays open while
+    // it is chosen.
+    let menu = NodeRef::<leptos::html::Details>::new();
+    let close = move |ev: leptos::ev::MouseEvent| {
+        if let Some(menu) = menu.get_untracked() {
+            crate::ui::services::dom::close_menu_after_choice(&ev, &menu);
+        }
+    };
+    crate::ui::services::dom::close_menu_from_outside(menu);
+    let import = crate::ui::services::dom::has_import(pane);
     view! {
         <link rel="stylesheet" href="parts/find.css"/>
+        // Fetched ahead of the Timeline its menu opens.
+        <link rel="stylesheet" href="parts/timeline.css"/>
         <div class="trace-find" role="search" aria-label="Find in the trace">
-            <input type="search" class="find-input" data-testid="trace-search" node_ref=input placeholder="Search the steps  /"
-                aria-label="Search the steps" aria-keyshortcuts="/" autocomplete="off" spellcheck="false"
-                on:focus=move |_| look.prepare(trace) on:input=move |ev| look.query.set(event_target_value(&ev)) on:keydown=on_key/>
-            <span class="find-count" data-testid="trace-search-count" role="status">{count}</span>
+            <span class="find-field">
+                <input type="search" class="find-input" data-testid="trace-search" node_ref=input placeholder="Search the steps  /"
+                    aria-label="Search the steps" aria-keyshortcuts="/" autocomplete="off" spellcheck="false"
+                    on:focus=move |_| look.prepare(trace) on:input=move |ev| look.query.set(event_target_value(&ev)) on:keydown=on_key/>
+                <span class="find-count" data-testid="trace-search-count" role="status">{count}</span>
+            </span>
             <button class="ghost small" data-testid="search-prev" aria-label="Previous match" title="Previous match (N)" disabled=no_matches on:click=move |_| look.step(false)>"↑"</button>
             <button class="ghost small" data-testid="search-next" aria-label="Next match" title="Next match (n)" disabled=no_matches on:click=move |_| look.step(true)>"↓"</button>
-            <select class="small" data-testid="trace-filter" aria-label="Show" on:change=move |ev| look.filter.set(Filter::from_id(&event_target_value(&ev)))>
-                {Filter::ALL.into_iter().map(|f| view! { <option value=f.id() selected=move || look.filter.get() == f>{f.label()}</option> }).collect_view()}
-            </select>
-            <button class="ghost small" data-testid="next-error" title="Next error (e)" on:click=move |_| { next_error(pane); }>"Next error"</button>
-            <button class="ghost small" data-testid="expand-all" on:click=move |_| look.expand.update(|(n, on)| { *n += 1; *on = true; })>"Expand all"</button>
-            <button class="ghost small" data-testid="collapse-all" on:click=move |_| look.expand.update(|(n, on)| { *n += 1; *on = false; })>"Collapse all"</button>
-            <details class="keys">
-                <summary>"Keys"</summary>
-                <p>"With the focus in the trace: " <kbd>"/"</kbd> " search · " <kbd>"j"</kbd> " " <kbd>"k"</kbd> " next and previous step · " <kbd>"Enter"</kbd> " show all · " <kbd>"e"</kbd> " next error · " <kbd>"n"</kbd> " " <kbd>"N"</kbd> " next and previous match."</p>
-            </details>
         </div>
+        // What is used less often: one menu, at the end of the row.
+        <details class="menu trace-more" data-testid="trace-more" node_ref=menu>
+            <summary class="ghost small" aria-label="More: compare runs, import, timeline, filter" title="Compare runs, import, timeline, filter, expand and collapse">"⋯"</summary>
+            <div class="menu-items" role="group" aria-label="More" on:click=close>
+                {on_compare_runs.map(|compare| view! {
+                    <button class="ghost small" data-testid="compare-runs" on:click=move |_| compare.run(())
+                        title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
+                })}
+                {import.then(|| view! {
+                    <button class="ghost small" data-testid="import-more" on:click=move |_| crate::ui::services::dom::choose_import(pane)
+                        title="Open an exported conversation to look at it again">"⬆ Import…"</button>
+                })}
+                <button class="ghost small" data-testid="view-timeline" aria-pressed=move || as_timeline.get().to_string()
+                    title="The run on one time axis, above its steps" on:click=move |_| as_timeline.update(|on| *on = !*on)>
+                    {move || if as_timeline.get() { "✓ Timeline" } else { "Timeline" }}
+                </button>
+                <label class="menu-field">"Show "
+                    <select class="small" data-testid="trace-filter" aria-label="Show" on:change=move |ev| {
+                        look.filter.set(Filter::from_id(&event_target_value(&ev)));
+                        if let Some(menu) = menu.get_untracked() {
+                            crate::ui::services::dom::close_menu(&menu);
+                        }
+                    }>
+                        {Filter::ALL.into_iter().map(|f| view! { <option value=f.id() selected=move || look.filter.get() == f>{f.label()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <button class="ghost small" data-testid="next-error" title="Next error (e)" on:click=move |_| { next_error(pane); }>"Next error"</button>
+                <button class="ghost small" data-testid="expand-all" on:click=move |_| look.expand.update(|(n, on)| { *n += 1; *on = true; })>"Expand all"</button>
+                <button class="ghost small" data-testid="collapse-all" on:click=move |_| look.expand.update(|(n, on)| { *n += 1; *on = false; })>"Collapse all"</button>
+                <p class="keys">"Keys, with the focus in the trace: " <kbd>"/"</kbd> " search · " <kbd>"j"</kbd> " " <kbd>"k"</kbd> " next and previous step · " <kbd>"Enter"</kbd> " show all · " <kbd>"e"</kbd> " next error · " <kbd>"n"</kbd> " " <kbd>"N"</kbd> " next and previous match."</p>
+            </div>
+        </details>
     }
 }
 

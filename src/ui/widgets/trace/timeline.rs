@@ -81,6 +81,7 @@ pub fn TimelineView(trace: Steps, on_open: Callback<u32, Option<String>>) -> imp
         (0..=4).map(|i| view! { <span class="tl-tick" style:left=format!("{}%", i * 25)>{format!("{:.1} s", span * i as f64 / 4000.0)}</span> }).collect_view()
     };
     view! {
+        <link rel="stylesheet" href="parts/timeline.css"/>
         <div class="timeline" data-testid="timeline">
             <p class="tl-figures" role="status" data-testid="timeline-figures">{figures}</p>
             <div class="tl-legend" aria-hidden="true">

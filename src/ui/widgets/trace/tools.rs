@@ -15,11 +15,10 @@ pub fn TraceTools(
     settings: ReadSignal<Settings>,
     running: ReadSignal<bool>,
     on_import: Callback<Conversation>,
-    on_compare_runs: Callback<()>,
     share: ShareWith,
 ) -> impl IntoView {
     let status = RwSignal::new(String::new());
-    let toolbar = Toolbar { chat, settings, running, on_compare_runs, status, share };
+    let toolbar = Toolbar { chat, settings, running, status, share };
     // Fetched when the pointer or the focus reaches the toolbar (the manifest's "hover").
 
     let fetch_parts = || {
@@ -61,7 +60,6 @@ pub struct Toolbar {
     chat: RwSignal<Conversation>,
     settings: ReadSignal<Settings>,
     running: ReadSignal<bool>,
-    on_compare_runs: Callback<()>,
     /// The toolbar's line saying how the last action went.
     status: RwSignal<String>,
     share: ShareWith,
@@ -71,21 +69,23 @@ pub struct Toolbar {
 /// drawn by a part this widget does not name).
 #[derive(Clone, Copy)]
 pub struct ShareWith {
-    /// The panel for a chat, with what closes it.
-    pub panel: fn(RwSignal<Conversation>, ReadSignal<Settings>, Callback<()>) -> AnyView,
+    /// The panel for a chat, with what closes it: the part's call, which this widget shows
+    /// (`part_view`), so that only the call itself sits where the shell is.
+    pub panel: fn(RwSignal<Conversation>, ReadSignal<Settings>, Callback<()>) -> crate::ui::services::parts::PartFuture,
     /// Fetches the panel's code ahead (the pointer or the focus reached Share).
     pub fetch: fn(),
 }
 
 impl Toolbar {
-    pub fn new(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, running: ReadSignal<bool>, on_compare_runs: Callback<()>, status: RwSignal<String>, share: ShareWith) -> Self {
-        Toolbar { chat, settings, running, on_compare_runs, status, share }
+    pub fn new(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, running: ReadSignal<bool>, status: RwSignal<String>, share: ShareWith) -> Self {
+        Toolbar { chat, settings, running, status, share }
     }
 }
 
-/// Export, copy, share and Compare runs, for a chat that has runs (drawn by the trace's part).
+/// Share and the exports, for a chat that has runs (drawn by the trace's part). Compare runs,
+/// Import and the ways of looking are in the find bar's menu, at the end of the same row.
 pub fn run_tools(toolbar: Toolbar) -> AnyView {
-    let Toolbar { chat, settings, running, on_compare_runs, status, share } = toolbar;
+    let Toolbar { chat, settings, running, status, share } = toolbar;
     let sharing = RwSignal::new(false);
     let empty = move || chat.with(Conversation::is_empty) || running.get();
     // Everything the conversation holds was masked where it came in (the run's observer, an
@@ -143,8 +143,9 @@ pub fn run_tools(toolbar: Toolbar) -> AnyView {
         });
     };
     let fetch_share = share.fetch;
-    // A choice closes the menu, as any menu does.
+    // A choice closes the menu, as does a press anywhere outside it.
     let menu = NodeRef::<leptos::html::Details>::new();
+    crate::ui::services::dom::close_menu_from_outside(menu);
     let close = move |_: leptos::ev::MouseEvent| {
         if let Some(menu) = menu.get_untracked() {
             crate::ui::services::dom::close_menu(&menu);
@@ -155,8 +156,6 @@ pub fn run_tools(toolbar: Toolbar) -> AnyView {
         <button class="ghost small" data-testid="share" disabled=empty aria-expanded=move || sharing.get().to_string()
             on:pointerenter=move |_| fetch_share() on:focus=move |_| fetch_share()
             on:click=move |_| sharing.update(|s| *s = !*s) title="A link that carries this run: it opens read-only, with no server">"↗ Share"</button>
-        <button class="ghost small" data-testid="compare-runs" on:click=move |_| on_compare_runs.run(())
-            title="This conversation's runs side by side, step by step">"⇆ Compare runs"</button>
         // The exports in one menu, so the toolbar stays one row above the steps.
         <link rel="stylesheet" href="parts/find.css"/>
         <details class="menu" data-testid="exports" node_ref=menu>
@@ -169,7 +168,7 @@ pub fn run_tools(toolbar: Toolbar) -> AnyView {
             </div>
         </details>
         <Show when=move || sharing.get()>
-            {(share.panel)(chat, settings, on_close)}
+            {crate::ui::services::parts::part_view("compare", move || (share.panel)(chat, settings, on_close), None, crate::ui::services::parts::Around::Nothing)}
         </Show>
     }
     .into_any()
