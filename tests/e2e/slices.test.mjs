@@ -9,7 +9,8 @@ const env = suite();
 
 test('a streamed token changes the live reply\'s row and nothing else', async () => {
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
-  const words = 'the answer grows one small piece at a time while everything else stays still '.repeat(4);
+  // About 110 pieces of 6 characters, 40 ms apart: the stream lasts over 4 s, well past the window watched.
+  const words = 'the answer grows one small piece at a time while everything else stays still '.repeat(8);
   await script(env.server.origin, scope, [action('calculator', '6*7'), { text: `Thought: ${words}\nFinal Answer: 42`, chunk_delay_ms: 40 }]);
   await ask(page, 'What is six times seven?');
   // The second model call is streaming: its live row has text, and the first step's rows are drawn.
