@@ -191,6 +191,7 @@ for (const engine of chosenEngines) {
       await ask(b, 'What is six times seven?');
       assert.equal(await answer(b), '42');
       const tones = await traceTones(b);
+      await b.toolbarSettled();
       await b.click('share');
       // Packed by this engine's CompressionStream.
       const link = await b.until(() => document.querySelector('[data-testid="share-link"]')?.value, [], { what: 'the link is made' });

@@ -88,7 +88,7 @@ export async function startDriver(name) {
 
 /**
  * A browser session on a fresh profile, wrapped in the few actions the tests take, named as
- * a person would do them: `open`, `click`, `exportMenu`, `fill`, `press`, `text`, `until`, `run` (a script
+ * a person would do them: `open`, `click`, `toolbarSettled`, `exportMenu`, `fill`, `press`, `text`, `until`, `run` (a script
  * in the page; its promise is awaited).
  */
 export async function session(name, driverUrl) {
@@ -132,8 +132,17 @@ export async function session(name, driverUrl) {
       return driver.findElement(By.css(sel));
     },
     async click(target) { await (await s.find(target)).click(); },
+    /**
+     * Waits until the trace toolbar has its last piece, the find bar (a part fetched at idle, drawn
+     * into the toolbar's row, with its styles): before that, its arrival moves the row's buttons
+     * under a click.
+     */
+    async toolbarSettled() {
+      await s.until(() => { const bar = document.querySelector('.trace-tools .trace-find'); return !!bar && getComputedStyle(bar).display === 'flex'; }, [], { what: 'the find bar in the trace toolbar' });
+    },
     /** Opens the trace toolbar's Export menu unless it is open already: its buttons are hidden while it is closed. */
     async exportMenu() {
+      await s.toolbarSettled();
       await s.find('exports');
       if (!(await s.run((q) => document.querySelector(q).open, css('exports')))) await s.click('[data-testid="exports"] > summary');
     },
