@@ -47,7 +47,7 @@ for (const setup of setups) {
   const page = await context.newPage();
   for (let v = 0; v < setup.visits; v++) {
     await page.goto(`${server.origin}/thoughtline/`);
-    await page.getByTestId('composer').waitFor();
+    await page.locator('html[data-ready]').waitFor({ state: 'attached' });
     if (setup.serviceWorkers === 'allow') await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 60_000 });
   }
   rows.push({ setup: setup.name, ...(await measure(page, server.origin)) });

@@ -84,7 +84,7 @@ try {
   });
   await context.addInitScript(instrument);
   await page.reload();
-  await page.getByTestId('composer').waitFor();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   const cdp = await context.newCDPSession(page);
   const heap = async () => {
     await cdp.send('HeapProfiler.collectGarbage');

@@ -109,14 +109,43 @@ loader = loader.replace(logged, "        } catch (e) {\n            if (e?.name 
 
 const loaderName = `__wasm_split-${sha256(loader).slice(0, 16)}.js`;
 fs.writeFileSync(path.join(dist, loaderName), loader);
-const newJs = js.replace(importOfLoader, `$1$2./${loaderName}$2`);
+
+// The loader names every part and chunk with its integrity (about 13 KB gzip), yet the first
+// screen needs none of them. The JavaScript imports a small door in its place, with the same
+// exports: the first part asked for imports the loader, and every call goes through to it. A
+// loader that cannot be fetched answers the part's callback with a failure, as the loader does
+// for a part it cannot fetch, and is asked for again next time.
+const exported = [...loader.matchAll(/^export const (__wasm_split_load_\w+) = /gm)].map((m) => m[1]);
+if (exported.length !== placed.filter((name) => name.startsWith('split_')).length) {
+  fail(`the loader exports ${exported.length} parts, not one per split_ file`);
+}
+const door = `import { initSync } from ${JSON.stringify(`./${jsName}`)};
+let loader;
+const open = (name) => async (callback, data) => {
+    try {
+        loader ??= import(${JSON.stringify(`./${loaderName}`)});
+        return (await loader)[name](callback, data);
+    } catch (e) {
+        loader = undefined;
+        if (e?.name !== 'AbortError') console.error(e);
+        initSync(undefined).__indirect_function_table.get(callback)(data, false);
+    }
+};
+${exported.map((name) => `export const ${name} = open(${JSON.stringify(name)});`).join('\n')}
+`;
+if (!loader.includes('initSync(undefined, undefined)') || !loader.includes('__indirect_function_table.get(callbackIndex)(callbackData, success)')) {
+  fail('the loader no longer answers a part\'s callback as the door expects');
+}
+const doorName = `__wasm_split_door-${sha256(door).slice(0, 16)}.js`;
+fs.writeFileSync(path.join(dist, doorName), door);
+const newJs = js.replace(importOfLoader, `$1$2./${doorName}$2`);
 fs.writeFileSync(jsPath, newJs);
 
-// The module's integrity, and the loader fetched alongside it rather than after it.
+// The module's integrity, and the door fetched alongside it rather than after it.
 const oldSri = sri(Buffer.from(js));
 if (!index.includes(oldSri)) fail(`index.html carries no integrity for ${jsName}`);
 index = index.replace(oldSri, sri(Buffer.from(newJs)));
-index = index.replace('</head>', `<link rel=modulepreload href=./${loaderName} integrity=${sri(Buffer.from(loader))} crossorigin></head>`);
+index = index.replace('</head>', `<link rel=modulepreload href=./${doorName} integrity=${sri(Buffer.from(door))} crossorigin></head>`);
 fs.writeFileSync(indexPath, index);
 
-console.log(`split-page: ${placed.length} parts fetched on use (${placed.join(', ')}), loader ${loaderName}`);
+console.log(`split-page: ${placed.length} parts fetched on use (${placed.join(', ')}), loader ${loaderName} behind ${doorName}`);

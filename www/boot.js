@@ -36,9 +36,72 @@ addEventListener('hashchange', () => {
   if (sharedAtStart || opened(location.hash)) location.reload();
 });
 
+// The first screen (www/index.html, www/early.js) stays until the app says it is up
+// (`data-app` on <html>, src/ui/services/page.rs): then, in one go before the next frame, what
+// was typed there moves into the app's composer with its caret and focus, the first screen goes,
+// the page says it is ready (`data-ready`, and the mark `tl-ready` the benchmark reads) and a
+// question sent early is sent, as any question is.
+const root = document.documentElement;
+const ASKED = 'thoughtline.asked-early';
+function handOver() {
+  const shell = document.getElementById('shell');
+  const composer = document.querySelector('.app:not(#shell) [data-testid="composer"]');
+  const typed = shell?.querySelector('textarea');
+  const focused = typed && document.activeElement === typed;
+  const type = (text) => {
+    composer.value = text;
+    composer.dispatchEvent(new Event('input', { bubbles: true }));
+  };
+  shell?.remove();
+  root.dataset.ready = '';
+  performance.mark('tl-ready');
+  if (!composer) return;
+  let asked = null;
+  try {
+    asked = localStorage.getItem(ASKED);
+  } catch {}
+  if (asked) {
+    type(asked);
+    composer.form.requestSubmit();
+    // The app has it now: kept in its journal if it ran, in its chat if it was refused, or
+    // still in the box if a run was going on.
+    try {
+      localStorage.removeItem(ASKED);
+    } catch {}
+  }
+  if (typed?.value) {
+    const { value, selectionStart, selectionEnd, selectionDirection } = typed;
+    // After the app's own answer to the send above, which empties its box.
+    const restore = () => {
+      type(value);
+      composer.setSelectionRange(selectionStart, selectionEnd, selectionDirection);
+    };
+    if (asked) setTimeout(restore, 0);
+    else restore();
+  }
+  if (focused) composer.focus();
+}
+// A word being composed with an input method is finished in the first screen's box first:
+// an input method's state cannot move to another box.
+function handOverAfterComposing() {
+  const typed = document.querySelector('#shell textarea');
+  if (typed?.dataset.composing) typed.addEventListener('compositionend', () => setTimeout(handOver, 0), { once: true });
+  else handOver();
+}
+const whenUp = () => {
+  if (root.hasAttribute('data-app')) return handOverAfterComposing();
+  new MutationObserver((_, watch) => {
+    if (root.hasAttribute('data-app')) {
+      watch.disconnect();
+      handOverAfterComposing();
+    }
+  }).observe(root, { attributes: true, attributeFilter: ['data-app'] });
+};
+
 const tag = document.querySelector('script[data-js][data-wasm]');
 try {
   const { default: init } = await import(tag.dataset.js);
+  whenUp();
   await init({ module_or_path: tag.dataset.wasm });
   // Offline use and updates (www/offline.js): after the first screen, never in its way.
   setTimeout(() => import('./offline.js').catch(() => {}), 0);

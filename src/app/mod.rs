@@ -10,6 +10,8 @@
 //!   judge each case's answer.
 //! - `fork.rs`: changing a step and running on from there: a trace row's editor, and the
 //!   branch, settings and tools a change runs with.
+//! - `glimpse.rs`: the few lines of the open chat the first screen shows a returning person
+//!   before the app has arrived.
 //! - `journal.rs`: what a person typed, kept synchronously until the chat is stored, and
 //!   turned back into the chat on the next load.
 //! - `mcp.rs`: the page's MCP hub from first use to the page going away, each server's status
@@ -26,6 +28,7 @@
 pub mod chats;
 pub mod eval;
 pub mod fork;
+pub mod glimpse;
 pub mod journal;
 pub mod mcp;
 pub mod run;

@@ -113,12 +113,28 @@ pub struct LoadedSettings {
     pub newer: bool,
     /// The browser refuses the page its storage: the defaults are used and nothing is kept.
     pub unavailable: Option<StorageError>,
+    /// Stored settings this page could not read at all (the part of the page that reads them
+    /// could not be fetched): the defaults are used, and nothing is written over them.
+    pub unread: bool,
 }
 
 impl LoadedSettings {
+    /// The defaults, with no notice: nothing stored (a first visit).
+    pub fn defaults() -> Self {
+        LoadedSettings { settings: Settings::default(), dropped: Vec::new(), newer: false, unavailable: None, unread: false }
+    }
+
+    /// Whether saving must leave what is stored alone: settings of a newer release, or stored
+    /// settings that were not read.
+    pub fn read_only(&self) -> bool {
+        self.newer || self.unread
+    }
+
     /// A sentence for the settings notice, or `None` when everything was read.
     pub fn notice(&self) -> Option<String> {
-        if let Some(e) = &self.unavailable {
+        if self.unread {
+            Some("Your saved settings could not be read, because a part of this page could not be loaded; the defaults are used and nothing is saved over yours. Reload the page to try again.".into())
+        } else if let Some(e) = &self.unavailable {
             Some(format!("Settings cannot be read or kept in this browser, so the defaults are used and what you change applies on this page until it is closed. {e}"))
         } else if self.newer {
             Some(format!(
@@ -152,7 +168,7 @@ pub fn read_settings(json: &str) -> LoadedSettings {
         tools,
         collector: stored.collector,
     };
-    LoadedSettings { settings, dropped, newer, unavailable: None }
+    LoadedSettings { settings, dropped, newer, unavailable: None, unread: false }
 }
 
 pub fn settings_from_json(json: &str) -> Settings {

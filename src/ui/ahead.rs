@@ -24,6 +24,7 @@ pub fn preload(chunk: &str) -> Option<Preload> {
         "in_page_warm" => || Box::pin(super::services::run::preload_warm()),
         "chat_list" => || Box::pin(super::chats::preload_list()),
         "read_chat" => || Box::pin(super::services::chats::preload_read()),
+        "open_chats" => || Box::pin(super::services::chats::preload_open()),
         "settings" => || Box::pin(super::features::preload_settings()),
         "compare" => || Box::pin(super::features::preload_compare()),
         "evaluations" => || Box::pin(super::features::preload_evaluations()),
@@ -92,7 +93,7 @@ mod tests {
         assert!(idle.contains(&"trace_rows") && !idle.contains(&"approval") && !idle.contains(&"in_page_warm") && !idle.contains(&"settings"));
         assert!(!idle.contains(&"otel_send"), "no collector, no sending");
         let (now, _) = ahead(&settings, true);
-        assert_eq!(chunks(now), ["markdown", "trace_rows", "chat_list", "read_chat"], "coming back: the chat's reading, the list, its answers and its steps at once");
+        assert_eq!(chunks(now), ["markdown", "trace_rows", "chat_list", "read_chat", "open_chats"], "coming back: the chat's reading, the list, its answers and its steps at once");
         settings.collector.endpoint = "http://127.0.0.1:4318".into();
         assert!(chunks(ahead(&settings, false).1).contains(&"otel_send"));
         settings.tools.mcp.servers.push(crate::app::settings::McpServer { url: "http://127.0.0.1:9/mcp".into(), ..Default::default() });

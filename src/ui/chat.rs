@@ -105,7 +105,6 @@ pub fn ChatPane(
                 <Show when=move || messages.with(Vec::is_empty)>
                     <li class="empty">
                         <p>"Ask a question. The agent thinks, uses tools, and shows every step on the right."</p>
-                        {first_look.map(|offer| view! { <Offer offer draft on_send/> })}
                         <div class="examples">
                             {EXAMPLES
                                 .into_iter()
@@ -114,6 +113,9 @@ pub fn ChatPane(
                                 })
                                 .collect_view()}
                         </div>
+                        // Below the examples: it is a part, and arrives after the first screen,
+                        // which must not move for it (www/index.html draws that screen first).
+                        {first_look.map(|offer| view! { <Offer offer draft on_send/> })}
                     </li>
                 </Show>
                 {crate::ui::widgets::bubbles::bubbles(messages, chat, running)}

@@ -35,8 +35,13 @@ pub fn mount() {
     }
     theme::apply(&theme::load());
     leptos::mount::mount_to_body(move || parts::part_view("compare", move || Box::pin(compare_part(Drawn::SharedRun { fragment: opened.clone(), on_keep: keep_copy })), None, parts::Around::Nothing));
+    page::app_up();
 }
 
+/// The app, mounted beside the first screen `www/index.html` drew, which stays until the app is
+/// up (`page::app_up`): at once on a first visit; for a returning person once their settings
+/// are read and the chat of last time is drawn, or after a second at most, so a slow database
+/// never holds the page back.
 fn mount_app() {
     leptos::mount::mount_to_body(App);
 }
@@ -50,9 +55,27 @@ fn keep_copy(copy: crate::conversation::Conversation) {
 
 #[component]
 pub fn App() -> impl IntoView {
-    let loaded = services::settings::load();
-    let settings_notice = RwSignal::new(loaded.notice());
-    let settings = RwSignal::new(loaded.settings);
+    // A first visit has no settings to read; a returning person's are read by a part, and the
+    // first screen stays until they are here (`page::app_up`): until then the defaults stand in.
+    let opening = services::settings::opening();
+    let loaded = opening.as_ref().ok();
+    let settings_notice = RwSignal::new(loaded.and_then(|l| l.notice()));
+    let settings = RwSignal::new(loaded.map(|l| l.settings.clone()).unwrap_or_default());
+    let settings_read = RwSignal::new(loaded.is_some());
+    // Nothing is written over settings of a newer release, or over settings not read.
+    let read_only = StoredValue::new(opening.as_ref().map_or(true, |l| l.read_only()));
+    // The settings just read are not a change to save.
+    let arriving = StoredValue::new(false);
+    if let Err(json) = opening {
+        leptos::task::spawn_local(async move {
+            let loaded = services::settings::read(json).await;
+            arriving.set_value(true);
+            read_only.set_value(loaded.read_only());
+            settings_notice.set(loaded.notice());
+            settings.set(loaded.settings);
+            settings_read.set(true);
+        });
+    }
     // The page's MCP servers: given to the runs, and to Settings as context.
     let mcp = services::mcp::install(settings);
     provide_context(mcp);
@@ -60,13 +83,13 @@ pub fn App() -> impl IntoView {
     // Saving is the one effect that reaches the outside world from settings. Nothing is
     // written on load (a field that fell back must not overwrite what is stored until the
     // person changes something), and never over settings of a newer release.
-    let read_only = loaded.newer;
     // The writer is a part of the page (`settings_saved`), fetched at idle: the first screen
     // writes nothing. Each save writes the settings as they are when it runs, so saves that
     // wait for the part together all write the latest.
     Effect::new(move |first: Option<()>| {
         settings.track();
-        if first.is_some() && !read_only {
+        let arrived = arriving.try_update_value(|a| std::mem::take(a)).unwrap_or(false);
+        if first.is_some() && !arrived && !read_only.get_value() {
             leptos::task::spawn_local(async move {
                 let saved = settings_saved(settings).await.unwrap_or_else(|missing| Err(missing.message(parts::what("save_settings"))));
                 settings_notice.set(saved.err().map(|e| format!("Settings are not saved: {e} They apply on this page until it is closed.")));
@@ -108,23 +131,24 @@ pub fn App() -> impl IntoView {
     });
     let session = services::session::Session::new(settings.read_only(), chats, chat_run);
 
-    // Parts of the page are fetched ahead as the manifest says (`parts::MANIFEST`): at once
-    // what a person coming back to a chat needs, the rest once the first screen is up and the
-    // browser is idle; Settings and Compare when the pointer or focus reaches their buttons.
-    #[cfg(target_arch = "wasm32")]
-    ahead::fetch_ahead(&settings.get_untracked(), services::chats::returning());
-    // Someone who uses the model in the page has it loaded from this browser and reading the
-    // agent's system prompt while they type (never a download they did not ask for).
-    #[cfg(target_arch = "wasm32")]
-    if settings.with_untracked(|s| s.provider.preset.in_page()) {
-        page::when_idle(move || {
-            leptos::task::spawn_local(async move {
-                if let Ok(warm) = services::run::warm_in_page(in_page, settings.get_untracked(), mcp, true).await {
-                    warm.await;
-                }
-            })
-        });
+    // Once the settings are read: the page is up (for a returning person, once the chat of
+    // last time is open too, or after a second at most), and parts are fetched ahead.
+    let returning = services::chats::returning();
+    let chat_shown = RwSignal::new(!returning);
+    if returning {
+        page::after(std::time::Duration::from_secs(1), move || chat_shown.set(true));
     }
+    Effect::new(move |done: Option<bool>| {
+        if done == Some(true) || !settings_read.get() {
+            return done.unwrap_or(false);
+        }
+        if !(chat_shown.get() || chats.restored.get()) {
+            return false;
+        }
+        page::app_up();
+        starting(settings, in_page, mcp, returning);
+        true
+    });
     let fetch_settings = || ahead::fetch("settings");
     let fetch_compare = || ahead::fetch("compare");
     let fetch_evals = || ahead::fetch("evaluations");
@@ -137,11 +161,18 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    // A shared run kept (`keep_copy`): masked with this person's secrets, as an imported file is.
-    if let Some(mut kept) = services::chats::kept_for_import() {
-        kept.mask(&settings.with_untracked(crate::ui::services::secrets::collect));
-        chats.open_imported(kept);
-    }
+    // A shared run kept (`keep_copy`): masked with this person's secrets, as an imported file
+    // is, once they are read.
+    Effect::new(move |done: Option<bool>| {
+        if done == Some(true) || !settings_read.get() {
+            return done.unwrap_or(false);
+        }
+        if let Some(mut kept) = services::chats::kept_for_import() {
+            kept.mask(&settings.with_untracked(crate::ui::services::secrets::collect));
+            chats.open_imported(kept);
+        }
+        true
+    });
 
     view! {
         <div class="app">
@@ -213,6 +244,28 @@ pub fn App() -> impl IntoView {
                 }
             </Show>
         </div>
+    }
+}
+
+/// What starts once the settings are read: parts fetched ahead as the manifest says
+/// (`parts::MANIFEST`): at once what a person coming back to a chat needs, the rest once the
+/// browser is idle; and, for someone who uses the model in the page, that model loaded from this
+/// browser and reading the agent's system prompt while they type (never a download they did
+/// not ask for).
+#[cfg_attr(not(target_arch = "wasm32"), allow(unused_variables))]
+fn starting(settings: RwSignal<crate::app::settings::Settings>, in_page: services::in_page::InPage, mcp: services::mcp::Mcp, returning: bool) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        ahead::fetch_ahead(&settings.get_untracked(), returning);
+        if settings.with_untracked(|s| s.provider.preset.in_page()) {
+            page::when_idle(move || {
+                leptos::task::spawn_local(async move {
+                    if let Ok(warm) = services::run::warm_in_page(in_page, settings.get_untracked(), mcp, true).await {
+                        warm.await;
+                    }
+                })
+            });
+        }
     }
 }
 

@@ -73,7 +73,7 @@ test('a set under two configurations: pass rates, a reload that goes on, a trace
   await untilProgress(page, /^2 of 6 done/);
   await page.getByTestId('eval-running').waitFor();
   await page.reload();
-  await page.getByTestId('composer').waitFor();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   await page.getByTestId('evaluate').click();
   await page.getByTestId('eval-note').waitFor();
   assert.match(await page.getByTestId('eval-note').textContent(), /goes on/);

@@ -81,7 +81,7 @@ let scopes = 0;
  * `beforeLoad(context, page)` runs before the page is opened (to set up routes, or to slow the
  * network with a CDP session on `page`).
  */
-export async function openApp(browser, origin, { viewport = { width: 1280, height: 800 }, seed, beforeLoad, serviceWorkers = 'block', path = '/thoughtline/' } = {}) {
+export async function openApp(browser, origin, { viewport = { width: 1280, height: 800 }, seed, beforeLoad, serviceWorkers = 'block', path = '/thoughtline/', ready = true } = {}) {
   const context = await browser.newContext({ viewport, serviceWorkers });
   const scope = `t${process.pid}-${++scopes}`;
   const base = `${origin}/s/${scope}/v1`;
@@ -106,7 +106,8 @@ export async function openApp(browser, origin, { viewport = { width: 1280, heigh
   page.on('pageerror', (err) => errors.push(String(err)));
   if (beforeLoad) await beforeLoad(context, page);
   await page.goto(`${origin}${path}`);
-  await page.getByTestId('composer').waitFor();
+  // The app is up (`data-ready`, www/boot.js), not merely the first screen's composer.
+  if (ready) await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   return { page, context, errors, scope, base };
 }
 

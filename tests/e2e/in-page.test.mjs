@@ -58,7 +58,7 @@ test('the model in the page loads with visible progress, answers with its steps,
 
   // A reload loads the model from this browser's storage: no request for the file.
   await page.reload();
-  await page.getByTestId('composer').waitFor();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   // The reopened chat shows its first run's end already: wait for this run's own Stop to come and go.
   await ask(page, 'Say hello.');
   await page.getByTestId('stop').waitFor({ timeout: 30_000 });

@@ -175,7 +175,7 @@ test('a blocked sign-in window: the page goes to the sign-in itself and comes ba
   await page.getByTestId('mcp-sign-in').click();
   // Away to the authorization server and back, through the callback, to the page under its sub-path.
   await page.waitForURL(/\/thoughtline\/(#signed-in)?$/, { timeout: 20_000 });
-  await page.getByTestId('composer').waitFor();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   await untilState(page, /^Signed in/);
   await page.waitForFunction(() => /Connected to thoughtline-oauth-mcp/.test(document.querySelector('[data-testid="mcp-status-0"]')?.textContent ?? ''), null, { timeout: 20_000 });
   await page.getByTestId('settings-close').click();

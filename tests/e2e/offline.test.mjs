@@ -73,7 +73,7 @@ test('a host with no isolation headers: the page isolates itself, providers stil
   assert.equal(await page.evaluate(() => crossOriginIsolated), false, 'the first visit is not isolated');
   await controlled(page);
   await page.reload();
-  await page.getByTestId('composer').waitFor();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   assert.equal(await page.evaluate(() => crossOriginIsolated), true, 'isolated once the worker serves the page');
   // A provider (another origin's CORS replies) and a tool still work in the isolated page.
   await script(env.server.origin, scope, [action('calculator', '2+3'), { text: 'Final Answer: 5' }]);
@@ -95,7 +95,7 @@ test('offline, the page opens from its worker; web tools say they are offline an
   await controlled(page);
   await context.setOffline(true);
   await page.reload();
-  await page.getByTestId('composer').waitFor();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   assert.equal(await page.evaluate(() => navigator.onLine), false);
   // The model stands in for one that answers offline (as the one in the page does): its replies
   // are given by the test, while every real request fails as offline.
@@ -126,7 +126,7 @@ test('offline after a first visit: the page opens with its chats and the model i
   const { page, context } = await openApp(env.browser, env.server.origin, { seed, ...allow });
   // Someone who chose the model in the page gets the isolated page at once: one reload, on its own.
   await page.waitForFunction(() => crossOriginIsolated, null, { timeout: 30_000 });
-  await page.getByTestId('composer').waitFor();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   await ask(page, 'Say hello.');
   await page.locator('[data-kind="run_stopped"]').waitFor({ timeout: 300_000 });
   assert.ok(await page.locator('[data-kind="llm_response"]').count() > 0);
@@ -134,7 +134,7 @@ test('offline after a first visit: the page opens with its chats and the model i
 
   await context.setOffline(true);
   await page.reload();
-  await page.getByTestId('composer').waitFor();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   await page.locator('.chat-title', { hasText: 'Say hello.' }).waitFor();
   await page.locator('.bubble.user .text', { hasText: 'Say hello.' }).waitFor();
   await ask(page, 'Say goodbye.');
@@ -178,7 +178,7 @@ test('a new build is offered, not forced, and nothing is lost on reload', async 
     await untilStored(page, 'while it waits');
 
     await Promise.all([page.waitForEvent('load'), page.getByTestId('update-reload').click()]);
-    await page.getByTestId('composer').waitFor();
+    await page.locator('html[data-ready]').waitFor({ state: 'attached' });
     assert.equal(await page.evaluate(() => window.sameDocument), undefined, 'reloaded');
     assert.equal(await page.locator('meta[name="thoughtline-build"]').getAttribute('content'), 'next');
     await page.locator('.bubble.assistant', { hasText: 'while it waits' }).waitFor();

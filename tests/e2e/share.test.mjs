@@ -174,7 +174,7 @@ test('a cut, altered, damaged or oversized link says what is wrong; a pasted lin
 
   // A link pasted into the address bar of an open page changes only its fragment.
   await page.goto(`${origin}/thoughtline/`);
-  await page.getByTestId('composer').waitFor();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   await page.evaluate((hash) => { location.hash = hash; }, good.slice(good.indexOf('#')));
   await page.getByTestId('shared-view').waitFor();
   await page.locator('.bubble.assistant', { hasText: 'Yes' }).waitFor();

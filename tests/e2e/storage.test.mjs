@@ -96,7 +96,7 @@ test('a full storage shows a banner, keeps the chat in memory and loses no older
   const cdp = await context.newCDPSession(page);
   await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.server.origin, quotaSize: 500000 });
   await page.goto(`${env.server.origin}/thoughtline/`);
-  await page.getByTestId('composer').waitFor();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   await script(env.server.origin, scope, [{ text: 'Final Answer: first' }, { text: 'Final Answer: second' }]);
   await ask(page, 'Older question');
   await page.locator('.bubble.assistant').waitFor();
@@ -247,7 +247,7 @@ test('a browser that refuses the database (private mode, blocked site data): the
     });
   });
   await page.reload();
-  await page.getByTestId('composer').waitFor();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   const banner = page.getByTestId('storage-problem');
   await banner.waitFor();
   assert.match(await banner.textContent(), /Chats are not saved in this browser: .*does not let the page store data.*Export/);
@@ -272,7 +272,7 @@ test('a browser that refuses all site data: the page says settings and chats are
     }
   });
   await page.reload();
-  await page.getByTestId('composer').waitFor();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
   const notice = page.getByTestId('settings-notice');
   await notice.waitFor();
   assert.match(await notice.textContent(), /Settings cannot be read or kept in this browser, so the defaults are used/);
@@ -341,7 +341,7 @@ test('two tabs: each sees the other\'s new and deleted chats, and a live run is 
   const { page: a, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   const b = await context.newPage();
   await b.goto(`${env.server.origin}/thoughtline/`);
-  await b.getByTestId('composer').waitFor();
+  await b.locator('html[data-ready]').waitFor({ state: 'attached' });
   await script(env.server.origin, scope, [{ text: 'Final Answer: from A' }, { hang: true }]);
   await ask(a, 'Asked in tab A');
   await a.locator('.bubble.assistant').waitFor();

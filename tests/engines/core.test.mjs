@@ -26,7 +26,7 @@ async function openApp(b, { seed } = {}) {
     await b.run((value) => localStorage.setItem('thoughtline.settings', value), JSON.stringify(seed(`${server.origin}/s/${scope}`, base)));
   }
   await b.open(`${server.origin}/thoughtline/`);
-  await b.find('composer');
+  await b.find('html[data-ready]');
   return { scope, base };
 }
 
@@ -109,6 +109,28 @@ for (const engine of chosenEngines) {
       await b.find('preset');
       await b.click('settings-close');
       await b.until(() => !document.querySelector('[data-testid="preset"]'), [], { what: 'Settings closed' });
+    });
+
+    test('text typed on the first screen, before the app is up, is kept with its caret', async () => {
+      const post = (what) => fetch(`${server.origin}/__${what}-wasm`, { method: 'POST' });
+      await post('hold');
+      try {
+        // Not `open`: WebDriver's navigation would wait for the held WebAssembly.
+        await b.open(`${server.origin}/blank`);
+        await b.run((url) => { location.href = url; }, `${server.origin}/thoughtline/`);
+        await b.type('#shell textarea', 'typed before the app');
+        await b.type('#shell textarea', Key.ARROW_LEFT + Key.ARROW_LEFT);
+        assert.equal(await b.count('html[data-ready]'), 0, 'the app is not up yet');
+      } finally {
+        await post('release');
+      }
+      await b.find('html[data-ready]');
+      assert.deepEqual(await b.run(() => {
+        const box = document.querySelector('[data-testid="composer"]');
+        return [box.value, box.selectionStart, document.activeElement === box, !!document.querySelector('#shell')];
+      }), ['typed before the app', 18, true, false]);
+      await b.type('composer', 'X');
+      assert.equal(await b.run(() => document.querySelector('[data-testid="composer"]').value), 'typed before the aXpp');
     });
 
     test('a run with a tool answers, its trace is green, and a reload keeps it', async () => {
@@ -239,7 +261,7 @@ for (const engine of chosenEngines) {
       const first = await b.driver.getWindowHandle();
       await b.driver.switchTo().newWindow('tab');
       await b.open(`${server.origin}/thoughtline/`);
-      await b.find('composer');
+      await b.find('html[data-ready]');
       const second = await b.driver.getWindowHandle();
       await b.driver.switchTo().window(first);
       await script(server.origin, scope, [{ text: 'Final Answer: from the first tab' }]);

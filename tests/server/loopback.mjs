@@ -39,6 +39,8 @@
 //        | {"endless": true}: a stream of text deltas that never ends
 //        optional "delay_ms" before answering.
 //   GET  /blank                          an empty page of the app's origin
+//   POST /__hold-wasm, /__release-wasm   hold the page's first-load WebAssembly back (its
+//                                        requests wait) until released: the first screen alone
 //   GET  /s/<scope>/__seen               every request under the scope (method, path, headers)
 //   POST /s/<scope>/otlp/v1/traces       an OTLP/HTTP receiver, read back at GET /s/<scope>/__otlp;
 //   POST /s/<scope>/otlp-refuse/v1/traces  one that answers 401
@@ -205,7 +207,16 @@ function anthropicEvents(text, model, calls = []) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function serveStatic(req, res, urlPath) {
+// The first load's WebAssembly held back (POST /__hold-wasm) until POST /__release-wasm.
+let heldWasm = null;
+function hold() {
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  return { released, release };
+}
+
+async function serveStatic(req, res, urlPath) {
+  if (heldWasm && /\/thoughtline-[0-9a-f]+_bg\.wasm$/.test(urlPath)) await heldWasm.released;
   // dist/ is mounted at /thoughtline/ to prove the build works under a sub-path.
   let rel = decodeURIComponent(urlPath.slice('/thoughtline/'.length)) || 'index.html';
   const file = path.resolve(dist, rel);
@@ -262,6 +273,13 @@ const server = http.createServer(async (req, res) => {
   let p = url.pathname;
   if (p === '/' || p === '/thoughtline') {
     res.writeHead(302, { Location: '/thoughtline/' });
+    return res.end();
+  }
+  if (p === '/__hold-wasm' || p === '/__release-wasm') {
+    if (p === '/__hold-wasm') heldWasm ??= hold();
+    else heldWasm?.release();
+    if (p === '/__release-wasm') heldWasm = null;
+    res.writeHead(204, { 'Access-Control-Allow-Origin': '*' });
     return res.end();
   }
   if (p === '/blank') {

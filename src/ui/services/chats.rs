@@ -52,6 +52,10 @@ pub fn returning() -> bool {
     storage::current_chat_id().is_some()
 }
 
+crate::ui::services::parts::part!(open_chats, preload = preload_open, pub fn opening(chats: Chats) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+    Box::pin(chats.connect())
+});
+
 /// The conversation list, the open conversation and keeping it stored. `Copy`, so handlers
 /// capture it freely.
 #[derive(Clone, Copy)]
@@ -63,6 +67,9 @@ pub struct Chats {
     pub problem: RwSignal<Option<String>>,
     /// About the open chat: parts that could not be read, or a run going on in another tab.
     pub note: RwSignal<Option<String>>,
+    /// The chat of last time is open (or there is none, or the database cannot be opened): the
+    /// first screen's glimpse may give way to it.
+    pub restored: RwSignal<bool>,
     backend: StoredValue<Option<Rc<dyn Backend>>, LocalStorage>,
     /// What is known to be stored of the open chat, so a save writes only what changed.
     writer: StoredValue<Rc<RefCell<ChatWriter>>, LocalStorage>,
@@ -102,14 +109,36 @@ impl Chats {
             chat: RwSignal::new(Conversation::new(id)),
             problem: RwSignal::new(None),
             note: RwSignal::new(None),
+            restored: RwSignal::new(false),
             backend: StoredValue::new_local(None),
             writer: StoredValue::new_local(Rc::default()),
             run_lock: StoredValue::new_local(None),
             run_going: StoredValue::new(None),
         };
-        leptos::task::spawn_local(chats.connect());
+        // The database is opened by a part: at once for a person coming back to a chat, once
+        // the browser is idle on a first visit (a question asked before then is saved as soon
+        // as it is open).
+        let open = move || {
+            leptos::task::spawn_local(async move {
+                match opening(chats).await {
+                    Ok(connecting) => connecting.await,
+                    Err(missing) => {
+                        chats.problem.set(Some(missing.message(crate::ui::services::parts::what("open_chats"))));
+                        chats.restored.set(true);
+                    }
+                }
+            })
+        };
+        if returning() {
+            open();
+        } else {
+            crate::ui::services::page::when_idle(open);
+        }
         // From the start: a run may begin before the database is open.
-        crate::ui::services::page::on_hidden(move || chats.keep_unsaved());
+        crate::ui::services::page::on_hidden(move || {
+            chats.keep_unsaved();
+            chats.keep_glimpse();
+        });
         chats
     }
 
@@ -138,6 +167,9 @@ impl Chats {
     /// once: a reload right after the answer (or the agent's question) must not find the run
     /// still running; a burst of events costs one save.
     pub fn changed(self, save: Save) {
+        if save == Save::Now {
+            self.keep_glimpse();
+        }
         if save != Save::No {
             self.reading.update_value(Reading::touched);
             self.keep_journal();
@@ -259,7 +291,7 @@ impl Chats {
         newest
     }
 
-    async fn connect(self) {
+    pub(super) async fn connect(self) {
         let problem = self.problem;
         let opened = storage::open_backend(move || {
             problem.set(Some(format!("Chats cannot be opened yet. {}", storage::StorageError::new(storage::StorageErrorKind::Blocked, "blocked").advice())))
@@ -269,6 +301,7 @@ impl Chats {
             Ok(backend) => backend,
             Err(e) => {
                 self.problem.set(Some(format!("Chats are not saved in this browser: {e}")));
+                self.restored.set(true);
                 return;
             }
         };
@@ -294,6 +327,7 @@ impl Chats {
             self.load(id).await;
         }
         tabs::listen(move |news| leptos::task::spawn_local(self.hear(news)));
+        self.restored.set(true);
     }
 
     fn backend(self) -> Option<Rc<dyn Backend>> {
@@ -371,6 +405,7 @@ impl Chats {
                     self.persist();
                 }
                 storage::set_current_chat_id(&id);
+                self.keep_glimpse();
             }
             Ok(Opened::Unreadable { reason, .. }) => {
                 self.list.update(|l| l.mark_unreadable(&id, &reason));
@@ -387,6 +422,15 @@ impl Chats {
         self.saves.update_value(|s| s.opened(&id, false));
         self.note.set(None);
         self.chat.set(Conversation::new(id));
+    }
+
+    /// The first screen's glimpse of the open chat (`app::glimpse`), kept when a run ends, a
+    /// chat opens and the page is hidden (an empty chat leaves the last one's: a reload opens
+    /// that chat). One that cannot be kept only costs that early view.
+    fn keep_glimpse(self) {
+        if let Some(glimpse) = self.chat.try_with_untracked(crate::app::glimpse::of).flatten() {
+            let _ = storage::local::write(crate::app::glimpse::KEY, &glimpse);
+        }
     }
 
     fn open_id(self) -> String {

@@ -200,6 +200,15 @@ pub fn on_gone(gone: impl Fn() + 'static) {
     drop(gone);
 }
 
+/// Says the app is up: `data-app` on `<html>`, which `www/boot.js` waits for to hand the first
+/// screen's typing over and take that screen away (once; later calls change nothing).
+pub fn app_up() {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+        let _ = root.set_attribute("data-app", "");
+    }
+}
+
 /// The page's address as the address bar shows it.
 pub fn address() -> String {
     #[cfg(target_arch = "wasm32")]

@@ -6,13 +6,31 @@ use crate::app::settings::{read_settings, LoadedSettings, Settings};
 use crate::storage::settings::{self as stored, StoredSettings};
 use crate::storage::StorageError;
 
-/// The settings kept on this device, or the defaults with what went wrong.
-pub fn load() -> LoadedSettings {
+/// The settings as the page opens: at once when there are none stored (a first visit) or
+/// storage is refused; otherwise the stored text, for `read`.
+pub fn opening() -> Result<LoadedSettings, String> {
     match stored::read_text() {
-        Ok(Some(json)) => read_settings(&json),
-        Ok(None) => LoadedSettings { settings: Settings::default(), dropped: Vec::new(), newer: false, unavailable: None },
-        Err(e) => LoadedSettings { settings: Settings::default(), dropped: Vec::new(), newer: false, unavailable: Some(e) },
+        Ok(Some(json)) => Err(json),
+        Ok(None) => Ok(LoadedSettings::defaults()),
+        Err(e) => Ok(LoadedSettings { unavailable: Some(e), ..LoadedSettings::defaults() }),
     }
+}
+
+/// Reads stored settings. Their reader is a part of the page (its JSON reading is a sixth of
+/// the first load), fetched as a returning person's page starts; one that cannot be fetched
+/// leaves the defaults in use and the stored settings untouched (`LoadedSettings::unread`).
+pub async fn read(json: String) -> LoadedSettings {
+    reading(json).await.unwrap_or_else(|_| LoadedSettings { unread: true, ..LoadedSettings::defaults() })
+}
+
+crate::ui::services::parts::part!(read_settings, preload = preload_reading, fn reading(json: String) -> LoadedSettings {
+    read_settings(&json)
+});
+
+/// The settings kept on this device, or the defaults with what went wrong, read at once.
+#[cfg(test)]
+pub fn load() -> LoadedSettings {
+    opening().unwrap_or_else(|json| read_settings(&json))
 }
 
 /// Keeps `settings` on this device.
