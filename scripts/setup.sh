@@ -168,6 +168,7 @@ release_attempt() {
     if [ "$split" = split ]; then
       node "$ROOT/scripts/split-page.mjs" "$dist" "${CARGO_TARGET_DIR:-$ROOT/target}/wasm32-unknown-unknown/release/thoughtline.wasm" || exit 1
     fi
+    node "$ROOT/scripts/trim-js.mjs" "$dist" boot.js || exit 1
     # Last: the service worker lists every file the steps above wrote.
     node "$ROOT/scripts/service-worker.mjs" "$dist" || exit 1
   )

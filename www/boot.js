@@ -48,6 +48,8 @@ function handOver() {
   const composer = document.querySelector('.app:not(#shell) [data-testid="composer"]');
   const typed = shell?.querySelector('textarea');
   const focused = typed && document.activeElement === typed;
+  // Read before the first screen goes: a box taken out of the page may lose its selection.
+  const { value = '', selectionStart = 0, selectionEnd = 0, selectionDirection = 'none' } = typed ?? {};
   const type = (text) => {
     composer.value = text;
     composer.dispatchEvent(new Event('input', { bubbles: true }));
@@ -69,8 +71,7 @@ function handOver() {
       localStorage.removeItem(ASKED);
     } catch {}
   }
-  if (typed?.value) {
-    const { value, selectionStart, selectionEnd, selectionDirection } = typed;
+  if (value) {
     // After the app's own answer to the send above, which empties its box.
     const restore = () => {
       type(value);

@@ -103,7 +103,9 @@ pub fn App() -> impl IntoView {
     let chat_run = services::run::RunControl::new(chat, Some(Callback::new(move |save| chats.changed(save))), mcp);
     let (streaming, running) = (chat_run.streaming, chat_run.running);
     chats.driven_by(running.read_only());
-    let show_settings = RwSignal::new(page::back_from_sign_in());
+    // Back from a sign-in: Settings opens (once the settings are read, below) and finishes it.
+    let back_from_sign_in = page::back_from_sign_in();
+    let show_settings = RwSignal::new(false);
     let show_compare = RwSignal::new(false);
     let show_evals = RwSignal::new(false);
     // Bumped by the trace's "Compare runs": Compare opens at the runs of this conversation.
@@ -161,11 +163,14 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    // A shared run kept (`keep_copy`): masked with this person's secrets, as an imported file
-    // is, once they are read.
+    // Once the settings are read: Settings opens to finish a sign-in, and a shared run kept
+    // (`keep_copy`) is imported, masked with this person's secrets as an imported file is.
     Effect::new(move |done: Option<bool>| {
         if done == Some(true) || !settings_read.get() {
             return done.unwrap_or(false);
+        }
+        if back_from_sign_in {
+            show_settings.set(true);
         }
         if let Some(mut kept) = services::chats::kept_for_import() {
             kept.mask(&settings.with_untracked(crate::ui::services::secrets::collect));

@@ -3,7 +3,7 @@
 // person did meanwhile over to the app. Each test holds the WebAssembly back until it chooses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, openApp, script, requests, loopbackSettings } from './harness.mjs';
+import { suite, openApp, script, requests, loopbackSettings, untilStored } from './harness.mjs';
 
 const env = suite();
 
@@ -131,6 +131,9 @@ test('a returning person sees the chat they left before the app is up, where the
   await page.getByTestId('composer').fill('What is the capital of France?');
   await page.getByTestId('composer').press('Enter');
   await page.locator('.bubble.assistant .text', { hasText: 'Paris' }).waitFor();
+  // The glimpse is kept as the chat is saved.
+  await untilStored(page, ['Paris']);
+  await page.waitForFunction(() => localStorage.getItem('thoughtline.glimpse')?.includes('Paris'));
   const held = await context.newPage();
   const release = await holdWasm(context);
   await held.addInitScript(() => {

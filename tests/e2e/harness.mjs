@@ -104,6 +104,14 @@ export async function openApp(browser, origin, { viewport = { width: 1280, heigh
     if (msg.type() === 'error') errors.push(msg.location()?.url ? `${msg.text()} [${msg.location().url}]` : msg.text());
   });
   page.on('pageerror', (err) => errors.push(String(err)));
+  // A reload is done once the app is up again, not at the first screen (which may show the
+  // chat of last time before the app has it): unless it waits only for the navigation.
+  const reload = page.reload.bind(page);
+  page.reload = async (options = {}) => {
+    const response = await reload(options);
+    if (!options.waitUntil || options.waitUntil === 'load') await page.locator('html[data-ready]').waitFor({ state: 'attached' });
+    return response;
+  };
   if (beforeLoad) await beforeLoad(context, page);
   await page.goto(`${origin}${path}`);
   // The app is up (`data-ready`, www/boot.js), not merely the first screen's composer.

@@ -55,6 +55,7 @@ test('a question sent and the tab closed at once is there in the next tab', asyn
   await page.close();
   const next = await context.newPage();
   await next.goto(`${env.server.origin}/thoughtline/`);
+  await next.locator('html[data-ready]').waitFor({ state: 'attached' });
   await questionIsBack(next, question);
   await context.close();
 });

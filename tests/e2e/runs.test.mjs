@@ -135,6 +135,8 @@ const previousRelease = {
 
 test('a chat saved by the previous release opens with its last run\'s steps, and is rewritten only when it changes', async () => {
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  // A first visit opens its database once the browser is idle: its stores are there after that.
+  await page.waitForFunction(async () => (await indexedDB.databases()).some((d) => d.name === 'thoughtline'));
   await page.evaluate((chat) => new Promise((resolve, reject) => {
     const open = indexedDB.open('thoughtline');
     open.onsuccess = () => {

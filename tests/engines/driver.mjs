@@ -105,7 +105,11 @@ export async function session(name, driverUrl) {
   const s = {
     name,
     driver,
-    async open(url) { await driver.get(url); },
+    /** Goes to `url`; on the page's own address, until the app is up (the first screen gone). */
+    async open(url) {
+      await driver.get(url);
+      await s.until(() => !document.getElementById('shell'), [], { what: 'the app took over from the first screen' });
+    },
     /** Runs `fn` (a function, sent as its source) in the page with `args`; returns its result. */
     async run(fn, ...args) {
       return driver.executeScript(`return (${fn}).apply(null, arguments)`, ...args);

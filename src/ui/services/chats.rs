@@ -135,10 +135,7 @@ impl Chats {
             crate::ui::services::page::when_idle(open);
         }
         // From the start: a run may begin before the database is open.
-        crate::ui::services::page::on_hidden(move || {
-            chats.keep_unsaved();
-            chats.keep_glimpse();
-        });
+        crate::ui::services::page::on_hidden(move || chats.keep_unsaved());
         chats
     }
 
@@ -167,9 +164,6 @@ impl Chats {
     /// once: a reload right after the answer (or the agent's question) must not find the run
     /// still running; a burst of events costs one save.
     pub fn changed(self, save: Save) {
-        if save == Save::Now {
-            self.keep_glimpse();
-        }
         if save != Save::No {
             self.reading.update_value(Reading::touched);
             self.keep_journal();
@@ -424,9 +418,10 @@ impl Chats {
         self.chat.set(Conversation::new(id));
     }
 
-    /// The first screen's glimpse of the open chat (`app::glimpse`), kept when a run ends, a
-    /// chat opens and the page is hidden (an empty chat leaves the last one's: a reload opens
-    /// that chat). One that cannot be kept only costs that early view.
+    /// The first screen's glimpse of the open chat (`app::glimpse`), kept when it is opened and
+    /// each time it is saved: what a reload will find, not what the page held as it went away
+    /// (a run cut off by the reload, whose fetch failed, comes back interrupted). An empty chat
+    /// leaves the last one's. One that cannot be kept only costs that early view.
     fn keep_glimpse(self) {
         if let Some(glimpse) = self.chat.try_with_untracked(crate::app::glimpse::of).flatten() {
             let _ = storage::local::write(crate::app::glimpse::KEY, &glimpse);
@@ -475,6 +470,7 @@ impl Chats {
                 self.list.update(|list| list.put_first(summary));
                 self.problem.set(None);
                 storage::set_current_chat_id(&id);
+                self.keep_glimpse();
                 tabs::announce(&TabNews::Saved { id });
                 true
             }
