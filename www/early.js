@@ -32,7 +32,8 @@
     label.textContent = labels[who] || labels.assistant;
     const body = document.createElement('div');
     body.className = 'text';
-    body.textContent = String(text);
+    // Bounded here too: storage is read as untrusted (the app cuts each message at 280).
+    body.textContent = String(text).slice(0, 300);
     item.append(label, body);
     return item;
   };
@@ -54,7 +55,7 @@
     title.className = 'current';
     const name = document.createElement('span');
     name.className = 'chat-title';
-    name.textContent = String(kept.title ?? '');
+    name.textContent = String(kept.title ?? '').slice(0, 300);
     title.append(name);
     const chats = document.createElement('ul');
     chats.append(title);

@@ -18,6 +18,21 @@ async function holdWasm(context) {
   return release;
 }
 
+/** In the page: adds up layout shifts as Chromium reports them (not those right after input),
+ * and notes what moved, for the message of a test that finds one. */
+function watchShifts() {
+  window.__shift = 0;
+  window.__moved = [];
+  new PerformanceObserver((list) => list.getEntries().forEach((e) => {
+    if (e.hadRecentInput) return;
+    window.__shift += e.value;
+    for (const source of e.sources ?? []) {
+      const node = source.node;
+      window.__moved.push(`${node?.nodeName ?? '?'}.${node?.className ?? ''} ${JSON.stringify(source.previousRect)} → ${JSON.stringify(source.currentRect)} at ${Math.round(e.startTime)} ms`);
+    }
+  })).observe({ type: 'layout-shift', buffered: true });
+}
+
 /** Opens the page with its WebAssembly held back, at the first screen; `release` lets it come. */
 async function openHeld(options = {}) {
   let release;
@@ -27,11 +42,7 @@ async function openHeld(options = {}) {
     beforeLoad: async (context, page) => {
       release = await holdWasm(context);
       // Layout shifts as Chromium reports them (a shift right after input does not count).
-      await page.addInitScript(() => {
-        window.__shift = 0;
-        new PerformanceObserver((list) => list.getEntries().forEach((e) => { if (!e.hadRecentInput) window.__shift += e.value; }))
-          .observe({ type: 'layout-shift', buffered: true });
-      });
+      await page.addInitScript(watchShifts);
     },
   });
   await opened.page.locator('#shell textarea').waitFor();
@@ -75,7 +86,8 @@ test('the first screen is the app\'s first frame: the same places and words, and
     }
     if (!seed) await page.getByTestId('in-page-offer').waitFor();
     await page.waitForTimeout(300);
-    assert.equal(await page.evaluate(() => window.__shift), 0, 'no layout shift');
+    const [shift, moved] = await page.evaluate(() => [window.__shift, window.__moved]);
+    assert.equal(shift, 0, `no layout shift at ${viewport.width} px${seed ? '' : ', a newcomer'}: ${moved.join('; ')}`);
     await context.close();
   }
 });
@@ -136,11 +148,7 @@ test('a returning person sees the chat they left before the app is up, where the
   await page.waitForFunction(() => localStorage.getItem('thoughtline.glimpse')?.includes('Paris'));
   const held = await context.newPage();
   const release = await holdWasm(context);
-  await held.addInitScript(() => {
-    window.__shift = 0;
-    new PerformanceObserver((list) => list.getEntries().forEach((e) => { if (!e.hadRecentInput) window.__shift += e.value; }))
-      .observe({ type: 'layout-shift', buffered: true });
-  });
+  await held.addInitScript(watchShifts);
   await held.goto(page.url(), { waitUntil: 'commit' });
   await held.locator('#shell .bubble.assistant .text', { hasText: 'Paris' }).waitFor();
   assert.equal(await held.locator('#shell .bubble.user .text').textContent(), 'What is the capital of France?');
@@ -150,8 +158,8 @@ test('a returning person sees the chat they left before the app is up, where the
   await ready(held);
   assert.deepEqual(await held.locator('.bubble.user').boundingBox(), question, 'the question stays where it was');
   await held.waitForTimeout(500);
-  const shift = await held.evaluate(() => window.__shift);
-  assert.ok(shift <= 0.01, `layout shift ${shift}`);
+  const [shift, moved] = await held.evaluate(() => [window.__shift, window.__moved]);
+  assert.ok(shift <= 0.01, `layout shift ${shift}: ${moved.join('; ')}`);
   await context.close();
 });
 

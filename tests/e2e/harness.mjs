@@ -42,8 +42,32 @@ export async function launch(extraArgs = []) {
       '--disable-component-update', '--disable-sync', ...extraArgs],
   });
   const newContext = browser.newContext.bind(browser);
-  browser.newContext = (options = {}) => newContext({ serviceWorkers: 'block', ...options });
+  browser.newContext = async (options = {}) => {
+    const context = await newContext({ serviceWorkers: 'block', ...options });
+    context.on('page', untilTheAppIsUp);
+    return context;
+  };
   return browser;
+}
+
+/**
+ * Makes `page.goto` and `page.reload` of the app's page end once the app is up (`data-ready` on
+ * <html>, or the banner of a page that could not start), not at the first screen, which may
+ * show the chat of last time before the app has it. A navigation asked to wait for less
+ * (`waitUntil: 'commit'`, as with the WebAssembly held back) ends as asked.
+ */
+function untilTheAppIsUp(page) {
+  for (const name of ['goto', 'reload']) {
+    const navigate = page[name].bind(page);
+    page[name] = async (...args) => {
+      const options = (name === 'goto' ? args[1] : args[0]) ?? {};
+      const response = await navigate(...args);
+      if ((options.waitUntil ?? 'load') === 'load' && /\/thoughtline\/([?#].*)?$/.test(page.url())) {
+        await page.locator('html[data-ready], [data-testid="fatal-banner"]').first().waitFor({ state: 'attached' });
+      }
+      return response;
+    };
+  }
 }
 
 /**
@@ -104,18 +128,10 @@ export async function openApp(browser, origin, { viewport = { width: 1280, heigh
     if (msg.type() === 'error') errors.push(msg.location()?.url ? `${msg.text()} [${msg.location().url}]` : msg.text());
   });
   page.on('pageerror', (err) => errors.push(String(err)));
-  // A reload is done once the app is up again, not at the first screen (which may show the
-  // chat of last time before the app has it): unless it waits only for the navigation.
-  const reload = page.reload.bind(page);
-  page.reload = async (options = {}) => {
-    const response = await reload(options);
-    if (!options.waitUntil || options.waitUntil === 'load') await page.locator('html[data-ready]').waitFor({ state: 'attached' });
-    return response;
-  };
   if (beforeLoad) await beforeLoad(context, page);
-  await page.goto(`${origin}${path}`);
-  // The app is up (`data-ready`, www/boot.js), not merely the first screen's composer.
-  if (ready) await page.locator('html[data-ready]').waitFor({ state: 'attached' });
+  // The app is up (`data-ready`, www/boot.js), not merely the first screen's composer; without
+  // `ready`, only until the navigation is under way (the WebAssembly may be held back).
+  await page.goto(`${origin}${path}`, { waitUntil: ready ? 'load' : 'commit' });
   return { page, context, errors, scope, base };
 }
 

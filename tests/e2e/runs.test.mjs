@@ -135,17 +135,26 @@ const previousRelease = {
 
 test('a chat saved by the previous release opens with its last run\'s steps, and is rewritten only when it changes', async () => {
   const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
-  // A first visit opens its database once the browser is idle: its stores are there after that.
-  await page.waitForFunction(async () => (await indexedDB.databases()).some((d) => d.name === 'thoughtline'));
+  // A first visit opens its database once the browser is idle: this waits until the app has
+  // made it and its stores (a look before then closes at once, never holding the app up).
   await page.evaluate((chat) => new Promise((resolve, reject) => {
-    const open = indexedDB.open('thoughtline');
-    open.onsuccess = () => {
-      const tx = open.result.transaction(['chats', 'bodies'], 'readwrite');
-      tx.objectStore('chats').put(JSON.stringify({ version: 2, id: chat.id, title: chat.title, updated_unix_ms: 1.7e12 }), chat.id);
-      tx.objectStore('bodies').put(JSON.stringify(chat), chat.id);
-      tx.oncomplete = () => { open.result.close(); localStorage.setItem('thoughtline.current', chat.id); resolve(); };
-      tx.onerror = () => reject(tx.error);
+    const attempt = async () => {
+      if (!(await indexedDB.databases()).some((d) => d.name === 'thoughtline')) return setTimeout(attempt, 50);
+      const open = indexedDB.open('thoughtline');
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        if (!open.result.objectStoreNames.contains('bodies')) {
+          open.result.close();
+          return setTimeout(attempt, 50);
+        }
+        const tx = open.result.transaction(['chats', 'bodies'], 'readwrite');
+        tx.objectStore('chats').put(JSON.stringify({ version: 2, id: chat.id, title: chat.title, updated_unix_ms: 1.7e12 }), chat.id);
+        tx.objectStore('bodies').put(JSON.stringify(chat), chat.id);
+        tx.oncomplete = () => { open.result.close(); localStorage.setItem('thoughtline.current', chat.id); resolve(); };
+        tx.onerror = () => reject(tx.error);
+      };
     };
+    attempt();
   }), previousRelease);
   await page.reload();
   await page.locator('.bubble.assistant .text', { hasText: 'A mathematician.' }).waitFor();

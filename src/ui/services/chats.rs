@@ -115,25 +115,18 @@ impl Chats {
             run_lock: StoredValue::new_local(None),
             run_going: StoredValue::new(None),
         };
-        // The database is opened by a part: at once for a person coming back to a chat, once
-        // the browser is idle on a first visit (a question asked before then is saved as soon
-        // as it is open).
-        let open = move || {
-            leptos::task::spawn_local(async move {
-                match opening(chats).await {
-                    Ok(connecting) => connecting.await,
-                    Err(missing) => {
-                        chats.problem.set(Some(missing.message(crate::ui::services::parts::what("open_chats"))));
-                        chats.restored.set(true);
-                    }
+        // The database is opened by a part, fetched at once: the first screen works without it,
+        // and a question asked before it is open is saved as soon as it is. (Not at idle: a tab
+        // opened in the background draws no frames, and WebKit's idle is a frame.)
+        leptos::task::spawn_local(async move {
+            match opening(chats).await {
+                Ok(connecting) => connecting.await,
+                Err(missing) => {
+                    chats.problem.set(Some(missing.message(crate::ui::services::parts::what("open_chats"))));
+                    chats.restored.set(true);
                 }
-            })
-        };
-        if returning() {
-            open();
-        } else {
-            crate::ui::services::page::when_idle(open);
-        }
+            }
+        });
         // From the start: a run may begin before the database is open.
         crate::ui::services::page::on_hidden(move || chats.keep_unsaved());
         chats

@@ -84,7 +84,7 @@ pub const MANIFEST: &[Part] = &[
     Part { chunk: "in_page_warm", what: "Readying the model in this page", fetched: &[IdleIf(Needs::ModelInPage)] },
     Part { chunk: "chat_list", what: "The chat list", fetched: &[Returning, Idle] },
     Part { chunk: "read_chat", what: "Reading chats", fetched: &[Returning, OnUse] },
-    Part { chunk: "open_chats", what: "Opening your chats", fetched: &[Returning, Idle] },
+    Part { chunk: "open_chats", what: "Opening your chats", fetched: &[Returning, OnUse] },
     Part { chunk: "move_legacy", what: "Moving the earlier version's chats", fetched: &[OnUse] },
     Part { chunk: "read_settings", what: "Reading your settings", fetched: &[OnUse] },
     Part { chunk: "settings", what: "Settings", fetched: &[Hover] },
