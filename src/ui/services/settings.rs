@@ -27,8 +27,8 @@ crate::ui::services::parts::part!(read_settings, preload = preload_reading, fn r
     read_settings(&json)
 });
 
-/// The settings kept on this device, or the defaults with what went wrong, read at once.
-#[cfg(test)]
+/// The settings kept on this device, or the defaults with what went wrong, read at once, without
+/// the part (the tests' way: the page itself uses `opening` and `read`).
 pub fn load() -> LoadedSettings {
     opening().unwrap_or_else(|json| read_settings(&json))
 }
