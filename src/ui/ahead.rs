@@ -34,14 +34,35 @@ pub fn preload(chunk: &str) -> Option<Preload> {
     })
 }
 
-/// Fetches ahead what `parts::ahead` says: those at once side by side, those at idle one after
-/// the other.
+/// Fetches, side by side, what `parts::ahead` says a person coming back needs at once (their
+/// chat's reading, its answers and its steps): as the app mounts, since none of it depends on
+/// the settings. `settled` is called once each has arrived or failed, so that the first screen
+/// can stay until the chat is drawn whole.
 #[cfg(target_arch = "wasm32")]
-pub fn fetch_ahead(settings: &crate::app::settings::Settings, returning: bool) {
-    let (now, idle) = ahead(settings, returning);
-    for part in now {
-        fetch(part.chunk);
+pub fn fetch_at_once(returning: bool, settled: impl Fn() + 'static) {
+    let now: Vec<Preload> = ahead(&Default::default(), returning).0.into_iter().filter_map(|p| preload(p.chunk)).collect();
+    let left = std::rc::Rc::new(std::cell::Cell::new(now.len()));
+    let settled = std::rc::Rc::new(settled);
+    if now.is_empty() {
+        settled();
     }
+    for preload in now {
+        let (left, settled) = (left.clone(), settled.clone());
+        leptos::task::spawn_local(async move {
+            let _ = preload().await;
+            left.set(left.get() - 1);
+            if left.get() == 0 {
+                settled();
+            }
+        });
+    }
+}
+
+/// Fetches, one after the other once the browser is idle, what `parts::ahead` says the
+/// settings will need.
+#[cfg(target_arch = "wasm32")]
+pub fn fetch_at_idle(settings: &crate::app::settings::Settings) {
+    let (_, idle) = ahead(settings, false);
     let idle: Vec<Preload> = idle.into_iter().filter_map(|p| preload(p.chunk)).collect();
     crate::ui::services::page::when_idle(move || {
         let idle = idle.clone();

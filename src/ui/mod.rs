@@ -137,6 +137,11 @@ pub fn App() -> impl IntoView {
     // last time is open too, or after a second at most), and parts are fetched ahead.
     let returning = services::chats::returning();
     let chat_shown = RwSignal::new(!returning);
+    // What a returning person's chat is drawn with (its reading, its answers, its steps) is
+    // fetched as the app mounts: it does not depend on the settings.
+    let parts_here = RwSignal::new(!returning);
+    #[cfg(target_arch = "wasm32")]
+    ahead::fetch_at_once(returning, move || parts_here.set(true));
     if returning {
         page::after(std::time::Duration::from_secs(1), move || chat_shown.set(true));
     }
@@ -144,11 +149,11 @@ pub fn App() -> impl IntoView {
         if done == Some(true) || !settings_read.get() {
             return done.unwrap_or(false);
         }
-        if !(chat_shown.get() || chats.restored.get()) {
+        if !(chat_shown.get() || (chats.restored.get() && parts_here.get())) {
             return false;
         }
         page::app_up();
-        starting(settings, in_page, mcp, returning);
+        starting(settings, in_page, mcp);
         true
     });
     let fetch_settings = || ahead::fetch("settings");
@@ -253,15 +258,15 @@ pub fn App() -> impl IntoView {
 }
 
 /// What starts once the settings are read: parts fetched ahead as the manifest says
-/// (`parts::MANIFEST`): at once what a person coming back to a chat needs, the rest once the
-/// browser is idle; and, for someone who uses the model in the page, that model loaded from this
+/// (`parts::MANIFEST`) once the browser is idle (what a person coming back needs at once was
+/// fetched as the app mounted); and, for someone who uses the model in the page, that model loaded from this
 /// browser and reading the agent's system prompt while they type (never a download they did
 /// not ask for).
 #[cfg_attr(not(target_arch = "wasm32"), allow(unused_variables))]
-fn starting(settings: RwSignal<crate::app::settings::Settings>, in_page: services::in_page::InPage, mcp: services::mcp::Mcp, returning: bool) {
+fn starting(settings: RwSignal<crate::app::settings::Settings>, in_page: services::in_page::InPage, mcp: services::mcp::Mcp) {
     #[cfg(target_arch = "wasm32")]
     {
-        ahead::fetch_ahead(&settings.get_untracked(), returning);
+        ahead::fetch_at_idle(&settings.get_untracked());
         if settings.with_untracked(|s| s.provider.preset.in_page()) {
             page::when_idle(move || {
                 leptos::task::spawn_local(async move {

@@ -186,9 +186,9 @@ test('a first visit fetches no code for reading stored chats; a person coming ba
   await page.getByTestId('chat-item').waitFor();
   fetched.length = 0;
   await page.reload();
-  // The chat of last time is read and its steps drawn, with both parts fetched while the
-  // database is read.
-  await page.locator('.bubble.assistant').waitFor();
+  // The chat of last time is read and its answer and steps drawn, with their parts fetched
+  // while the database is read: the first screen stays until they are here.
+  await page.locator('.bubble.assistant .text .markdown').waitFor();
   assert.equal(await page.locator('.bubble.assistant .text').textContent(), '42');
   await page.locator('[data-testid="event"][data-kind="final_answer"]').waitFor();
   assert.ok(fetched.includes('split_read_chat') && fetched.includes('split_trace_rows'), `${fetched}`);
