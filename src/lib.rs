@@ -9,6 +9,7 @@ pub mod agent;
 pub mod app;
 pub mod base;
 pub mod conversation;
+pub mod documents;
 pub mod in_page;
 pub(crate) mod json_read;
 pub mod llm;

@@ -61,7 +61,7 @@ fn only_the_browser_fetch_reaches_the_network() {
 #[test]
 fn the_agent_the_model_client_and_the_tools_know_no_browser() {
     const BROWSER: [&str; 6] = ["web_sys::", "js_sys::", "wasm_bindgen", "leptos::", "net::browser", "target_arch"];
-    for dir in ["agent", "llm", "tools", "app"] {
+    for dir in ["agent", "llm", "tools", "app", "documents"] {
         for (name, text) in sources(dir) {
             for word in BROWSER {
                 // The native clock (`SystemClock`) is the one piece of `agent/` that differs by target.

@@ -22,6 +22,7 @@ pub use adapters::*;
 
 pub mod arxiv;
 pub mod calculator;
+pub mod documents;
 pub mod mcp;
 pub mod openalex;
 pub mod text;

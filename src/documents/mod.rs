@@ -1,0 +1,18 @@
+//! The person's own documents, as the agent reads them: a file's bytes become pages of text
+//! (`read`), pages become passages that keep their source (`passages`), and passages are found
+//! again by a full-text index (`index`, BM25). What the agent is told, and how the trace and the
+//! answer's citations read it back, is `cited`. Plain Rust, no browser: the page service keeps
+//! the files and the index in IndexedDB, and a PDF's pages come from a PDF library loaded on use.
+
+pub mod cited;
+pub mod index;
+pub mod passages;
+pub mod read;
+mod words;
+
+pub use index::{Found, Index, Indexed};
+pub use passages::Passage;
+pub use read::{Kind, Page, ReadError};
+
+#[cfg(test)]
+mod quality;
