@@ -6,6 +6,8 @@
 //!
 //! - `chats.rs`: the chat list the sidebar shows, and which read of a stored chat may still
 //!   show it (what the person does meanwhile wins).
+//! - `documents.rs`: the person's documents: files read, indexed in steps, stored, removed,
+//!   and what each row of the Documents panel says.
 //! - `eval/`: evaluations: sets of cases read from JSON Lines or CSV, and the scorers that
 //!   judge each case's answer.
 //! - `fork.rs`: changing a step and running on from there: a trace row's editor, and the
@@ -26,6 +28,7 @@
 //!   save in flight, a failed save keeping the chat in memory, a chat running in another tab.
 
 pub mod chats;
+pub mod documents;
 pub mod eval;
 pub mod fork;
 pub mod glimpse;

@@ -1,0 +1,119 @@
+use super::*;
+
+fn meta(id: &str, name: &str, size: u64) -> Meta {
+    Meta { id: id.into(), name: name.into(), kind: Kind::of(name, "").unwrap_or(Kind::Text), size, added_ms: id.len() as f64 }
+}
+
+fn add(lib: &mut Library, id: &str, name: &str, size: u64) -> Vec<Do> {
+    lib.handle(Msg::Added { meta: meta(id, name, size), mime: String::new() })
+}
+
+/// Steps until the work asks for no more steps; what was asked meanwhile.
+fn run(lib: &mut Library) -> Vec<Do> {
+    let mut out = Vec::new();
+    for _ in 0..10_000 {
+        let got = lib.handle(Msg::Step);
+        let more = got.contains(&Do::Yield);
+        out.extend(got.into_iter().filter(|d| *d != Do::Yield));
+        if !more {
+            return out;
+        }
+    }
+    panic!("indexing never ended")
+}
+
+fn state(lib: &Library, id: &str) -> State {
+    lib.rows().iter().find(|r| r.meta.id == id).unwrap().state.clone()
+}
+
+#[test]
+fn a_file_is_read_indexed_in_steps_stored_and_found() {
+    let mut lib = Library::default();
+    assert_eq!(add(&mut lib, "a", "ferns.md", 100), [Do::AskToKeep, Do::Read("a".into())]);
+    let text: String = (0..200).map(|i| format!("## Part {i}\n\nFerns number {i} grow from spores.\n\n")).collect();
+    assert_eq!(lib.handle(Msg::Bytes { id: "a".into(), bytes: text.into_bytes() }), [Do::Yield]);
+    assert!(matches!(state(&lib, "a"), State::Indexing(0, n) if n > STEP * 2));
+    let first = lib.handle(Msg::Step);
+    assert_eq!(first, [Do::Yield]);
+    assert_eq!(state(&lib, "a"), State::Indexing(STEP, lib.rows()[0].passages), "progress is shown step by step");
+    assert!(lib.shelf().borrow().search("spores", &[], 5).is_empty(), "searched only once it is whole");
+    assert_eq!(run(&mut lib), [Do::Store("a".into())]);
+    assert_eq!(lib.shelf().borrow().search("number 17", &[], 1)[0].passage.heading, "Part 17");
+    assert!(lib.stored("a").is_some_and(|(m, pages, ix)| m.name == "ferns.md" && pages.len() == 1 && ix.passages.len() == 200));
+    lib.handle(Msg::Stored { id: "a".into(), result: Ok(()) });
+    assert_eq!(state(&lib, "a"), State::Ready);
+    assert!(!lib.busy());
+}
+
+#[test]
+fn one_document_at_a_time_and_a_bad_one_leaves_the_others_alone() {
+    let mut lib = Library::default();
+    add(&mut lib, "a", "one.txt", 10);
+    assert_eq!(add(&mut lib, "b", "scan.pdf", 10), [], "queued behind the first");
+    assert_eq!(add(&mut lib, "c", "two.txt", 10), []);
+    assert_eq!(lib.handle(Msg::Bytes { id: "a".into(), bytes: b"\0\x01binary".to_vec() }), [Do::DropBytes("a".into()), Do::ReadPdf("b".into())]);
+    assert_eq!(state(&lib, "a"), State::Failed(ReadError::Binary.message()));
+    assert_eq!(lib.handle(Msg::PdfRead { id: "b".into(), pages: Ok(vec![" ".into(), "".into()]) }), [Do::DropBytes("b".into()), Do::Read("c".into())]);
+    assert_eq!(state(&lib, "b"), State::Failed(ReadError::PdfNoText.message()));
+    lib.handle(Msg::Bytes { id: "c".into(), bytes: b"Moss on stone.".to_vec() });
+    assert_eq!(run(&mut lib), [Do::Store("c".into())]);
+    assert_eq!(lib.shelf().borrow().search("moss", &[], 5).len(), 1);
+    assert_eq!(lib.rows().len(), 3, "the failed rows stay, saying why");
+}
+
+#[test]
+fn files_past_the_bounds_are_refused_on_their_row() {
+    let mut lib = Library::default();
+    assert_eq!(add(&mut lib, "a", "huge.pdf", MAX_FILE_BYTES + 1), [Do::DropBytes("a".into())]);
+    assert!(matches!(state(&lib, "a"), State::Failed(why) if why.contains("50 MB")));
+    add(&mut lib, "b", "empty.md", 0);
+    assert_eq!(state(&lib, "b"), State::Failed(ReadError::Empty.message()));
+    let mut full = Library::default();
+    for i in 0..10 {
+        full.rows.push(Row { meta: meta(&format!("x{i}"), "big.txt", 49 * 1024 * 1024), pages: 1, passages: 1, state: State::Ready });
+    }
+    full.handle(Msg::Added { meta: meta("new", "more.txt", 20 * 1024 * 1024), mime: String::new() });
+    assert!(matches!(state(&full, "new"), State::Failed(why) if why.contains("remove some")), "{:?}", state(&full, "new"));
+}
+
+#[test]
+fn a_failed_write_keeps_the_document_searchable_and_can_be_tried_again() {
+    let mut lib = Library::default();
+    add(&mut lib, "a", "notes.md", 10);
+    lib.handle(Msg::Bytes { id: "a".into(), bytes: b"# Notes\n\nThe key is under the mat.".to_vec() });
+    run(&mut lib);
+    lib.handle(Msg::Stored { id: "a".into(), result: Err("The browser's storage is full.".into()) });
+    assert!(lib.rows()[0].state_text().contains("not saved: The browser's storage is full."));
+    assert_eq!(lib.shelf().borrow().search("mat", &[], 5).len(), 1);
+    assert_eq!(lib.handle(Msg::SaveAgain("a".into())), [Do::Store("a".into())]);
+    lib.handle(Msg::Stored { id: "a".into(), result: Ok(()) });
+    assert_eq!(lib.handle(Msg::SaveAgain("a".into())), [], "saved: nothing to try again");
+}
+
+#[test]
+fn stop_ends_the_work_and_says_so_on_each_row_it_left() {
+    let mut lib = Library::default();
+    add(&mut lib, "a", "a.md", 10);
+    add(&mut lib, "b", "b.md", 10);
+    lib.handle(Msg::Bytes { id: "a".into(), bytes: "word ".repeat(50_000).into_bytes() });
+    lib.handle(Msg::Step);
+    assert!(lib.busy());
+    assert_eq!(lib.handle(Msg::Stop), [Do::DropBytes("a".into()), Do::DropBytes("b".into())]);
+    assert_eq!((state(&lib, "a"), state(&lib, "b")), (State::Stopped, State::Stopped));
+    assert_eq!(lib.handle(Msg::Step), [], "a step already asked for finds nothing to do");
+    assert!(lib.shelf().borrow().search("word", &[], 5).is_empty());
+    assert_eq!(lib.handle(Msg::Reread("a".into())), [Do::Read("a".into())]);
+}
+
+#[test]
+fn removing_takes_it_out_of_the_index_and_the_store_even_mid_work() {
+    let mut lib = Library::default();
+    lib.handle(Msg::Loaded(vec![(meta("old", "old.md", 5), vec![Page { number: None, text: "Heron".into() }], Indexed::new("old".into(), "old.md".into(), passages::cut(&[Page { number: None, text: "Heron".into() }], Kind::Markdown)))]));
+    assert_eq!(add(&mut lib, "a", "a.md", 10), [Do::Read("a".into())], "already asked to keep the data: documents were stored");
+    add(&mut lib, "b", "b.md", 10);
+    assert_eq!(lib.handle(Msg::Remove("a".into())), [Do::Delete("a".into()), Do::Read("b".into())]);
+    assert_eq!(lib.handle(Msg::Bytes { id: "a".into(), bytes: b"late".to_vec() }), [], "bytes of a removed file are ignored");
+    assert_eq!(lib.handle(Msg::Remove("old".into())), [Do::Delete("old".into())]);
+    assert!(lib.shelf().borrow().search("heron", &[], 5).is_empty());
+    assert_eq!(lib.rows().len(), 1);
+}
