@@ -1,4 +1,5 @@
-//! Browser glue that is not UI: the clock the agent runs on and the panic hook.
+//! Browser glue that is not UI: the clock the agent runs on, the panic hook, and loading a
+//! module of this site on use (the in-page engine, the PDF reader).
 
 pub mod pack;
 
@@ -34,6 +35,12 @@ impl Clock for BrowserClock {
             drop(guard);
         })
     }
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen(inline_js = "export function import_module(url) { return import(url); }")]
+extern "C" {
+    /// `import(url)`: a module of this site, fetched the first time it is asked for.
+    pub fn import_module(url: &str) -> js_sys::Promise;
 }
 
 /// A `setTimeout` that is cleared when this is dropped (clearing one that fired is harmless).

@@ -147,7 +147,7 @@ fn is_test_file(name: &str) -> bool {
 }
 
 /// The page's features: each `ui/<name>.rs` and `ui/<name>/`.
-const FEATURES: [&str; 6] = ["chat", "chats", "settings", "compare", "eval", "share"];
+const FEATURES: [&str; 7] = ["chat", "chats", "settings", "compare", "eval", "share", "documents"];
 
 /// What `name` (a path under `src/`) belongs to in the page: a feature, the widgets, the
 /// services or the shell.

@@ -18,9 +18,9 @@ const STORE = 'thoughtline-files';
 const META = 'thoughtline-builds';
 const scope = new URL(self.registration.scope);
 const keyOf = (hash) => new URL(`__kept/${hash}`, scope).href;
-// The engine of the model in the page is large (megabytes): kept when it is first used, and on
-// an update only for someone who had used it.
-const onUse = (path) => path.startsWith('in-page/');
+// The engine of the model in the page and the PDF reader are large (megabytes): kept when first
+// used, and on an update only for someone who had used them.
+const onUse = (path) => path.startsWith('in-page/') || path.startsWith('pdf/');
 
 // The headers that make the page cross-origin isolated (COOP + COEP), and a CORP header so its
 // own files may be loaded by an isolated page. Providers and tools are fetched with CORS, which
@@ -62,11 +62,14 @@ self.addEventListener('install', (event) => {
     const store = await caches.open(STORE);
     const builds = await keptBuilds();
     const previous = builds.at(-1)?.files || {};
-    const usedEngine = await Promise.all(Object.keys(previous).filter(onUse).map((p) => store.match(keyOf(previous[p]))))
-      .then((found) => found.some(Boolean));
+    // Kept again on an update: the folders (in-page/, pdf/) of which something had been used.
+    const folder = (path) => path.split('/')[0];
+    const onUsePaths = Object.keys(previous).filter(onUse);
+    const found = await Promise.all(onUsePaths.map((p) => store.match(keyOf(previous[p]))));
+    const used = new Set(onUsePaths.filter((_, i) => found[i]).map(folder));
     const wanted = [];
     for (const path of Object.keys(FILES)) {
-      if (onUse(path) && !usedEngine) continue;
+      if (onUse(path) && !used.has(folder(path))) continue;
       if (!(await store.match(keyOf(FILES[path])))) wanted.push(path);
     }
     // Six at a time, as a browser fetches from one host.

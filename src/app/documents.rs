@@ -14,23 +14,13 @@ use std::rc::Rc;
 
 use crate::documents::index::Builder;
 use crate::documents::read::{self, MAX_FILE_BYTES};
+pub use crate::documents::Meta;
 use crate::documents::{passages, Index, Indexed, Kind, Page, ReadError};
 
 /// The store holds at most this much of the person's files together.
 pub const MAX_TOTAL_BYTES: u64 = 500 * 1024 * 1024;
 /// Passages indexed per step: a few milliseconds of work.
 pub const STEP: usize = 48;
-
-/// A document as it is stored and listed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Meta {
-    pub id: String,
-    pub name: String,
-    pub kind: Kind,
-    /// The file's size in bytes.
-    pub size: u64,
-    pub added_ms: f64,
-}
 
 /// What a row says of its document.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,6 +74,11 @@ pub enum Msg {
     Bytes { id: String, bytes: Vec<u8> },
     /// A PDF's pages as its library read them, or why it could not.
     PdfRead { id: String, pages: Result<Vec<String>, ReadError> },
+    /// File `id` could not be read at all (its bytes are gone, the PDF reader is missing).
+    Unreadable { id: String, why: ReadError },
+    /// A file refused before it was read (a kind not read here, bytes the browser would not
+    /// give): it gets a row saying why.
+    Refused { meta: Meta, why: ReadError },
     /// The next step of the work (after the page had its turn).
     Step,
     /// A write of document `id` ended.
@@ -208,6 +203,16 @@ impl Library {
                     return Vec::new();
                 }
                 self.pages_read(id, pages.and_then(read::pdf_pages))
+            }
+            Msg::Unreadable { id, why } => {
+                if !matches!(&self.work, Some(Work::Reading(r)) if *r == id) {
+                    return Vec::new();
+                }
+                self.pages_read(id, Err(why))
+            }
+            Msg::Refused { meta, why } => {
+                self.rows.push(Row { meta, pages: 0, passages: 0, state: State::Failed(why.message()) });
+                Vec::new()
             }
             Msg::Step => self.step(),
             Msg::Stored { id, result } => {

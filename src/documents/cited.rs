@@ -111,6 +111,19 @@ fn head(line: &str) -> Option<Source> {
     Some(Source { number, name: name.to_string(), page, heading: String::new(), score, text: String::new() })
 }
 
+/// Every passage the `documents` tool gave in a run's events, in order (an answer's `[n]` is
+/// the one numbered `n`).
+pub fn given_in(events: &[crate::agent::Event]) -> Vec<Source> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            crate::agent::EventKind::ToolResult { tool, observation } if tool == "documents" => Some(parse(observation)),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
 /// The numbers an answer cites (`[2]`, `[1, 3]`, `[1][4]`), each once, in order of first use.
 pub fn cited_numbers(answer: &str) -> Vec<usize> {
     let mut out = Vec::new();

@@ -14,5 +14,16 @@ pub use index::{Found, Index, Indexed};
 pub use passages::Passage;
 pub use read::{Kind, Page, ReadError};
 
+/// A document as it is stored and listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Meta {
+    pub id: String,
+    pub name: String,
+    pub kind: Kind,
+    /// The file's size in bytes.
+    pub size: u64,
+    pub added_ms: f64,
+}
+
 #[cfg(test)]
 mod quality;

@@ -142,6 +142,14 @@ pub fn cut(pages: &[Page], kind: Kind) -> Vec<Passage> {
     out
 }
 
+/// A passage's text from its page's range, as `cut` made it; `None` for a range that is not
+/// in the page.
+pub fn text_of(page: &str, kind: Kind, start: usize, end: usize) -> Option<String> {
+    let body = page.get(start..end)?;
+    let header = if kind == Kind::Csv { page.lines().next().unwrap_or("") } else { "" };
+    Some(if header.is_empty() { body.to_string() } else { format!("{header}\n{body}") })
+}
+
 /// A block longer than `MAX`, as pieces cut at a sentence's end or else a space.
 fn split_long(text: &str, start: usize, end: usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
@@ -194,6 +202,7 @@ mod tests {
         assert!(got[1].text.contains("## Water") && got[1].text.ends_with("And shade."));
         for p in &got {
             assert_eq!(&text[p.start..p.end], p.text, "a passage is its range");
+            assert_eq!(text_of(text, Kind::Markdown, p.start, p.end).as_deref(), Some(p.text.as_str()));
         }
     }
 

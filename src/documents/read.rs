@@ -75,6 +75,10 @@ pub enum ReadError {
     PdfLocked,
     PdfDamaged(String),
     PdfNoText,
+    /// The file's bytes are no longer held or stored.
+    Gone,
+    /// The PDF reader could not be fetched from the site.
+    ReaderMissing(String),
 }
 
 impl ReadError {
@@ -92,6 +96,8 @@ impl ReadError {
             ReadError::PdfLocked => "This PDF is protected by a password: open it, save an unprotected copy, and add that.".into(),
             ReadError::PdfDamaged(why) => format!("This PDF could not be read ({}): it may be damaged.", bounded(why, 200)),
             ReadError::PdfNoText => "This PDF has no text to read: its pages are images (a scan). Run text recognition on it first.".into(),
+            ReadError::Gone => "This file is no longer kept in this browser: add it again.".into(),
+            ReadError::ReaderMissing(why) => format!("The PDF reader could not be loaded ({}). Check the connection, then Re-read.", bounded(why, 200)),
         }
     }
 }
@@ -343,7 +349,7 @@ mod tests {
         assert_eq!(pdf_pages(vec![" ".into(), String::new()]), Err(ReadError::PdfNoText));
         let big = vec![b'a'; MAX_FILE_BYTES as usize + 1];
         assert!(matches!(read(Kind::Text, &big), Err(ReadError::TooLarge { .. })));
-        for e in [ReadError::Empty, ReadError::Binary, ReadError::PdfLocked, ReadError::PdfNoText, ReadError::PdfDamaged("x".repeat(500)), ReadError::Unknown] {
+        for e in [ReadError::Empty, ReadError::Binary, ReadError::PdfLocked, ReadError::PdfNoText, ReadError::PdfDamaged("x".repeat(500)), ReadError::Unknown, ReadError::Gone, ReadError::ReaderMissing("offline".into())] {
             assert!(e.message().ends_with('.') && e.message().len() < 400, "{e:?}");
         }
     }

@@ -16,10 +16,7 @@ use crate::llm::in_page::{Engine, EngineError, EngineReply, EngineRequest, Finis
 
 use super::{Environment, Loaded, ModelSource, Progress};
 
-#[wasm_bindgen(inline_js = "export function import_module(url) { return import(url); }")]
-extern "C" {
-    fn import_module(url: &str) -> Promise;
-}
+use crate::browser::import_module;
 
 thread_local! {
     static MODULE: RefCell<Option<JsValue>> = const { RefCell::new(None) };

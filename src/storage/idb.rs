@@ -28,7 +28,7 @@ pub struct IdbBackend {
     read_only: bool,
 }
 
-fn dom(value: &JsValue) -> StorageError {
+pub(super) fn dom(value: &JsValue) -> StorageError {
     match value.dyn_ref::<web_sys::DomException>() {
         Some(ex) => StorageError::from_dom(&ex.name(), &ex.message()),
         None => StorageError::new(StorageErrorKind::Other, "the database refused"),
@@ -43,19 +43,19 @@ fn request_error(req: &IdbRequest) -> StorageError {
 }
 
 /// Starts listening to `req`. Call before any `.await`, or its events may pass unheard.
-fn watch(req: &IdbRequest) -> Promise {
+pub(super) fn watch(req: &IdbRequest) -> Promise {
     Promise::new(&mut |resolve: Function, reject: Function| {
         req.set_onsuccess(Some(&resolve));
         req.set_onerror(Some(&reject));
     })
 }
 
-async fn finished(req: &IdbRequest) -> Result<JsValue, StorageError> {
+pub(super) async fn finished(req: &IdbRequest) -> Result<JsValue, StorageError> {
     let promise = watch(req);
     outcome(req, promise).await
 }
 
-async fn outcome(req: &IdbRequest, promise: Promise) -> Result<JsValue, StorageError> {
+pub(super) async fn outcome(req: &IdbRequest, promise: Promise) -> Result<JsValue, StorageError> {
     let outcome = JsFuture::from(promise).await;
     req.set_onsuccess(None);
     req.set_onerror(None);
@@ -66,7 +66,7 @@ async fn outcome(req: &IdbRequest, promise: Promise) -> Result<JsValue, StorageE
 }
 
 /// Resolves when the transaction has committed; a quota or other failure aborts it.
-async fn committed(tx: &IdbTransaction) -> Result<(), StorageError> {
+pub(super) async fn committed(tx: &IdbTransaction) -> Result<(), StorageError> {
     let promise = Promise::new(&mut |resolve: Function, reject: Function| {
         tx.set_oncomplete(Some(&resolve));
         tx.set_onabort(Some(&reject));
@@ -80,7 +80,7 @@ async fn committed(tx: &IdbTransaction) -> Result<(), StorageError> {
     }
 }
 
-fn text_of(value: &JsValue) -> Option<String> {
+pub(super) fn text_of(value: &JsValue) -> Option<String> {
     if value.is_undefined() {
         return None;
     }

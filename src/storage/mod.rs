@@ -9,6 +9,8 @@
 //!   `store.rs`: listing, opening, saving, deleting and moving an older release's chats, over a
 //!   `Backend`; `idb.rs`: that backend in IndexedDB. (The list the page shows, and what a
 //!   person does to it, is the app's: `app::chats`.)
+//! - `documents.rs`: the stored shape of a document (its pages and its share of the index);
+//!   `documents_idb.rs`: their database, with the files' own bytes.
 //! - `export.rs`: the conversation export file. `lenient.rs`: tolerant reading for all of the above;
 //!   `read.rs`: the readers of the stored shapes (serde writes them, these read them).
 //! - `tabs.rs`: telling other tabs what changed, and which runs are live.
@@ -18,6 +20,9 @@
 //! data written by a newer release is never overwritten.
 
 pub mod chats;
+pub mod documents;
+#[cfg(target_arch = "wasm32")]
+pub mod documents_idb;
 pub mod error;
 pub mod evals;
 pub mod event;

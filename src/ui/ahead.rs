@@ -28,6 +28,7 @@ pub fn preload(chunk: &str) -> Option<Preload> {
         "settings" => || Box::pin(super::features::preload_settings()),
         "compare" => || Box::pin(super::features::preload_compare()),
         "evaluations" => || Box::pin(super::features::preload_evaluations()),
+        "documents" => || Box::pin(super::features::preload_documents()),
         "export_file" => || Box::pin(super::services::files::preload_export()),
         "import_file" => || Box::pin(super::services::files::preload_import()),
         _ => return None,

@@ -8,6 +8,7 @@ mod ahead;
 mod chat;
 mod chats;
 mod compare;
+mod documents;
 mod eval;
 mod features;
 mod notices;
@@ -18,7 +19,7 @@ pub mod widgets;
 
 use leptos::prelude::*;
 
-use features::{compare_part, evaluations_part, settings_part, settings_saved, Drawn};
+use features::{compare_part, documents_part, evaluations_part, settings_part, settings_saved, Drawn};
 use services::{page, parts, theme};
 
 pub use crate::conversation::{ChatMessage, Who};
@@ -108,6 +109,14 @@ pub fn App() -> impl IntoView {
     let show_settings = RwSignal::new(false);
     let show_compare = RwSignal::new(false);
     let show_evals = RwSignal::new(false);
+    let show_documents = RwSignal::new(false);
+    // A citation in an answer opens its passage in the Documents panel.
+    let cited = RwSignal::new(None::<crate::documents::cited::Source>);
+    provide_context(widgets::bubbles::OpenCitation(Callback::new(move |source| {
+        cited.set(Some(source));
+        show_documents.set(true);
+    })));
+    let documents_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_documents.get());
     // Bumped by the trace's "Compare runs": Compare opens at the runs of this conversation.
     let compare_runs_asked = RwSignal::new(0u32);
     let on_compare_runs = Callback::new(move |_: ()| {
@@ -159,6 +168,7 @@ pub fn App() -> impl IntoView {
     let fetch_settings = || ahead::fetch("settings");
     let fetch_compare = || ahead::fetch("compare");
     let fetch_evals = || ahead::fetch("evaluations");
+    let fetch_documents = || ahead::fetch("documents");
 
     let on_send = Callback::new(move |question: String| session.ask(question));
     let on_stop = Callback::new(move |_: ()| chat_run.stop());
@@ -210,6 +220,13 @@ pub fn App() -> impl IntoView {
                     on:click=move |_| { show_compare.set(false); show_evals.update(|e| *e = !*e) }>
                     {move || if show_evals.get() { "← Chat" } else { "✓ Evaluate" }}
                 </button>
+                <button class="ghost" data-testid="documents"
+                    aria-expanded=move || show_documents.get().to_string()
+                    aria-controls="documents"
+                    on:pointerenter=move |_| fetch_documents() on:focus=move |_| fetch_documents()
+                    on:click=move |_| show_documents.update(|d| *d = !*d)>
+                    "▤ Documents"
+                </button>
                 <button
                     class="ghost"
                     data-testid="settings-toggle"
@@ -246,6 +263,15 @@ pub fn App() -> impl IntoView {
             {move || loading.with(|parts| parts.first().map(|what| view! {
                 <div class="part-overlay"><div class="notice" role="status" data-testid="part-loading">{format!("Loading {}…", parts_list(what, &parts[1..]))}</div></div>
             }))}
+            // Built the first time it is opened, then hidden: indexing goes on while it is closed.
+            <div class="documents-view" hidden=move || !show_documents.get()>
+                <Show when=move || documents_opened.get()>
+                    {
+                        let on_close = Callback::new(move |_: ()| show_documents.set(false));
+                        parts::part_view("documents", move || Box::pin(documents_part(on_close, cited)), Some(loading), parts::Around::Overlay)
+                    }
+                </Show>
+            </div>
             // Loaded the first time it is opened (`parts`): most visits never open it.
             <Show when=move || show_settings.get()>
                 {

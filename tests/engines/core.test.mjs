@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startServer, script, requests, loopbackSettings, action } from '../e2e/harness.mjs';
 import { startMcp, startMcpOAuth } from '../e2e/mcp-server.mjs';
 import { llamaModel } from '../e2e/llama.mjs';
+import { pdf } from '../e2e/pdf.mjs';
 import { chosenEngines, startDriver, session, Key } from './driver.mjs';
 
 const server = {};
@@ -131,6 +132,26 @@ for (const engine of chosenEngines) {
       }), ['typed before the app', 18, true, false]);
       await b.type('composer', 'X');
       assert.equal(await b.run(() => document.querySelector('[data-testid="composer"]').value), 'typed before the aXpp');
+    });
+
+    test('documents: a Markdown file and a PDF are added, and the agent finds a passage with its page', async () => {
+      const { scope } = await openApp(b, { seed: loopbackSettings });
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'thoughtline-engine-'));
+      const notes = path.join(dir, 'walk.md');
+      fs.writeFileSync(notes, '# Walk\n\n## Parking\n\nThe car park by the boathouse closes at dusk.\n');
+      const guide = path.join(dir, 'birds.pdf');
+      fs.writeFileSync(guide, pdf([['Birds'], ['Herons', 'The grey heron nests in tall reeds.'], ['Coots']]));
+      await b.click('documents');
+      await (await b.find('documents-add')).sendKeys(notes);
+      await b.until(() => document.querySelector('[data-testid="document"]')?.dataset.state === 'ready', [], { what: 'the Markdown file is ready' });
+      await (await b.find('documents-add')).sendKeys(guide);
+      await b.until(() => [...document.querySelectorAll('[data-testid="document"]')].map((r) => r.dataset.state).join() === 'ready,ready', [], { what: 'the PDF is ready', timeout: 30_000 });
+      assert.match(await b.run(() => document.querySelectorAll('[data-testid="document"]')[1].textContent), /birds\.pdf.*3 pages.*Ready/s);
+      await b.click('documents-close');
+      await script(server.origin, scope, [action('documents', 'heron nests'), { text: 'Final Answer: In tall reeds [1].' }]);
+      await ask(b, 'Where do herons nest?');
+      assert.equal(await answer(b), 'In tall reeds [1].');
+      assert.match(await b.run(() => document.querySelector('[data-kind="tool_result"] [data-testid="passage"]')?.textContent ?? ''), /\[1\] birds\.pdf · page 2.*grey heron nests/s);
     });
 
     test('a run with a tool answers, its trace is green, and a reload keeps it', async () => {

@@ -117,3 +117,16 @@ fn removing_takes_it_out_of_the_index_and_the_store_even_mid_work() {
     assert!(lib.shelf().borrow().search("heron", &[], 5).is_empty());
     assert_eq!(lib.rows().len(), 1);
 }
+
+#[test]
+fn a_file_refused_or_gone_says_so_and_the_queue_goes_on() {
+    let mut lib = Library::default();
+    lib.handle(Msg::Refused { meta: meta("x", "photo.jpg", 10), why: ReadError::Unknown });
+    assert_eq!(state(&lib, "x"), State::Failed(ReadError::Unknown.message()));
+    add(&mut lib, "a", "a.pdf", 10);
+    add(&mut lib, "b", "b.md", 10);
+    assert_eq!(lib.handle(Msg::Unreadable { id: "a".into(), why: ReadError::ReaderMissing("offline".into()) }), [Do::DropBytes("a".into()), Do::Read("b".into())]);
+    assert!(lib.rows()[1].state_text().contains("Re-read"));
+    assert_eq!(lib.handle(Msg::Reread("a".into())), [], "queued behind the one being read");
+    assert_eq!(state(&lib, "a"), State::Queued);
+}

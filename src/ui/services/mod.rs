@@ -11,12 +11,15 @@
 //!   the chat's side of it (asking, branches); `approval.rs`, the channel a waiting call asks on;
 //! - `mcp.rs`, `hub.rs`, `sign_in.rs`: the page's MCP servers, their clients and sign-ins;
 //! - `in_page.rs`: the model in the page as the page shares it;
+//! - `documents.rs`: the person's documents: files in, PDFs read, indexing in steps, their
+//!   database, and the index each run's `documents` tool searches;
 //! - `eval.rs`: an evaluation's workers, saves and resume;
 //! - `otel.rs`, `files.rs`: runs sent to a collector, and files in and out;
 //! - `theme.rs`: the colour theme, kept and applied.
 
 pub mod approval;
 pub mod chats;
+pub mod documents;
 pub mod dom;
 pub mod eval;
 pub mod files;

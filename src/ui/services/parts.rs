@@ -90,6 +90,8 @@ pub const MANIFEST: &[Part] = &[
     Part { chunk: "settings", what: "Settings", fetched: &[Hover] },
     Part { chunk: "compare", what: "Compare", fetched: &[Hover] },
     Part { chunk: "evaluations", what: "Evaluations", fetched: &[Hover] },
+    Part { chunk: "documents", what: "Documents", fetched: &[Hover] },
+    Part { chunk: "read_documents", what: "Reading your documents", fetched: &[OnUse] },
     Part { chunk: "export_file", what: "Export", fetched: &[Hover] },
     Part { chunk: "import_file", what: "Import", fetched: &[Hover] },
     Part { chunk: "mcp_compose", what: "MCP prompts and resources", fetched: &[OnUse] },

@@ -10,9 +10,46 @@ use leptos::prelude::*;
 
 use crate::markdown::{parse, Block, Inline};
 
-crate::ui::services::parts::part!(markdown, preload = preload_answer, pub fn answer(text: String) -> AnyView {
+crate::ui::services::parts::part!(markdown, preload = preload_answer, pub fn answer(text: String, cites: Option<Cites>) -> AnyView {
+    if let Some(cites) = cites {
+        provide_context(cites);
+    }
     view! { <Markdown text/> }.into_any()
 });
+
+/// The passages an answer may cite (`[n]`, as the documents tool numbered them in its run),
+/// and what opens one: each `[n]` of the answer's text becomes a link to passage `n`.
+#[derive(Clone)]
+pub struct Cites {
+    pub given: std::sync::Arc<Vec<crate::documents::cited::Source>>,
+    pub open: Callback<crate::documents::cited::Source>,
+}
+
+/// Text with each `[n]` that names a passage given as a link to it.
+fn cited_text(text: &str, cites: &Cites) -> AnyView {
+    let mut parts: Vec<AnyView> = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let number = after.find(']').and_then(|close| after[..close].parse::<usize>().ok().map(|n| (n, close)));
+        let Some((n, close)) = number.filter(|(n, _)| cites.given.iter().any(|s| s.number == *n)) else {
+            parts.push(rest[..open + 1].to_string().into_any());
+            rest = after;
+            continue;
+        };
+        parts.push(rest[..open].to_string().into_any());
+        let source = cites.given.iter().find(|s| s.number == n).cloned().expect("found above");
+        let title = match source.page {
+            Some(page) => format!("{}, page {page}", source.name),
+            None => source.name.clone(),
+        };
+        let opener = cites.open;
+        parts.push(view! { <button class="citation" data-testid="citation" title=title on:click=move |_| opener.run(source.clone())>{format!("[{n}]")}</button> }.into_any());
+        rest = &after[close + 1..];
+    }
+    parts.push(rest.to_string().into_any());
+    parts.into_any()
+}
 
 #[component]
 pub fn Markdown(text: String) -> impl IntoView {
@@ -26,7 +63,10 @@ fn inlines(items: &[Inline]) -> Vec<AnyView> {
 
 fn inline(item: &Inline) -> AnyView {
     match item {
-        Inline::Text(t) => t.clone().into_any(),
+        Inline::Text(t) => match use_context::<Cites>() {
+            Some(cites) if t.contains('[') => cited_text(t, &cites),
+            _ => t.clone().into_any(),
+        },
         Inline::Code(t) => view! { <code>{t.clone()}</code> }.into_any(),
         Inline::Strong(c) => view! { <strong>{inlines(c)}</strong> }.into_any(),
         Inline::Emphasis(c) => view! { <em>{inlines(c)}</em> }.into_any(),

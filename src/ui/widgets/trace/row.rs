@@ -21,6 +21,35 @@ fn icon(tone: Tone) -> &'static str {
     }
 }
 
+/// The passages a `documents` call gave the model, each with its source and score, read back
+/// from the observation (`documents::cited`): what the model saw, never more.
+fn passages(kind: &EventKind) -> Option<AnyView> {
+    let EventKind::ToolResult { tool, observation } = kind else { return None };
+    if tool != "documents" {
+        return None;
+    }
+    let found = crate::documents::cited::parse(observation);
+    (!found.is_empty()).then(|| {
+        let items = found
+            .into_iter()
+            .map(|source| {
+                let page = source.page.map(|p| format!(" · page {p}")).unwrap_or_default();
+                let heading = if source.heading.is_empty() { String::new() } else { format!(" · § {}", source.heading) };
+                view! {
+                    <li class="passage" data-testid="passage" data-number=source.number data-page=source.page.unwrap_or(0)>
+                        <div class="passage-source">{format!("[{}] {}{page}{heading}", source.number, source.name)}<span class="meta">{format!("score {:.2}", source.score)}</span></div>
+                        <div class="passage-text">{{
+                            let shown = preview(&source.text);
+                            if shown.is_cut() { format!("{}…", shown.shown) } else { shown.shown.to_string() }
+                        }}</div>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! { <ol class="passages">{items}</ol> }.into_any()
+    })
+}
+
 #[component]
 pub fn EventRow(event: Event, open: Memo<Option<u32>>, trace: Steps, look: Look, forking: Option<super::fork::Forking>) -> impl IntoView {
     let tone = event.kind.tone();
@@ -60,6 +89,7 @@ pub fn EventRow(event: Event, open: Memo<Option<u32>>, trace: Steps, look: Look,
             </div>
             {(!row.summary.is_empty()).then(|| view! { <div class="event-summary">{row.summary.clone()}</div> })}
             {parts}
+            {passages(&event.kind)}
             {(more || !row.meta.is_empty()).then(|| view! {
                 <div class="event-foot">
                     <span class="counts" data-testid="event-counts">{row.meta.clone()}</span>

@@ -1,0 +1,104 @@
+// End-to-end tests of the person's documents (src/ui/documents.rs, src/app/documents.rs): files
+// added in the Documents panel, read (a PDF by pdf.js, fetched on use), indexed and stored; the
+// agent's documents tool finding their passages; what a bad file says; a reload keeping them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { suite, openApp, script, requests, ask, loopbackSettings, action } from './harness.mjs';
+import { pdf } from './pdf.mjs';
+
+const env = suite();
+
+const birds = pdf([
+  ['Birds of the marsh', 'A field guide for the lake shore.'],
+  ['Herons', 'The grey heron nests in tall reeds near the lake,', 'in colonies called heronries.'],
+  ['Coots', 'Coots build floating platforms of weed.'],
+]);
+
+const notes = Buffer.from('# Lake walk\n\n## Parking\n\nThe car park by the boathouse closes at dusk.\n\n## Tides\n\nThe causeway floods two hours after high tide.\n');
+
+async function openDocuments(page) {
+  await page.getByTestId('documents').click();
+  await page.getByTestId('documents-panel').waitFor();
+}
+
+/** Waits until every row has ended its work; returns each row's text. */
+async function settled(page, count) {
+  await page.waitForFunction((n) => {
+    const rows = [...document.querySelectorAll('[data-testid="document"]')];
+    return rows.length === n && rows.every((r) => !['queued', 'reading', 'indexing'].includes(r.dataset.state));
+  }, count, { timeout: 30_000 });
+  return page.getByTestId('document').allTextContents();
+}
+
+test('a Markdown file and a PDF are found by the agent with their pages, and are still there after a reload', async () => {
+  const { page, context, scope, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await openDocuments(page);
+  await page.getByTestId('documents-add').setInputFiles([
+    { name: 'lake-walk.md', mimeType: 'text/markdown', buffer: notes },
+    { name: 'birds.pdf', mimeType: 'application/pdf', buffer: birds },
+  ]);
+  const rows = await settled(page, 2);
+  assert.match(rows[0], /lake-walk\.md.*MARKDOWN.*Ready/s);
+  assert.match(rows[1], /birds\.pdf.*PDF.*3 pages.*Ready/s);
+
+  // The passages of a document, page by page.
+  await page.getByTestId('document-text').nth(1).click();
+  await page.getByTestId('document-view').locator('[data-testid="passage"][data-page="2"]', { hasText: 'grey heron nests' }).waitFor();
+  await page.getByTestId('documents-close').click();
+
+  await script(env.server.origin, scope, [action('documents', 'where do herons nest'), { text: 'Thought: The guide says so.\nFinal Answer: In tall reeds near the lake [1].' }]);
+  await ask(page, 'Where do herons nest?');
+  await page.locator('[data-testid="event"][data-kind="final_answer"]').waitFor();
+  const passage = page.locator('[data-testid="event"][data-kind="tool_result"] [data-testid="passage"]').first();
+  assert.equal(await passage.getAttribute('data-page'), '2', 'the best passage is on page 2');
+  assert.match(await passage.textContent(), /\[1\] birds\.pdf · page 2.*grey heron nests in tall reeds/s);
+  // What the model was sent is that passage, with its source.
+  const sent = await requests(env.server.origin, scope);
+  const second = JSON.stringify(sent.at(-1).messages);
+  assert.match(second, /\[1\] birds\.pdf · page 2/);
+  assert.match(sent[0].messages[0].content, /documents: Searches the person's own documents[^\n]*"lake-walk\.md", "birds\.pdf"/);
+  // The answer's [1] opens that passage in its document, marked.
+  await page.locator('.bubble.assistant').getByTestId('citation').click();
+  await page.locator('[data-testid="document-view"] .passage.cited', { hasText: 'grey heron nests' }).waitFor();
+  await page.getByTestId('documents-close').click();
+
+  await page.reload();
+  await openDocuments(page);
+  const kept = await settled(page, 2);
+  assert.match(kept.join('\n'), /lake-walk\.md.*Ready[\s\S]*birds\.pdf.*Ready/);
+  await page.getByTestId('documents-close').click();
+  await script(env.server.origin, scope, [action('documents', 'causeway tide'), { text: 'Final Answer: Two hours after high tide [1].' }]);
+  await ask(page, 'When does the causeway flood?');
+  await page.locator('[data-testid="event"][data-kind="final_answer"]').last().waitFor();
+  const found = page.locator('[data-testid="event"][data-kind="tool_result"]').last().locator('[data-testid="passage"]').first();
+  assert.match(await found.textContent(), /lake-walk\.md · § Tides.*two hours after high tide/s, 'the stored index answers after a reload');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('each bad file says what is wrong on its own row, and the good one beside them is read', async () => {
+  const { page, context } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await openDocuments(page);
+  await page.getByTestId('documents-add').setInputFiles([
+    { name: 'empty.md', mimeType: 'text/markdown', buffer: Buffer.alloc(0) },
+    { name: 'photo.txt', mimeType: 'text/plain', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]) },
+    { name: 'broken.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\nthis is not really a PDF at all') },
+    { name: 'scan.pdf', mimeType: 'application/pdf', buffer: pdf([['x'], ['y']], { textless: true }) },
+    { name: 'locked.pdf', mimeType: 'application/pdf', buffer: pdf([['secret']], { encrypt: true }) },
+    { name: 'picture.png', mimeType: 'image/png', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47]) },
+    { name: 'good.md', mimeType: 'text/markdown', buffer: Buffer.from('# Good\n\nThis one is fine.') },
+  ]);
+  const rows = await settled(page, 7);
+  const row = (name) => rows.find((r) => r.includes(name)) || '';
+  assert.match(row('empty.md'), /empty: there is nothing to read/);
+  assert.match(row('photo.txt'), /not text, whatever its name says/);
+  assert.match(row('broken.pdf'), /could not be read .*damaged/);
+  assert.match(row('scan.pdf'), /no text to read: its pages are images/);
+  assert.match(row('locked.pdf'), /protected by a password/);
+  assert.match(row('picture.png'), /Files of this kind are not read/);
+  assert.match(row('good.md'), /Ready/);
+  await page.getByTestId('document').filter({ hasText: 'scan.pdf' }).getByTestId('document-remove').click();
+  await page.getByTestId('document').filter({ hasText: 'scan.pdf' }).waitFor({ state: 'detached' });
+  assert.equal(await page.getByTestId('document').count(), 6);
+  await context.close();
+});
