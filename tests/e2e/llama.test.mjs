@@ -166,3 +166,27 @@ test('a real llama.cpp server: an evaluation of five cases ends every case, each
   assert.equal(await page.locator('.fatal').count(), 0, 'no panic banner');
   assert.deepEqual(errors.filter((e) => !/favicon/.test(e)), []);
 });
+
+test('a real llama.cpp server: a question only a dropped document answers ends with a documents call, bounded', async () => {
+  const { page, context, errors } = await openApp(env.browser, env.server.origin, {
+    seed: (scopeUrl) => {
+      const settings = llamaSettings(llama.base, scopeUrl, { stream: false, maxIterations: MAX_STEPS });
+      // The documents are the only tool: the question is about them alone.
+      settings.tools.wikipedia.common.enabled = false;
+      settings.tools.calculator.enabled = false;
+      return settings;
+    },
+  });
+  await page.getByTestId('documents').click();
+  await page.getByTestId('documents-add').setInputFiles([{ name: 'house-notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# House notes\n\n## The blue door\n\nThe code of the blue door is 4817. Change it every spring.\n') }]);
+  await page.locator('[data-testid="document"][data-state="ready"]').waitFor();
+  await page.getByTestId('documents-close').click();
+  const outcome = await askAndWait(page, 'What is the code of the blue door? Search my documents.');
+  const events = await assertBoundedRun(page, errors, outcome, { streamed: false });
+  const calls = events.filter((e) => e.kind.tool_call).map((e) => e.kind.tool_call.tool);
+  const found = events.filter((e) => e.kind.tool_result?.tool === 'documents').map((e) => e.kind.tool_result.observation);
+  console.log(`# documents with the real model: calls ${JSON.stringify(calls)}; answer: ${outcome.last.text}`);
+  assert.ok(calls.includes('documents'), `the model searched the documents: ${outcome.tones.join(' ')}`);
+  assert.ok(found.some((o) => /\[1\] house-notes\.md[\s\S]*4817/.test(o)), 'the passage with the code was given to the model');
+  await context.close();
+});

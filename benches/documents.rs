@@ -1,0 +1,94 @@
+//! `cargo bench --bench documents`: a library of 1,000 pages (about 3 MB of text, made up from a
+//! vocabulary of 5,000 words) read, cut into passages and indexed as the page does it, in steps
+//! of `app::documents::STEP` passages; then searched with 200 queries; then stored. Prints the
+//! time of indexing, the longest step, a search's median and worst time, and the stored index's
+//! size beside the text's. Native times: the page's WebAssembly runs the same code, slower.
+
+use std::time::Instant;
+
+use thoughtline::app::documents::STEP;
+use thoughtline::documents::index::Builder;
+use thoughtline::documents::{passages, read, Index, Kind, Meta};
+
+/// A deterministic stream of numbers (xorshift), so every run indexes the same text.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// Zipf-like: small numbers far more often than large ones, as words are in text.
+    fn word(&mut self, words: usize) -> usize {
+        let r = (self.next() % 1_000_000) as f64 / 1_000_000.0;
+        ((words as f64).powf(r) as usize).saturating_sub(1).min(words - 1)
+    }
+}
+
+fn main() {
+    let vocabulary: Vec<String> = (0..5_000).map(|i| format!("w{}{}", ["ka", "ro", "mi", "tes", "lu", "pa"][i % 6], i)).collect();
+    let mut rng = Rng(0x5eed);
+    // Four documents of 250 pages; a page of about 3,000 characters in paragraphs.
+    let mut texts = Vec::new();
+    for _ in 0..4 {
+        let mut pages = Vec::new();
+        for _ in 0..250 {
+            let mut page = String::new();
+            while page.len() < 3_000 {
+                let sentence: Vec<&str> = (0..12).map(|_| vocabulary[rng.word(vocabulary.len())].as_str()).collect();
+                page.push_str(&sentence.join(" "));
+                page.push_str(if rng.next() % 5 == 0 { ".\n\n" } else { ". " });
+            }
+            pages.push(page);
+        }
+        texts.push(pages);
+    }
+    let total_chars: usize = texts.iter().flatten().map(String::len).sum();
+
+    let started = Instant::now();
+    let mut longest_step = 0.0f64;
+    let mut index = Index::default();
+    let mut stored_bytes = 0;
+    let mut passage_count = 0;
+    for (d, pages) in texts.iter().enumerate() {
+        let step_started = Instant::now();
+        let pages = read::pdf_pages(pages.clone()).expect("text");
+        let cut = passages::cut(&pages, Kind::Pdf);
+        longest_step = longest_step.max(step_started.elapsed().as_secs_f64() * 1000.0);
+        passage_count += cut.len();
+        let mut builder = Builder::new(format!("d{d}"), format!("book{d}.pdf"), cut);
+        loop {
+            let step_started = Instant::now();
+            let done = builder.step(STEP);
+            longest_step = longest_step.max(step_started.elapsed().as_secs_f64() * 1000.0);
+            if done {
+                break;
+            }
+        }
+        let step_started = Instant::now();
+        let indexed = builder.finish();
+        let meta = Meta { id: format!("d{d}"), name: format!("book{d}.pdf"), kind: Kind::Pdf, size: 0, added_ms: 0.0 };
+        stored_bytes += thoughtline::storage::documents::encode(&meta, &pages, &indexed).len();
+        index.add(indexed);
+        longest_step = longest_step.max(step_started.elapsed().as_secs_f64() * 1000.0);
+    }
+    let indexing = started.elapsed().as_secs_f64();
+
+    let mut times = Vec::new();
+    for _ in 0..200 {
+        let query: Vec<&str> = (0..4).map(|_| vocabulary[rng.word(vocabulary.len())].as_str()).collect();
+        let t = Instant::now();
+        let found = index.search(&query.join(" "), &[], 8);
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+        assert!(found.len() <= 8);
+    }
+    times.sort_by(f64::total_cmp);
+
+    println!("library: 1000 pages, {total_chars} characters, {passage_count} passages");
+    println!("indexing, read + cut + index + encode, all four documents: {indexing:.2} s");
+    println!("longest step (a document's cut, {STEP} passages, or finishing one): {longest_step:.1} ms");
+    println!("search, 200 queries of 4 words, 8 best: median {:.2} ms, worst {:.2} ms", times[times.len() / 2], times[times.len() - 1]);
+    println!("stored: {stored_bytes} bytes for {total_chars} characters of text ({:.2}x)", stored_bytes as f64 / total_chars as f64);
+}
