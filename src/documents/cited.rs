@@ -13,7 +13,9 @@ pub struct Source {
     pub name: String,
     pub page: Option<u32>,
     pub heading: String,
-    pub score: f64,
+    /// As written ("4.12"): shown, never computed with (reading it as a number would put a
+    /// decimal reader in the first load, where answers' citations are read).
+    pub score: String,
     pub text: String,
 }
 
@@ -103,12 +105,14 @@ fn head(line: &str) -> Option<Source> {
     let (number, rest) = rest.split_once("] ")?;
     let number = number.parse().ok()?;
     let (rest, score) = rest.rsplit_once(" · score ")?;
-    let score = score.parse().ok()?;
+    if score.is_empty() || !score.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
     let (name, page) = match rest.rsplit_once(" · page ") {
         Some((name, page)) => (name, Some(page.parse().ok()?)),
         None => (rest, None),
     };
-    Some(Source { number, name: name.to_string(), page, heading: String::new(), score, text: String::new() })
+    Some(Source { number, name: name.to_string(), page, heading: String::new(), score: score.to_string(), text: String::new() })
 }
 
 /// Every passage the `documents` tool gave in a run's events, in order (an answer's `[n]` is
@@ -162,7 +166,7 @@ mod tests {
         assert_eq!(sources.len(), 2);
         assert_eq!((sources[0].number, sources[0].name.as_str(), sources[0].page), (4, "ferns.md", None));
         assert_eq!(sources[0].text, "Ferns like shade.\nWater weekly.");
-        assert_eq!((sources[1].number, sources[1].page, sources[1].heading.as_str(), sources[1].score), (5, Some(3), "Care", 2.5));
+        assert_eq!((sources[1].number, sources[1].page, sources[1].heading.as_str(), sources[1].score.as_str()), (5, Some(3), "Care", "2.50"));
     }
 
     #[test]

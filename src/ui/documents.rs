@@ -12,8 +12,9 @@ use crate::ui::services::documents::{self as docs, Documents};
 const ACCEPT: &str = ".txt,.text,.md,.markdown,.html,.htm,.csv,.tsv,.json,.jsonl,.pdf,.log,.rst,.org,.tex,text/*,application/pdf,application/json";
 
 #[component]
-pub fn DocumentsPanel(on_close: Callback<()>, cited: RwSignal<Option<Source>>) -> impl IntoView {
+pub fn DocumentsPanel(on_close: Callback<()>) -> impl IntoView {
     let d = docs::panel();
+    let cited = d.cited;
     let open_text = RwSignal::new(None::<String>);
     // The passage a citation asked for: its document's text opens there, the passage marked.
     let marked = RwSignal::new(None::<Source>);

@@ -40,8 +40,8 @@ crate::ui::services::parts::part!(evaluations, preload = preload_evaluations, pu
 
 /// The trace toolbar's way to the Share panel, which the Compare part draws. Only this call
 /// sits in the first load; the toolbar's part shows what it brings.
-crate::ui::services::parts::part!(documents, preload = preload_documents, pub fn documents_part(on_close: Callback<()>, cited: RwSignal<Option<crate::documents::cited::Source>>) -> AnyView {
-    view! { <super::documents::DocumentsPanel on_close cited/> }.into_any()
+crate::ui::services::parts::part!(documents, preload = preload_documents, pub fn documents_part(on_close: Callback<()>) -> AnyView {
+    view! { <super::documents::DocumentsPanel on_close/> }.into_any()
 });
 
 pub fn share_panel(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()>) -> crate::ui::services::parts::PartFuture {

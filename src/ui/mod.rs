@@ -110,12 +110,8 @@ pub fn App() -> impl IntoView {
     let show_compare = RwSignal::new(false);
     let show_evals = RwSignal::new(false);
     let show_documents = RwSignal::new(false);
-    // A citation in an answer opens its passage in the Documents panel.
-    let cited = RwSignal::new(None::<crate::documents::cited::Source>);
-    provide_context(widgets::bubbles::OpenCitation(Callback::new(move |source| {
-        cited.set(Some(source));
-        show_documents.set(true);
-    })));
+    // A citation in an answer opens its passage in the Documents panel (`services::documents::cite`).
+    provide_context(widgets::bubbles::OpenCitation(show_documents));
     let documents_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_documents.get());
     // Bumped by the trace's "Compare runs": Compare opens at the runs of this conversation.
     let compare_runs_asked = RwSignal::new(0u32);
@@ -265,12 +261,10 @@ pub fn App() -> impl IntoView {
             }))}
             // Built the first time it is opened, then hidden: indexing goes on while it is closed.
             <div class="documents-view" hidden=move || !show_documents.get()>
-                <Show when=move || documents_opened.get()>
-                    {
-                        let on_close = Callback::new(move |_: ()| show_documents.set(false));
-                        parts::part_view("documents", move || Box::pin(documents_part(on_close, cited)), Some(loading), parts::Around::Overlay)
-                    }
-                </Show>
+                {move || documents_opened.get().then(|| {
+                    let on_close = Callback::new(move |_: ()| show_documents.set(false));
+                    parts::part_view("documents", move || Box::pin(documents_part(on_close)), Some(loading), parts::Around::Overlay)
+                })}
             </div>
             // Loaded the first time it is opened (`parts`): most visits never open it.
             <Show when=move || show_settings.get()>

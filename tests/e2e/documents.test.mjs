@@ -54,9 +54,9 @@ test('a Markdown file and a PDF are found by the agent with their pages, and are
   assert.match(await passage.textContent(), /\[1\] birds\.pdf · page 2.*grey heron nests in tall reeds/s);
   // What the model was sent is that passage, with its source.
   const sent = await requests(env.server.origin, scope);
-  const second = JSON.stringify(sent.at(-1).messages);
+  const second = JSON.stringify(sent.at(-1).body.messages);
   assert.match(second, /\[1\] birds\.pdf · page 2/);
-  assert.match(sent[0].messages[0].content, /documents: Searches the person's own documents[^\n]*"lake-walk\.md", "birds\.pdf"/);
+  assert.match(sent[0].body.messages[0].content, /documents: Searches the person's own documents[^\n]*"lake-walk\.md", "birds\.pdf"/);
   // The answer's [1] opens that passage in its document, marked.
   await page.locator('.bubble.assistant').getByTestId('citation').click();
   await page.locator('[data-testid="document-view"] .passage.cited', { hasText: 'grey heron nests' }).waitFor();

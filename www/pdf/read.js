@@ -8,8 +8,8 @@ let lib;
 /** Loads pdf.js once. */
 async function pdfjs() {
   if (!lib) {
-    lib = await import('./pdf.mjs');
-    lib.GlobalWorkerOptions.workerSrc = new URL('./pdf.worker.mjs', import.meta.url).href;
+    lib = await import('./pdf.js');
+    lib.GlobalWorkerOptions.workerSrc = new URL('./pdf.worker.js', import.meta.url).href;
   }
   return lib;
 }
@@ -35,7 +35,7 @@ export async function pages(bytes, onPage) {
   try {
     pdf = await pdfjs();
   } catch (e) {
-    throw Object.assign(new Error(`the PDF reader could not be loaded (${e && e.message})`), { kind: 'missing' });
+    throw Object.assign(new Error(String((e && e.message) || e)), { kind: 'missing' });
   }
   const task = pdf.getDocument({ data: bytes, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false, enableXfa: false });
   let doc;
@@ -57,6 +57,7 @@ export async function pages(bytes, onPage) {
   } catch (e) {
     throw Object.assign(new Error(String((e && e.message) || e)), { kind: 'damaged' });
   } finally {
-    doc.destroy();
+    // The loading task ends the document and its worker's share of it.
+    task.destroy();
   }
 }

@@ -33,6 +33,8 @@ pub struct Documents {
     pub storage: RwSignal<Option<String>>,
     /// The stored documents have been read.
     pub loaded: RwSignal<bool>,
+    /// The passage a citation asked to see, until the panel has opened it.
+    pub cited: RwSignal<Option<crate::documents::cited::Source>>,
 }
 
 thread_local! {
@@ -40,6 +42,8 @@ thread_local! {
     /// Files' bytes, from their arrival until they are stored (or fail).
     static BYTES: RefCell<HashMap<String, Vec<u8>>> = RefCell::new(HashMap::new());
     static VIEW: RefCell<Option<Documents>> = const { RefCell::new(None) };
+    /// A citation clicked before the panel was first built.
+    static CITED: RefCell<Option<crate::documents::cited::Source>> = const { RefCell::new(None) };
     static LOAD: RefCell<Load> = const { RefCell::new(Load::NotYet) };
     #[cfg(target_arch = "wasm32")]
     static DB: RefCell<Option<Rc<crate::storage::documents_idb::DocumentsDb>>> = const { RefCell::new(None) };
@@ -63,6 +67,7 @@ pub fn panel() -> Documents {
         kept: RwSignal::new(None),
         storage: RwSignal::new(None),
         loaded: RwSignal::new(false),
+        cited: RwSignal::new(CITED.with(|c| c.borrow_mut().take())),
     };
     VIEW.with(|v| *v.borrow_mut() = Some(view));
     leptos::task::spawn_local(async move {
@@ -71,6 +76,15 @@ pub fn panel() -> Documents {
         estimate();
     });
     view
+}
+
+/// A citation was clicked: the panel opens the passage's document there (now, or when it is
+/// first built).
+pub fn cite(source: crate::documents::cited::Source) {
+    match VIEW.with(|v| *v.borrow()) {
+        Some(view) => view.cited.set(Some(source)),
+        None => CITED.with(|c| *c.borrow_mut() = Some(source)),
+    }
 }
 
 /// The index for a run's `documents` tool: `None` when this browser has no documents. Stored

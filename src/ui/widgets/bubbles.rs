@@ -16,19 +16,10 @@ pub fn bubbles(messages: Memo<Vec<ChatMessage>>, chat: RwSignal<Conversation>, r
     }
 }
 
-/// What opens a cited passage (the shell provides it; a shared run's view has none).
+/// Whether the Documents panel is open: a citation opens it at its passage (the shell provides
+/// it; a shared run's view has none, and its citations stay text).
 #[derive(Clone, Copy)]
-pub struct OpenCitation(pub Callback<crate::documents::cited::Source>);
-
-/// The passages an answer of run `run` cites, when it cites any and there is a way to open them.
-fn cites_of(answer: &str, run: usize, chat: RwSignal<Conversation>) -> Option<crate::ui::widgets::markdown::Cites> {
-    let open = use_context::<OpenCitation>()?;
-    if crate::documents::cited::cited_numbers(answer).is_empty() {
-        return None;
-    }
-    let given = chat.with_untracked(|c| c.runs.get(run).map(|r| crate::documents::cited::given_in(r.shown_line().events)))?;
-    (!given.is_empty()).then(|| crate::ui::widgets::markdown::Cites { given: std::sync::Arc::new(given), open: open.0 })
-}
+pub struct OpenCitation(pub RwSignal<bool>);
 
 #[component]
 fn Bubble(message: ChatMessage, chat: RwSignal<Conversation>, running: ReadSignal<bool>) -> impl IntoView {
@@ -71,9 +62,10 @@ fn Bubble(message: ChatMessage, chat: RwSignal<Conversation>, running: ReadSigna
             {match message.who {
                 // Drawn by a part (`markdown::answer`): a first visit has no answer to draw yet.
                 Who::Assistant => {
-                    let cites = cites_of(&message.text, run, chat);
+                    // Its citations are read by the part: no reader of them in the first load.
+                    let open = use_context::<OpenCitation>().map(|o| (o.0, run, chat));
                     let text = message.text;
-                    let answer = crate::ui::services::parts::part_view("markdown", move || Box::pin(crate::ui::widgets::markdown::answer(text.clone(), cites.clone())), None, crate::ui::services::parts::Around::Nothing);
+                    let answer = crate::ui::services::parts::part_view("markdown", move || Box::pin(crate::ui::widgets::markdown::answer(text.clone(), open)), None, crate::ui::services::parts::Around::Nothing);
                     view! { <div class="text md">{answer}</div> }.into_any()
                 }
                 _ => view! { <div class="text">{message.text}</div> }.into_any(),

@@ -10,19 +10,32 @@ use leptos::prelude::*;
 
 use crate::markdown::{parse, Block, Inline};
 
-crate::ui::services::parts::part!(markdown, preload = preload_answer, pub fn answer(text: String, cites: Option<Cites>) -> AnyView {
-    if let Some(cites) = cites {
+/// Whether the Documents panel is open (a citation opens it), and the run and chat an answer
+/// belongs to.
+pub type Citing = (RwSignal<bool>, usize, RwSignal<crate::conversation::Conversation>);
+
+crate::ui::services::parts::part!(markdown, preload = preload_answer, pub fn answer(text: String, citing: Option<Citing>) -> AnyView {
+    if let Some(cites) = citing.and_then(|c| cites_of(&text, c)) {
         provide_context(cites);
     }
     view! { <Markdown text/> }.into_any()
 });
+
+/// The passages an answer of its run cites, when it cites any.
+fn cites_of(answer: &str, (open, run, chat): Citing) -> Option<Cites> {
+    if crate::documents::cited::cited_numbers(answer).is_empty() {
+        return None;
+    }
+    let given = chat.with_untracked(|c| c.runs.get(run).map(|r| crate::documents::cited::given_in(r.shown_line().events)))?;
+    (!given.is_empty()).then(|| Cites { given: std::sync::Arc::new(given), panel: open })
+}
 
 /// The passages an answer may cite (`[n]`, as the documents tool numbered them in its run),
 /// and what opens one: each `[n]` of the answer's text becomes a link to passage `n`.
 #[derive(Clone)]
 pub struct Cites {
     pub given: std::sync::Arc<Vec<crate::documents::cited::Source>>,
-    pub open: Callback<crate::documents::cited::Source>,
+    pub panel: RwSignal<bool>,
 }
 
 /// Text with each `[n]` that names a passage given as a link to it.
@@ -43,8 +56,12 @@ fn cited_text(text: &str, cites: &Cites) -> AnyView {
             Some(page) => format!("{}, page {page}", source.name),
             None => source.name.clone(),
         };
-        let opener = cites.open;
-        parts.push(view! { <button class="citation" data-testid="citation" title=title on:click=move |_| opener.run(source.clone())>{format!("[{n}]")}</button> }.into_any());
+        let panel = cites.panel;
+        let open = move |_| {
+            crate::ui::services::documents::cite(source.clone());
+            panel.set(true);
+        };
+        parts.push(view! { <button class="citation" data-testid="citation" title=title on:click=open>{format!("[{n}]")}</button> }.into_any());
         rest = &after[close + 1..];
     }
     parts.push(rest.to_string().into_any());

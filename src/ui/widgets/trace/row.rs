@@ -37,7 +37,7 @@ fn passages(kind: &EventKind) -> Option<AnyView> {
                 let heading = if source.heading.is_empty() { String::new() } else { format!(" · § {}", source.heading) };
                 view! {
                     <li class="passage" data-testid="passage" data-number=source.number data-page=source.page.unwrap_or(0)>
-                        <div class="passage-source">{format!("[{}] {}{page}{heading}", source.number, source.name)}<span class="meta">{format!("score {:.2}", source.score)}</span></div>
+                        <div class="passage-source">{format!("[{}] {}{page}{heading}", source.number, source.name)}<span class="meta">{format!("score {}", source.score)}</span></div>
                         <div class="passage-text">{{
                             let shown = preview(&source.text);
                             if shown.is_cut() { format!("{}…", shown.shown) } else { shown.shown.to_string() }
