@@ -170,8 +170,9 @@ test('a real llama.cpp server: an evaluation of five cases ends every case, each
 test('a real llama.cpp server: a question only a dropped document answers ends with a documents call, bounded', async () => {
   const { page, context, errors } = await openApp(env.browser, env.server.origin, {
     seed: (scopeUrl) => {
-      const settings = llamaSettings(llama.base, scopeUrl, { stream: false, maxIterations: MAX_STEPS });
-      // The documents are the only tool: the question is about them alone.
+      const settings = llamaSettings(llama.base, scopeUrl, { stream: false, structured: true, maxIterations: MAX_STEPS });
+      // The documents are the only tool, and structured output holds each step to a tool call
+      // or an answer: SmolLM2-135M writes no ReAct step of its own that names the tool.
       settings.tools.wikipedia.common.enabled = false;
       settings.tools.calculator.enabled = false;
       return settings;
@@ -181,7 +182,7 @@ test('a real llama.cpp server: a question only a dropped document answers ends w
   await page.getByTestId('documents-add').setInputFiles([{ name: 'house-notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# House notes\n\n## The blue door\n\nThe code of the blue door is 4817. Change it every spring.\n') }]);
   await page.locator('[data-testid="document"][data-state="ready"]').waitFor();
   await page.getByTestId('documents-close').click();
-  const outcome = await askAndWait(page, 'What is the code of the blue door? Search my documents.');
+  const outcome = await askAndWait(page, 'Use the documents tool: what is the code of the blue door?');
   const events = await assertBoundedRun(page, errors, outcome, { streamed: false });
   const calls = events.filter((e) => e.kind.tool_call).map((e) => e.kind.tool_call.tool);
   const found = events.filter((e) => e.kind.tool_result?.tool === 'documents').map((e) => e.kind.tool_result.observation);
