@@ -102,3 +102,21 @@ test('each bad file says what is wrong on its own row, and the good one beside t
   assert.equal(await page.getByTestId('document').count(), 6);
   await context.close();
 });
+
+test('a newer page upgrading the documents database is not held up: this one lets go and says to reload', async () => {
+  const { page, context } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await openDocuments(page);
+  await page.getByTestId('documents-add').setInputFiles([{ name: 'a.md', mimeType: 'text/markdown', buffer: Buffer.from('# A\n\nSomething.') }]);
+  await settled(page, 1);
+  // What a newer release would do from another tab: open the database at a higher version.
+  const upgraded = await page.evaluate(() => new Promise((resolve) => {
+    const request = indexedDB.open('thoughtline-documents', 99);
+    request.onupgradeneeded = () => {};
+    request.onblocked = () => resolve('blocked');
+    request.onsuccess = () => { request.result.close(); resolve('upgraded'); };
+    request.onerror = () => resolve(`failed: ${request.error}`);
+  }));
+  assert.equal(upgraded, 'upgraded', 'the page let go of its connection');
+  assert.match(await page.getByTestId('documents-problem').textContent(), /A newer Thoughtline was opened in another tab: reload/);
+  await context.close();
+});
