@@ -77,6 +77,8 @@ pub enum ReadError {
     PdfNoText,
     /// The file's bytes are no longer held or stored.
     Gone,
+    /// The browser could not hand over the file's bytes (it moved or went since it was picked).
+    NotHanded(String),
     /// The PDF reader could not be fetched from the site.
     ReaderMissing(String),
 }
@@ -97,6 +99,7 @@ impl ReadError {
             ReadError::PdfDamaged(why) => format!("This PDF could not be read ({}): it may be damaged.", bounded(why, 200)),
             ReadError::PdfNoText => "This PDF has no text to read: its pages are images (a scan). Run text recognition on it first.".into(),
             ReadError::Gone => "This file is no longer kept in this browser: add it again.".into(),
+            ReadError::NotHanded(why) => format!("The browser could not read this file ({}): it may have moved since it was picked. Add it again.", bounded(why, 200)),
             ReadError::ReaderMissing(why) => format!("The PDF reader could not be loaded ({}). Check the connection, then Re-read.", bounded(why, 200)),
         }
     }
@@ -349,7 +352,7 @@ mod tests {
         assert_eq!(pdf_pages(vec![" ".into(), String::new()]), Err(ReadError::PdfNoText));
         let big = vec![b'a'; MAX_FILE_BYTES as usize + 1];
         assert!(matches!(read(Kind::Text, &big), Err(ReadError::TooLarge { .. })));
-        for e in [ReadError::Empty, ReadError::Binary, ReadError::PdfLocked, ReadError::PdfNoText, ReadError::PdfDamaged("x".repeat(500)), ReadError::Unknown, ReadError::Gone, ReadError::ReaderMissing("offline".into())] {
+        for e in [ReadError::Empty, ReadError::Binary, ReadError::PdfLocked, ReadError::PdfNoText, ReadError::PdfDamaged("x".repeat(500)), ReadError::Unknown, ReadError::Gone, ReadError::ReaderMissing("offline".into()), ReadError::NotHanded("NotFoundError".into())] {
             assert!(e.message().ends_with('.') && e.message().len() < 400, "{e:?}");
         }
     }

@@ -260,7 +260,7 @@ pub fn add_files(files: Vec<web_sys::File>) {
                     BYTES.with(|b| b.borrow_mut().insert(id.clone(), bytes));
                     send(Msg::Added { meta, mime });
                 }
-                Err(why) => send(Msg::Refused { meta, why: crate::documents::ReadError::PdfDamaged(why) }),
+                Err(why) => send(Msg::Refused { meta, why: crate::documents::ReadError::NotHanded(why) }),
             }
         });
     }
@@ -339,7 +339,7 @@ mod browser {
     use wasm_bindgen_futures::JsFuture;
 
     pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
-        let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("the browser could not read the file: {}", js_text(&e)))?;
+        let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| js_text(&e))?;
         Ok(js_sys::Uint8Array::new(&buffer).to_vec())
     }
 
