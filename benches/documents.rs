@@ -1,12 +1,12 @@
 //! `cargo bench --bench documents`: a library of 1,000 pages (about 3 MB of text, made up from a
 //! vocabulary of 5,000 words) read, cut into passages and indexed as the page does it, in steps
-//! of `app::documents::STEP` passages; then searched with 200 queries; then stored. Prints the
+//! (a page, or `CUT_BYTES` of it, cut; `STEP` passages indexed); then searched with 200 queries; then stored. Prints the
 //! time of indexing, the longest step, a search's median and worst time, and the stored index's
 //! size beside the text's. Native times: the page's WebAssembly runs the same code, slower.
 
 use std::time::Instant;
 
-use thoughtline::app::documents::STEP;
+use thoughtline::app::documents::{CUT_BYTES, STEP};
 use thoughtline::documents::index::Builder;
 use thoughtline::documents::{passages, read, Index, Kind, Meta};
 
@@ -53,10 +53,17 @@ fn main() {
     let mut stored_bytes = 0;
     let mut passage_count = 0;
     for (d, pages) in texts.iter().enumerate() {
-        let step_started = Instant::now();
         let pages = read::pdf_pages(pages.clone()).expect("text");
-        let cut = passages::cut(&pages, Kind::Pdf);
-        longest_step = longest_step.max(step_started.elapsed().as_secs_f64() * 1000.0);
+        let mut cutter = passages::Cutter::new(Kind::Pdf);
+        loop {
+            let step_started = Instant::now();
+            let done = cutter.step(&pages, CUT_BYTES);
+            longest_step = longest_step.max(step_started.elapsed().as_secs_f64() * 1000.0);
+            if done {
+                break;
+            }
+        }
+        let cut = cutter.finish();
         passage_count += cut.len();
         let mut builder = Builder::new(format!("d{d}"), format!("book{d}.pdf"), cut);
         loop {
@@ -88,7 +95,7 @@ fn main() {
 
     println!("library: 1000 pages, {total_chars} characters, {passage_count} passages");
     println!("indexing, read + cut + index + encode, all four documents: {indexing:.2} s");
-    println!("longest step (a document's cut, {STEP} passages, or finishing one): {longest_step:.1} ms");
+    println!("longest step (a page cut, {STEP} passages indexed, or a document finished and encoded): {longest_step:.1} ms");
     println!("search, 200 queries of 4 words, 8 best: median {:.2} ms, worst {:.2} ms", times[times.len() / 2], times[times.len() - 1]);
     println!("stored: {stored_bytes} bytes for {total_chars} characters of text ({:.2}x)", stored_bytes as f64 / total_chars as f64);
 }

@@ -21,6 +21,8 @@ use crate::documents::{passages, Index, Indexed, Kind, Page, ReadError};
 pub const MAX_TOTAL_BYTES: u64 = 500 * 1024 * 1024;
 /// Passages indexed per step: a few milliseconds of work.
 pub const STEP: usize = 48;
+/// Bytes of text cut into passages per step: a few milliseconds of work.
+pub const CUT_BYTES: usize = 64 * 1024;
 
 /// What a row says of its document.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,7 +115,16 @@ pub enum Do {
 /// The work on one document.
 enum Work {
     Reading(String),
+    Cutting { id: String, pages: Vec<Page>, cutter: passages::Cutter },
     Indexing { id: String, pages: Vec<Page>, builder: Builder },
+}
+
+impl Work {
+    fn id(&self) -> &str {
+        match self {
+            Work::Reading(id) | Work::Cutting { id, .. } | Work::Indexing { id, .. } => id,
+        }
+    }
 }
 
 pub struct Library {
@@ -224,7 +235,7 @@ impl Library {
             }
             Msg::Remove(id) => {
                 let mut out = Vec::new();
-                if matches!(&self.work, Some(Work::Reading(w)) | Some(Work::Indexing { id: w, .. }) if *w == id) {
+                if self.work.as_ref().is_some_and(|w| w.id() == id) {
                     self.work = None;
                     out.extend(self.next());
                 }
@@ -250,9 +261,7 @@ impl Library {
             Msg::Stop => {
                 let mut out = Vec::new();
                 if let Some(work) = self.work.take() {
-                    let id = match work {
-                        Work::Reading(id) | Work::Indexing { id, .. } => id,
-                    };
+                    let id = work.id().to_string();
                     self.set(&id, State::Stopped);
                     out.push(Do::DropBytes(id));
                 }
@@ -266,7 +275,7 @@ impl Library {
     }
 
     fn work_on(&self, id: &str) -> bool {
-        self.queue.iter().any(|q| q == id) || matches!(&self.work, Some(Work::Reading(w)) | Some(Work::Indexing { id: w, .. }) if w == id)
+        self.queue.iter().any(|q| q == id) || self.work.as_ref().is_some_and(|w| w.id() == id)
     }
 
     fn added(&mut self, meta: Meta, _mime: &str) -> Vec<Do> {
@@ -323,20 +332,28 @@ impl Library {
             }
             Ok(pages) => {
                 let kind = self.rows.iter().find(|r| r.meta.id == id).map_or(Kind::Text, |r| r.meta.kind);
-                let name = self.rows.iter().find(|r| r.meta.id == id).map(|r| r.meta.name.clone()).unwrap_or_default();
-                let cut = passages::cut(&pages, kind);
-                if let Some(row) = self.row(&id) {
-                    row.pages = pages.len();
-                    row.passages = cut.len();
-                    row.state = State::Indexing(0, cut.len());
-                }
-                self.work = Some(Work::Indexing { builder: Builder::new(id.clone(), name, cut), id, pages });
+                self.work = Some(Work::Cutting { id, pages, cutter: passages::Cutter::new(kind) });
                 vec![Do::Yield]
             }
         }
     }
 
     fn step(&mut self) -> Vec<Do> {
+        if let Some(Work::Cutting { pages, cutter, .. }) = &mut self.work {
+            if !cutter.step(pages, CUT_BYTES) {
+                return vec![Do::Yield];
+            }
+            let Some(Work::Cutting { id, pages, cutter }) = self.work.take() else { return Vec::new() };
+            let cut = cutter.finish();
+            let name = self.rows.iter().find(|r| r.meta.id == id).map(|r| r.meta.name.clone()).unwrap_or_default();
+            if let Some(row) = self.row(&id) {
+                row.pages = pages.len();
+                row.passages = cut.len();
+                row.state = State::Indexing(0, cut.len());
+            }
+            self.work = Some(Work::Indexing { builder: Builder::new(id.clone(), name, cut), id, pages });
+            return vec![Do::Yield];
+        }
         let Some(Work::Indexing { id, builder, .. }) = &mut self.work else { return Vec::new() };
         let done = builder.step(STEP);
         let (n, of) = builder.progress();

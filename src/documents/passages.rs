@@ -84,62 +84,113 @@ fn heading_of(line: &str) -> Option<String> {
 
 /// The passages of a document's pages, in order.
 pub fn cut(pages: &[Page], kind: Kind) -> Vec<Passage> {
-    let mut out = Vec::new();
-    let mut heading = String::new();
-    for page in pages {
+    let mut cutter = Cutter::new(kind);
+    while !cutter.step(pages, usize::MAX) {}
+    cutter.finish()
+}
+
+/// Cuts a document a piece at a time (`step`), so that a large file never holds the page: a
+/// piece ends at a blank line (a paragraph's end) or a line's end, and no passage runs across
+/// two pieces.
+pub struct Cutter {
+    kind: Kind,
+    heading: String,
+    page: usize,
+    from: usize,
+    out: Vec<Passage>,
+}
+
+impl Cutter {
+    pub fn new(kind: Kind) -> Cutter {
+        Cutter { kind, heading: String::new(), page: 0, from: 0, out: Vec::new() }
+    }
+
+    /// Cuts about `bytes` more of `pages` (at least to the next line's end); true once every
+    /// page is cut.
+    pub fn step(&mut self, pages: &[Page], bytes: usize) -> bool {
+        let Some(page) = pages.get(self.page) else { return true };
         let text = page.text.as_str();
-        let header = if kind == Kind::Csv { text.lines().next().unwrap_or("").to_string() } else { String::new() };
-        // (start, end, heading, begins at its heading)
-        let mut spans: Vec<(usize, usize, String, bool)> = Vec::new();
-        let mut current: Option<(usize, usize, bool)> = None;
-        let mut only_heading = false;
-        let mut under = heading.clone();
-        for block in blocks(text, kind) {
-            if let Some(title) = block.heading {
-                if let Some((s, e, h)) = current.take() {
-                    spans.push((s, e, under.clone(), h));
-                }
-                heading = title;
-                under = heading.clone();
-                current = Some((block.start, block.end, true));
-                only_heading = true;
-                continue;
-            }
-            if kind == Kind::Csv && block.start == 0 {
-                continue;
-            }
-            for (s, e) in split_long(text, block.start, block.end) {
-                match current {
-                    Some((cs, _, h)) if e - cs <= TARGET || only_heading => current = Some((cs, e, h)),
-                    Some((cs, ce, h)) => {
-                        spans.push((cs, ce, under.clone(), h));
-                        under = heading.clone();
-                        current = Some((s, e, false));
-                    }
-                    None => {
-                        under = heading.clone();
-                        current = Some((s, e, false));
-                    }
-                }
-                only_heading = false;
-            }
+        let to = if bytes >= text.len() - self.from { text.len() } else { piece_end(text, self.from + bytes, self.kind) };
+        cut_span(page, self.kind, self.from, to, &mut self.heading, &mut self.out);
+        if to >= text.len() {
+            self.page += 1;
+            self.from = 0;
+        } else {
+            self.from = to;
         }
-        if let Some((s, e, h)) = current {
-            spans.push((s, e, under, h));
-        }
-        let mut first = true;
-        for (s, e, heading, at_heading) in spans {
-            let start = if first || at_heading || kind == Kind::Csv { s } else { overlap_start(text, s) };
-            first = false;
-            let body = text[start..e].trim_end();
-            if body.trim().is_empty() {
-                continue;
+        self.page >= pages.len()
+    }
+
+    pub fn finish(self) -> Vec<Passage> {
+        self.out
+    }
+}
+
+/// Where a piece that should end near `at` ends: after the next blank line within a few
+/// kilobytes, else after the next line's end, else at the text's end.
+fn piece_end(text: &str, at: usize, kind: Kind) -> usize {
+    let at = floor(text, at);
+    let window = &text[at..];
+    let near = &window[..floor(window, 8192)];
+    let blank = if kind == Kind::Csv { None } else { near.find("\n\n").map(|i| i + 2) };
+    at + blank.or_else(|| window.find('\n').map(|i| i + 1)).unwrap_or(window.len())
+}
+
+/// The passages of `page`'s text from `from` to `to` (a piece), appended to `out`; `heading`
+/// is the heading in force, carried from piece to piece.
+fn cut_span(page: &Page, kind: Kind, from: usize, to: usize, heading: &mut String, out: &mut Vec<Passage>) {
+    let text = page.text.as_str();
+    let header = if kind == Kind::Csv { text.lines().next().unwrap_or("").to_string() } else { String::new() };
+    // (start, end, heading, begins at its heading)
+    let mut spans: Vec<(usize, usize, String, bool)> = Vec::new();
+    let mut current: Option<(usize, usize, bool)> = None;
+    let mut only_heading = false;
+    let mut under = heading.clone();
+    for block in blocks(&text[from..to], kind) {
+        let (bs, be) = (block.start + from, block.end + from);
+        if let Some(title) = block.heading {
+            if let Some((s, e, h)) = current.take() {
+                spans.push((s, e, under.clone(), h));
             }
-            let text = if header.is_empty() { body.to_string() } else { format!("{header}\n{body}") };
-            out.push(Passage { page: page.number, heading: heading.clone(), start, end: start + body.len(), text });
+            *heading = title;
+            under = heading.clone();
+            current = Some((bs, be, true));
+            only_heading = true;
+            continue;
+        }
+        if kind == Kind::Csv && bs == 0 {
+            continue;
+        }
+        for (s, e) in split_long(text, bs, be) {
+            match current {
+                Some((cs, _, h)) if e - cs <= TARGET || only_heading => current = Some((cs, e, h)),
+                Some((cs, ce, h)) => {
+                    spans.push((cs, ce, under.clone(), h));
+                    under = heading.clone();
+                    current = Some((s, e, false));
+                }
+                None => {
+                    under = heading.clone();
+                    current = Some((s, e, false));
+                }
+            }
+            only_heading = false;
         }
     }
-    out
+    if let Some((s, e, h)) = current {
+        spans.push((s, e, under, h));
+    }
+    let mut first = true;
+    for (s, e, heading, at_heading) in spans {
+        let start = if first || at_heading || kind == Kind::Csv { s } else { overlap_start(text, s) };
+        first = false;
+        let body = text[start..e].trim_end();
+        if body.trim().is_empty() {
+            continue;
+        }
+        let text = if header.is_empty() { body.to_string() } else { format!("{header}\n{body}") };
+        out.push(Passage { page: page.number, heading: heading.clone(), start, end: start + body.len(), text });
+    }
 }
 
 /// A passage's text from its page's range, as `cut` made it; `None` for a range that is not
@@ -222,6 +273,27 @@ mod tests {
         let one_line = "word ".repeat(2000) + "ünïcode ".repeat(300).as_str();
         let got = cut(&page(&one_line), Kind::Text);
         assert!(got.len() >= 8 && got.iter().all(|p| p.end - p.start <= MAX + OVERLAP), "a paragraph past MAX is cut");
+    }
+
+    #[test]
+    fn cut_in_pieces_every_passage_is_its_range_and_the_text_is_all_there() {
+        let text: String = (0..300).map(|i| format!("## Part {i}\n\nLine one of part {i} about ferns.\nLine two.\n\n{}\n\n", "word ".repeat(i % 50 * 10))).collect();
+        let pages = vec![Page { number: None, text: text.clone() }];
+        let mut cutter = Cutter::new(Kind::Markdown);
+        let mut steps = 1;
+        while !cutter.step(&pages, 4096) {
+            steps += 1;
+        }
+        let got = cutter.finish();
+        assert!(steps > 20, "{steps} pieces");
+        for p in &got {
+            assert_eq!(&text[p.start..p.end], p.text);
+            assert!(p.end - p.start <= MAX + OVERLAP);
+        }
+        for i in [0, 151, 299] {
+            assert!(got.iter().any(|p| p.heading == format!("Part {i}") && p.text.contains(&format!("part {i} about ferns"))), "part {i}");
+        }
+        assert_eq!(cut(&pages, Kind::Markdown).len(), got.len(), "the same passages as cut at once: pieces end where passages do");
     }
 
     #[test]

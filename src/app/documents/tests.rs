@@ -32,6 +32,8 @@ fn a_file_is_read_indexed_in_steps_stored_and_found() {
     assert_eq!(add(&mut lib, "a", "ferns.md", 100), [Do::AskToKeep, Do::Read("a".into())]);
     let text: String = (0..200).map(|i| format!("## Part {i}\n\nFerns number {i} grow from spores.\n\n")).collect();
     assert_eq!(lib.handle(Msg::Bytes { id: "a".into(), bytes: text.into_bytes() }), [Do::Yield]);
+    assert_eq!(state(&lib, "a"), State::Reading, "cut into passages in steps first");
+    assert_eq!(lib.handle(Msg::Step), [Do::Yield]);
     assert!(matches!(state(&lib, "a"), State::Indexing(0, n) if n > STEP * 2));
     let first = lib.handle(Msg::Step);
     assert_eq!(first, [Do::Yield]);
@@ -92,6 +94,15 @@ fn a_failed_write_keeps_the_document_searchable_and_can_be_tried_again() {
 
 #[test]
 fn stop_ends_the_work_and_says_so_on_each_row_it_left() {
+    // A large file is cut a piece at a time: Stop is heard between the pieces too.
+    let mut big = Library::default();
+    add(&mut big, "x", "big.txt", 10);
+    big.handle(Msg::Bytes { id: "x".into(), bytes: "A sentence of some words.\n\n".repeat(20_000).into_bytes() });
+    assert_eq!(big.handle(Msg::Step), [Do::Yield]);
+    assert_eq!(state(&big, "x"), State::Reading, "more than one piece to cut");
+    big.handle(Msg::Stop);
+    assert_eq!(state(&big, "x"), State::Stopped);
+
     let mut lib = Library::default();
     add(&mut lib, "a", "a.md", 10);
     add(&mut lib, "b", "b.md", 10);
