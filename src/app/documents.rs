@@ -223,6 +223,7 @@ impl Library {
             }
             Msg::Refused { meta, why } => {
                 self.rows.push(Row { meta, pages: 0, passages: 0, state: State::Failed(why.message()) });
+                self.rows.sort_by(|a, b| a.meta.added_ms.total_cmp(&b.meta.added_ms));
                 Vec::new()
             }
             Msg::Step => self.step(),
@@ -295,6 +296,8 @@ impl Library {
             None
         };
         self.rows.push(Row { meta, pages: 0, passages: 0, state: State::Queued });
+        // Listed in the order added, whichever file's bytes arrived first.
+        self.rows.sort_by(|a, b| a.meta.added_ms.total_cmp(&b.meta.added_ms));
         let mut out = Vec::new();
         if let Some(why) = failed {
             self.set(&id, State::Failed(why));

@@ -141,3 +141,13 @@ fn a_file_refused_or_gone_says_so_and_the_queue_goes_on() {
     assert_eq!(lib.handle(Msg::Reread("a".into())), [], "queued behind the one being read");
     assert_eq!(state(&lib, "a"), State::Queued);
 }
+
+#[test]
+fn rows_keep_the_order_files_were_given_whichever_is_read_first() {
+    let mut lib = Library::default();
+    let at = |id: &str, name: &str, ms: f64| Meta { added_ms: ms, ..meta(id, name, 10) };
+    lib.handle(Msg::Added { meta: at("b", "second.md", 2.0), mime: String::new() });
+    lib.handle(Msg::Refused { meta: at("c", "third.png", 3.0), why: ReadError::Unknown });
+    lib.handle(Msg::Added { meta: at("a", "first.md", 1.0), mime: String::new() });
+    assert_eq!(lib.rows().iter().map(|r| r.meta.name.as_str()).collect::<Vec<_>>(), ["first.md", "second.md", "third.png"]);
+}

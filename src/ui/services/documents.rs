@@ -45,6 +45,8 @@ thread_local! {
     /// A citation clicked before the panel was first built.
     static CITED: RefCell<Option<crate::documents::cited::Source>> = const { RefCell::new(None) };
     static LOAD: RefCell<Load> = const { RefCell::new(Load::NotYet) };
+    /// When the last document was added (`meta`).
+    static LAST_ADDED: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
     #[cfg(target_arch = "wasm32")]
     static DB: RefCell<Option<Rc<crate::storage::documents_idb::DocumentsDb>>> = const { RefCell::new(None) };
 }
@@ -324,8 +326,16 @@ pub fn name_of(id: &str) -> Option<String> {
     LIBRARY.with(|l| l.borrow().rows().iter().find(|r| r.meta.id == id).map(|r| r.meta.name.clone()))
 }
 
+/// A new document's description. Files added together are a millisecond apart, in the order
+/// they were given, so the list keeps that order after a reload.
 fn meta(id: &str, name: &str, kind: crate::documents::Kind, size: u64) -> crate::documents::Meta {
-    crate::documents::Meta { id: id.into(), name: name.into(), kind, size, added_ms: super::page::now_ms() }
+    let added_ms = LIBRARY.with(|l| l.borrow().rows().iter().map(|r| r.meta.added_ms + 1.0).fold(super::page::now_ms(), f64::max));
+    let added_ms = LAST_ADDED.with(|last| {
+        let at = added_ms.max(last.get() + 1.0);
+        last.set(at);
+        at
+    });
+    crate::documents::Meta { id: id.into(), name: name.into(), kind, size, added_ms }
 }
 
 fn new_id() -> String {
