@@ -8,10 +8,10 @@
 
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};
-use web_sys::{IdbDatabase, IdbObjectStore, IdbRequest, IdbTransaction, IdbTransactionMode};
+use web_sys::{IdbDatabase, IdbObjectStore, IdbTransaction, IdbTransactionMode};
 
 use super::error::{StorageError, StorageErrorKind};
-use super::idb::{committed, dom, finished, outcome, text_of, watch};
+use super::idb::{committed, dom, finished, open_with_stores, outcome, text_of, watch};
 
 const DB_NAME: &str = "thoughtline-documents";
 /// Bump with an upgrade step in `open` whenever the stores change.
@@ -28,25 +28,7 @@ impl DocumentsDb {
     /// `on_closed`: a newer page asked for it and this one let go.
     pub async fn open(on_blocked: impl Fn() + 'static, on_closed: impl Fn() + 'static) -> Result<DocumentsDb, StorageError> {
         let unavailable = |d: &str| StorageError::new(StorageErrorKind::Unavailable, d);
-        let factory = web_sys::window().ok_or_else(|| unavailable("no window"))?.indexed_db().map_err(|e| dom(&e))?.ok_or_else(|| unavailable("IndexedDB is missing"))?;
-        let req = factory.open_with_u32(DB_NAME, DB_VERSION).map_err(|e| dom(&e))?;
-        let upgrade = Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
-            let target = event.target().and_then(|t| t.dyn_into::<IdbRequest>().ok());
-            if let Some(db) = target.and_then(|r| r.result().ok()).and_then(|r| r.dyn_into::<IdbDatabase>().ok()) {
-                let names = db.object_store_names();
-                for store in [RECORDS, FILES] {
-                    if !names.contains(store) {
-                        let _ = db.create_object_store(store);
-                    }
-                }
-            }
-        });
-        let blocked = Closure::<dyn FnMut()>::new(on_blocked);
-        req.set_onupgradeneeded(Some(upgrade.as_ref().unchecked_ref()));
-        req.set_onblocked(Some(blocked.as_ref().unchecked_ref()));
-        let opened = finished(&req).await;
-        req.set_onupgradeneeded(None);
-        req.set_onblocked(None);
+        let (_, opened) = open_with_stores(DB_NAME, DB_VERSION, &[RECORDS, FILES], on_blocked).await?;
         let db = opened?.dyn_into::<IdbDatabase>().map_err(|_| unavailable("not a database"))?;
         let close = Closure::<dyn FnMut()>::new({
             let db = db.clone();

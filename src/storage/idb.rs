@@ -88,34 +88,39 @@ pub(super) fn text_of(value: &JsValue) -> Option<String> {
     value.as_string().or_else(|| js_sys::JSON::stringify(value).ok().and_then(|s| s.as_string())).or(Some(String::new()))
 }
 
+/// Opens database `name` at `version`, creating the `stores` it lacks, with `on_blocked` called
+/// while another tab holds an older version open. Gives the factory back with the outcome, so a
+/// caller can open the database as it is when it turns out newer.
+pub(super) async fn open_with_stores(name: &str, version: u32, stores: &'static [&'static str], on_blocked: impl Fn() + 'static) -> Result<(web_sys::IdbFactory, Result<JsValue, StorageError>), StorageError> {
+    let unavailable = |d: &str| StorageError::new(StorageErrorKind::Unavailable, d);
+    let factory = web_sys::window().ok_or_else(|| unavailable("no window"))?.indexed_db().map_err(|e| dom(&e))?.ok_or_else(|| unavailable("IndexedDB is missing"))?;
+    let req = factory.open_with_u32(name, version).map_err(|e| dom(&e))?;
+    let upgrade = Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
+        let target = event.target().and_then(|t| t.dyn_into::<IdbRequest>().ok());
+        if let Some(db) = target.and_then(|r| r.result().ok()).and_then(|r| r.dyn_into::<IdbDatabase>().ok()) {
+            let names = db.object_store_names();
+            for store in stores {
+                if !names.contains(store) {
+                    let _ = db.create_object_store(store);
+                }
+            }
+        }
+    });
+    let blocked = Closure::<dyn FnMut()>::new(on_blocked);
+    req.set_onupgradeneeded(Some(upgrade.as_ref().unchecked_ref()));
+    req.set_onblocked(Some(blocked.as_ref().unchecked_ref()));
+    let opened = finished(&req).await;
+    req.set_onupgradeneeded(None);
+    req.set_onblocked(None);
+    Ok((factory, opened))
+}
+
 impl IdbBackend {
     /// Opens (creating or upgrading) the database. `on_blocked` is called when another tab
     /// holds an older version open; opening then waits until that tab lets go.
     pub async fn open(on_blocked: impl Fn() + 'static) -> Result<IdbBackend, StorageError> {
         let unavailable = |d: &str| StorageError::new(StorageErrorKind::Unavailable, d);
-        let factory = web_sys::window()
-            .ok_or_else(|| unavailable("no window"))?
-            .indexed_db()
-            .map_err(|e| dom(&e))?
-            .ok_or_else(|| unavailable("IndexedDB is missing"))?;
-        let req = factory.open_with_u32(DB_NAME, DB_VERSION).map_err(|e| dom(&e))?;
-        let upgrade = Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
-            let target = event.target().and_then(|t| t.dyn_into::<IdbRequest>().ok());
-            if let Some(db) = target.and_then(|r| r.result().ok()).and_then(|r| r.dyn_into::<IdbDatabase>().ok()) {
-                let names = db.object_store_names();
-                for store in [SUMMARIES, BODIES] {
-                    if !names.contains(store) {
-                        let _ = db.create_object_store(store);
-                    }
-                }
-            }
-        });
-        let blocked = Closure::<dyn FnMut()>::new(on_blocked);
-        req.set_onupgradeneeded(Some(upgrade.as_ref().unchecked_ref()));
-        req.set_onblocked(Some(blocked.as_ref().unchecked_ref()));
-        let opened = finished(&req).await;
-        req.set_onupgradeneeded(None);
-        req.set_onblocked(None);
+        let (factory, opened) = open_with_stores(DB_NAME, DB_VERSION, &[SUMMARIES, BODIES], on_blocked).await?;
         let (db, read_only) = match opened {
             Ok(db) => (db.dyn_into::<IdbDatabase>().map_err(|_| unavailable("not a database"))?, false),
             Err(e) if e.kind == StorageErrorKind::Newer => {
