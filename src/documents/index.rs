@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use super::meaning::{self, Vectors};
 use super::passages::Passage;
 use super::words;
 
@@ -101,7 +102,18 @@ pub struct Index {
     postings: HashMap<String, Vec<(u32, u32, u32)>>,
     passages: usize,
     words_in_all: u64,
+    /// Each document's passages as vectors, where meaning search has made them.
+    vectors: HashMap<String, Vectors>,
 }
+
+/// The query as a vector, for meaning search: the model that made it and its numbers.
+pub struct Meaning<'a> {
+    pub model: &'a str,
+    pub query: &'a [f32],
+}
+
+/// How many places each ranking offers to the fusion.
+const FUSED_DEPTH: usize = 50;
 
 impl Index {
     /// Adds a document's share (in place of an earlier share of the same document).
@@ -126,10 +138,26 @@ impl Index {
     /// Takes a document out; the others' shares are posted again.
     pub fn remove(&mut self, doc: &str) {
         let parts = std::mem::take(&mut self.parts);
+        let mut vectors = std::mem::take(&mut self.vectors);
+        vectors.remove(doc);
         *self = Index::default();
         for part in parts.into_iter().filter(|p| p.doc != doc) {
             self.add(part);
         }
+        self.vectors = vectors;
+    }
+
+    /// Keeps document `doc`'s passages as vectors (one per passage, else they are not kept).
+    pub fn set_vectors(&mut self, doc: &str, vectors: Vectors) -> bool {
+        let fits = self.parts.iter().any(|p| p.doc == doc && p.passages.len() == vectors.len());
+        if fits {
+            self.vectors.insert(doc.to_string(), vectors);
+        }
+        fits
+    }
+
+    pub fn vectors(&self, doc: &str) -> Option<&Vectors> {
+        self.vectors.get(doc)
     }
 
     pub fn documents(&self) -> impl Iterator<Item = &Indexed> {
@@ -143,6 +171,40 @@ impl Index {
     /// The `limit` best passages for `query`, best first, from the documents in `only` (all
     /// when it is empty). Passages that share no word with the query are not found.
     pub fn search(&self, query: &str, only: &[String], limit: usize) -> Vec<Found> {
+        let ranked = self.full_text(query, only, limit);
+        ranked.into_iter().map(|((part, at), score)| self.found(part, at, score)).collect()
+    }
+
+    /// As `search`, with the passages closest in meaning to the query merged in (reciprocal
+    /// rank fusion) from the documents whose vectors are of `meaning.model`. Their score is
+    /// then the fused one.
+    pub fn search_by_meaning(&self, query: &str, meaning: Meaning<'_>, only: &[String], limit: usize) -> Vec<Found> {
+        let words: Vec<(u32, u32)> = self.full_text(query, only, FUSED_DEPTH).into_iter().map(|(at, _)| at).collect();
+        let mut close: Vec<((u32, u32), f32)> = Vec::new();
+        for (p, part) in self.parts.iter().enumerate() {
+            let Some(vectors) = self.vectors.get(&part.doc).filter(|v| v.model == meaning.model) else { continue };
+            if !only.is_empty() && !only.contains(&part.doc) {
+                continue;
+            }
+            close.extend(vectors.closeness(meaning.query).into_iter().enumerate().map(|(i, c)| ((p as u32, i as u32), c)));
+        }
+        close.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let near: Vec<(u32, u32)> = close.into_iter().take(FUSED_DEPTH).map(|(at, _)| at).collect();
+        meaning::fuse(&[words, near]).into_iter().take(limit).map(|((part, at), score)| self.found(part, at, score)).collect()
+    }
+
+    /// Whether any document has vectors of `model`.
+    pub fn has_meaning(&self, model: &str) -> bool {
+        self.vectors.values().any(|v| v.model == model)
+    }
+
+    fn found(&self, part: u32, at: u32, score: f64) -> Found {
+        let part = &self.parts[part as usize];
+        Found { doc: part.doc.clone(), name: part.name.clone(), at: at as usize, passage: part.passages[at as usize].clone(), score }
+    }
+
+    /// BM25's ranking: (part, passage) and score, best first.
+    fn full_text(&self, query: &str, only: &[String], limit: usize) -> Vec<((u32, u32), f64)> {
         if self.passages == 0 || limit == 0 {
             return Vec::new();
         }
@@ -171,14 +233,8 @@ impl Index {
         }
         let mut ranked: Vec<((u32, u32), f64)> = scores.into_iter().collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.truncate(limit);
         ranked
-            .into_iter()
-            .take(limit)
-            .map(|((part, at), score)| {
-                let part = &self.parts[part as usize];
-                Found { doc: part.doc.clone(), name: part.name.clone(), at: at as usize, passage: part.passages[at as usize].clone(), score }
-            })
-            .collect()
     }
 }
 
@@ -232,5 +288,28 @@ mod tests {
         assert!(steps > 2);
         assert_eq!(builder.progress().0, cut.len());
         assert_eq!(builder.finish(), Indexed::new("d".into(), "d.txt".into(), cut));
+    }
+
+    #[test]
+    fn meaning_finds_what_shares_no_word_and_both_ways_come_first() {
+        let mut index = Index::default();
+        index.add(doc("a", "# Ferns\n\nFerns grow from spores.\n\n# Roses\n\nRoses want full sun."));
+        index.add(doc("b", "# Moss\n\nMoss likes damp stone."));
+        // Made-up vectors: the moss passage points where the query "wet rocks" does.
+        assert!(index.set_vectors("a", Vectors::new("m".into(), &[vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0]]).unwrap()));
+        assert!(index.set_vectors("b", Vectors::new("m".into(), &[vec![0.1, 0.0, 1.0]]).unwrap()));
+        assert!(!index.set_vectors("b", Vectors::new("m".into(), &[vec![1.0], vec![1.0]]).unwrap()), "one vector per passage");
+        assert!(index.search("wet rocks", &[], 5).is_empty(), "no word in common");
+        let query = meaning::unit(&[0.0, 0.0, 1.0]);
+        let found = index.search_by_meaning("wet rocks", Meaning { model: "m", query: &query }, &[], 5);
+        assert_eq!(found[0].doc, "b");
+        let both = index.search_by_meaning("roses", Meaning { model: "m", query: &meaning::unit(&[0.0, 1.0, 0.0]) }, &[], 5);
+        assert_eq!(both[0].passage.heading, "Roses", "found by words and by meaning");
+        assert!(index.search_by_meaning("wet rocks", Meaning { model: "other", query: &query }, &[], 5).is_empty(), "another model's vectors are not compared");
+        assert!(index.has_meaning("m") && !index.has_meaning("other"));
+        index.remove("b");
+        assert!(index.vectors("b").is_none() && index.vectors("a").is_some());
+        index.add(doc("a", "# Ferns\n\nRead again."));
+        assert!(index.vectors("a").is_none(), "a document read again has new passages");
     }
 }

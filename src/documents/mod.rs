@@ -1,16 +1,19 @@
 //! The person's own documents, as the agent reads them: a file's bytes become pages of text
 //! (`read`), pages become passages that keep their source (`passages`), and passages are found
-//! again by a full-text index (`index`, BM25). What the agent is told, and how the trace and the
+//! again by a full-text index (`index`, BM25), and by meaning where an embedding model gives
+//! vectors (`meaning`, merged with the full-text ranking). What the agent is told, and how the trace and the
 //! answer's citations read it back, is `cited`. Plain Rust, no browser: the page service keeps
 //! the files and the index in IndexedDB, and a PDF's pages come from a PDF library loaded on use.
 
 pub mod cited;
 pub mod index;
+pub mod meaning;
 pub mod passages;
 pub mod read;
 mod words;
 
-pub use index::{Found, Index, Indexed};
+pub use index::{Found, Index, Indexed, Meaning};
+pub use meaning::Vectors;
 pub use passages::Passage;
 pub use read::{Kind, Page, ReadError};
 
