@@ -5,6 +5,7 @@
 
 pub mod anthropic;
 pub mod client;
+pub mod embeddings;
 pub mod in_page;
 pub mod in_page_models;
 pub mod openai;

@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 
 use crate::agent::tool::input_as_text;
 use crate::agent::{LocalBoxFuture, Tool, ToolContext, ToolError};
-use crate::documents::{cited, Index};
+use crate::documents::{cited, meaning, Index, Meaning};
+use crate::llm::embeddings::Embedder;
 
 /// The page's index, shared with the tool while a run lasts.
 pub type Shelf = Rc<RefCell<Index>>;
@@ -30,6 +31,8 @@ pub struct Documents {
     description: String,
     /// The number of the next passage given in this run.
     next: Cell<usize>,
+    /// Meaning search, where it is turned on: the query is embedded by the same model.
+    embedder: Option<Rc<Embedder>>,
 }
 
 impl Documents {
@@ -45,7 +48,14 @@ impl Documents {
             "Searches the person's own documents, which they added to this page: {}{more}. Use it for any question about what these documents say. Input: what to look for, in a few words. Returns numbered passages with their document and page; cite what you use in the answer by its number, like [1].",
             shown.join(", ")
         );
-        Some(Documents { shelf, budget_chars: budget_chars(context_tokens), description, next: Cell::new(1) })
+        Some(Documents { shelf, budget_chars: budget_chars(context_tokens), description, next: Cell::new(1), embedder: None })
+    }
+
+    /// Searches by meaning too, with vectors from `embedder` (for the documents it has made
+    /// vectors of).
+    pub fn by_meaning(mut self, embedder: Option<Rc<Embedder>>) -> Documents {
+        self.embedder = embedder;
+        self
     }
 }
 
@@ -78,13 +88,27 @@ impl Tool for Documents {
             if query.trim().is_empty() {
                 return Err(ToolError::new("Say what to look for: the input is the words to search the documents for."));
             }
+            let only = pick(&self.shelf.borrow(), &names)?;
+            let mut how = String::new();
+            let mut query_vector = None;
+            if let Some(embedder) = self.embedder.as_ref().filter(|e| self.shelf.borrow().has_meaning(&e.model)) {
+                match embedder.embed(std::slice::from_ref(&query)).await {
+                    Ok(mut vectors) => {
+                        query_vector = vectors.pop().map(|v| meaning::unit(&v));
+                        how = format!(", found by words and by meaning ({})", embedder.model);
+                    }
+                    Err(why) => how = format!(", found by words only: meaning search failed ({why})"),
+                }
+            }
             let shelf = self.shelf.borrow();
-            let only = pick(&shelf, &names)?;
-            let found = shelf.search(&query, &only, MOST);
+            let found = match (&self.embedder, &query_vector) {
+                (Some(embedder), Some(vector)) => shelf.search_by_meaning(&query, Meaning { model: &embedder.model, query: vector }, &only, MOST),
+                _ => shelf.search(&query, &only, MOST),
+            };
             let given: Vec<cited::Given> = found.iter().map(|f| cited::Given { name: &f.name, page: f.passage.page, heading: &f.passage.heading, score: f.score, text: &f.passage.text }).collect();
             let (text, count) = cited::observation(&query, &given, self.next.get(), self.budget_chars);
             self.next.set(self.next.get() + count);
-            Ok(text)
+            Ok(if count > 0 { text.replacen(":\n\n", &format!("{how}:\n\n"), 1) } else { text })
         })
     }
 }
@@ -152,5 +176,24 @@ mod tests {
         assert!(cited::parse(&small).len() < cited::parse(&large).len(), "{} vs {}", cited::parse(&small).len(), cited::parse(&large).len());
         assert_eq!(cited::parse(&large).len(), MOST);
         assert!(small.contains("left out to fit"));
+    }
+
+    #[test]
+    fn meaning_search_merges_in_and_a_failed_one_falls_back_to_words() {
+        use crate::llm::embeddings::testing::{embedder, Script};
+        let shelf = shelf();
+        let rows: Vec<Vec<f32>> = vec![vec![1.0, 0.0]];
+        assert!(shelf.borrow_mut().set_vectors("1", crate::documents::Vectors::new("m".into(), &rows).unwrap()));
+        assert!(shelf.borrow_mut().set_vectors("2", crate::documents::Vectors::new("m".into(), &[vec![0.0, 1.0]]).unwrap()));
+        let script = Rc::new(Script::default());
+        script.answers.borrow_mut().extend([(200, r#"{"data":[{"embedding":[0.1,0.9]}]}"#.to_string()), (500, "busy".to_string())]);
+        let tool = Documents::new(shelf, 4096).unwrap().by_meaning(Some(Rc::new(embedder(script.clone()))));
+        // No word in common with either passage: found by meaning alone.
+        let found = call(&tool, json!("blooms in bright light")).unwrap();
+        assert!(found.contains("found by words and by meaning (m)"), "{found}");
+        assert_eq!(cited::parse(&found)[0].name, "roses.md", "{found}");
+        let fallback = call(&tool, json!("spores")).unwrap();
+        assert!(fallback.contains("found by words only: meaning search failed") && fallback.contains("answered 500"), "{fallback}");
+        assert_eq!(cited::parse(&fallback)[0].name, "ferns.md");
     }
 }
