@@ -15,7 +15,7 @@ use std::rc::Rc;
 use crate::documents::index::Builder;
 use crate::documents::read::{self, MAX_FILE_BYTES};
 pub use crate::documents::Meta;
-use crate::documents::{passages, Index, Indexed, Kind, Page, ReadError};
+use crate::documents::{passages, Index, Kind, Page, ReadError, Vectors};
 
 /// The store holds at most this much of the person's files together.
 pub const MAX_TOTAL_BYTES: u64 = 500 * 1024 * 1024;
@@ -41,6 +41,16 @@ pub enum State {
     Stopped,
 }
 
+/// Where a document stands with meaning search.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Meaning {
+    /// Passages sent to be embedded of all.
+    Embedding(usize, usize),
+    /// Its passages have vectors of this model.
+    Ready(String),
+    Failed(String),
+}
+
 /// One row of the panel.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
@@ -48,6 +58,8 @@ pub struct Row {
     pub pages: usize,
     pub passages: usize,
     pub state: State,
+    /// `None` while meaning search is off, or before its turn.
+    pub meaning: Option<Meaning>,
 }
 
 impl Row {
@@ -63,13 +75,27 @@ impl Row {
             State::Stopped => "Stopped before it was indexed: Re-read to index it.".into(),
         }
     }
+
+    /// What the row says of meaning search, if anything.
+    pub fn meaning_text(&self) -> Option<String> {
+        Some(match self.meaning.as_ref()? {
+            Meaning::Embedding(done, of) => format!("Finding meaning: {done} of {of} passages"),
+            Meaning::Ready(model) => format!("Searchable by meaning ({model})"),
+            Meaning::Failed(why) => format!("Not searchable by meaning: {why}"),
+        })
+    }
 }
+
+pub use crate::documents::Kept;
+
+/// Passages sent to the embedding model per call.
+pub const EMBED_BATCH: usize = crate::llm::embeddings::BATCH;
 
 /// What happens to the panel and the index.
 #[derive(Debug)]
 pub enum Msg {
     /// Documents stored earlier, read back as the panel first opens.
-    Loaded(Vec<(Meta, Vec<Page>, Indexed)>),
+    Loaded(Vec<Kept>),
     /// A file was picked, dropped or pasted: the page keeps its bytes under `meta.id`.
     Added { meta: Meta, mime: String },
     /// The bytes of a text file, asked for by `Do::Read`.
@@ -91,6 +117,11 @@ pub enum Msg {
     /// Read the stored file again and index it anew.
     Reread(String),
     Stop,
+    /// Meaning search turned on with this embedding model, or off (`None`). On, every
+    /// document without vectors of the model is embedded, one batch at a time.
+    Meaning(Option<String>),
+    /// A batch of document `id`'s passages, from `from` on, came back from the embedding model.
+    Embedded { id: String, from: usize, result: Result<Vec<Vec<f32>>, String> },
 }
 
 /// What the page must do.
@@ -110,6 +141,8 @@ pub enum Do {
     DropBytes(String),
     /// The first document arrived: ask the browser to keep the site's data.
     AskToKeep,
+    /// Embed these passages of document `id`, from `from` on (`Msg::Embedded`).
+    Embed { id: String, from: usize, texts: Vec<String> },
 }
 
 /// The work on one document.
@@ -135,11 +168,16 @@ pub struct Library {
     queue: VecDeque<String>,
     work: Option<Work>,
     asked_to_keep: bool,
+    /// The embedding model, while meaning search is on.
+    model: Option<String>,
+    /// Documents waiting to be embedded, and the one being embedded with its vectors so far.
+    to_embed: VecDeque<String>,
+    embedding: Option<(String, Vec<Vec<f32>>)>,
 }
 
 impl Default for Library {
     fn default() -> Self {
-        Library { rows: Vec::new(), index: Rc::default(), pages: Vec::new(), queue: VecDeque::new(), work: None, asked_to_keep: false }
+        Library { rows: Vec::new(), index: Rc::default(), pages: Vec::new(), queue: VecDeque::new(), work: None, asked_to_keep: false, model: None, to_embed: VecDeque::new(), embedding: None }
     }
 }
 
@@ -155,7 +193,12 @@ impl Library {
 
     /// Whether work goes on (Stop is offered).
     pub fn busy(&self) -> bool {
-        self.work.is_some() || !self.queue.is_empty()
+        self.work.is_some() || !self.queue.is_empty() || self.embedding.is_some()
+    }
+
+    /// The embedding model, while meaning search is on.
+    pub fn meaning_model(&self) -> Option<&str> {
+        self.model.as_deref()
     }
 
     /// Bytes of all documents held.
@@ -168,11 +211,12 @@ impl Library {
     }
 
     /// What a write of document `id` stores: its description, pages and share of the index.
-    pub fn stored(&self, id: &str) -> Option<(Meta, Vec<Page>, Indexed)> {
+    pub fn stored(&self, id: &str) -> Option<Kept> {
         let row = self.rows.iter().find(|r| r.meta.id == id)?;
         let pages = self.pages_of(id)?.to_vec();
-        let indexed = self.index.borrow().documents().find(|d| d.doc == id)?.clone();
-        Some((row.meta.clone(), pages, indexed))
+        let index = self.index.borrow();
+        let indexed = index.documents().find(|d| d.doc == id)?.clone();
+        Some((row.meta.clone(), pages, indexed, index.vectors(id).cloned()))
     }
 
     fn row(&mut self, id: &str) -> Option<&mut Row> {
@@ -188,17 +232,25 @@ impl Library {
     pub fn handle(&mut self, msg: Msg) -> Vec<Do> {
         match msg {
             Msg::Loaded(stored) => {
-                for (meta, pages, indexed) in stored {
+                let mut out = Vec::new();
+                for (meta, pages, indexed, vectors) in stored {
                     if self.rows.iter().any(|r| r.meta.id == meta.id) {
                         continue;
                     }
-                    self.rows.push(Row { pages: pages.len(), passages: indexed.passages.len(), meta: meta.clone(), state: State::Ready });
+                    let meaning = vectors.as_ref().map(|v| Meaning::Ready(v.model.clone()));
+                    self.rows.push(Row { pages: pages.len(), passages: indexed.passages.len(), meta: meta.clone(), state: State::Ready, meaning });
                     self.pages.push((meta.id.clone(), pages));
-                    self.index.borrow_mut().add(indexed);
+                    let mut index = self.index.borrow_mut();
+                    index.add(indexed);
+                    if let Some(vectors) = vectors {
+                        index.set_vectors(&meta.id, vectors);
+                    }
+                    drop(index);
+                    out.extend(self.embed_if_needed(&meta.id));
                 }
                 self.rows.sort_by(|a, b| a.meta.added_ms.total_cmp(&b.meta.added_ms));
                 self.asked_to_keep |= !self.rows.is_empty();
-                Vec::new()
+                out
             }
             Msg::Added { meta, mime } => self.added(meta, &mime),
             Msg::Bytes { id, bytes } => {
@@ -222,7 +274,7 @@ impl Library {
                 self.pages_read(id, Err(why))
             }
             Msg::Refused { meta, why } => {
-                self.rows.push(Row { meta, pages: 0, passages: 0, state: State::Failed(why.message()) });
+                self.rows.push(Row { meta, pages: 0, passages: 0, state: State::Failed(why.message()), meaning: None });
                 self.rows.sort_by(|a, b| a.meta.added_ms.total_cmp(&b.meta.added_ms));
                 Vec::new()
             }
@@ -241,6 +293,11 @@ impl Library {
                     out.extend(self.next());
                 }
                 self.queue.retain(|q| *q != id);
+                self.to_embed.retain(|q| *q != id);
+                if self.embedding.as_ref().is_some_and(|(e, _)| *e == id) {
+                    self.embedding = None;
+                    out.extend(self.next_embedding());
+                }
                 self.rows.retain(|r| r.meta.id != id);
                 self.pages.retain(|(d, _)| *d != id);
                 self.index.borrow_mut().remove(&id);
@@ -270,9 +327,116 @@ impl Library {
                     self.set(&id, State::Stopped);
                     out.push(Do::DropBytes(id));
                 }
+                self.stop_embedding();
                 out
             }
+            Msg::Meaning(model) => {
+                let model = model.map(|m| m.trim().to_string()).filter(|m| !m.is_empty());
+                if model == self.model {
+                    return Vec::new();
+                }
+                self.stop_embedding();
+                self.model = model;
+                let ids: Vec<String> = self.rows.iter().map(|r| r.meta.id.clone()).collect();
+                let mut out = Vec::new();
+                for id in ids {
+                    let ready = self.model.as_ref().and_then(|m| self.index.borrow().vectors(&id).filter(|v| v.model == *m).map(|v| v.model.clone()));
+                    if let Some(row) = self.row(&id) {
+                        row.meaning = ready.map(Meaning::Ready);
+                    }
+                    out.extend(self.embed_if_needed(&id));
+                }
+                out
+            }
+            Msg::Embedded { id, from, result } => self.embedded(id, from, result),
         }
+    }
+
+    /// Queues document `id` for embedding when meaning search is on and it has no vectors of
+    /// the model yet.
+    fn embed_if_needed(&mut self, id: &str) -> Vec<Do> {
+        let Some(model) = self.model.clone() else { return Vec::new() };
+        let indexed = self.rows.iter().any(|r| r.meta.id == id && matches!(r.state, State::Ready | State::NotSaved(_) | State::Indexing(..)) && r.passages > 0);
+        let has = self.index.borrow().vectors(id).is_some_and(|v| v.model == model);
+        let waiting = self.to_embed.iter().any(|q| q == id) || self.embedding.as_ref().is_some_and(|(e, _)| e == id);
+        if !indexed || has || waiting {
+            return Vec::new();
+        }
+        let of = self.row(id).map_or(0, |r| r.passages);
+        if let Some(row) = self.row(id) {
+            row.meaning = Some(Meaning::Embedding(0, of));
+        }
+        self.to_embed.push_back(id.to_string());
+        if self.embedding.is_some() {
+            return Vec::new();
+        }
+        self.next_embedding()
+    }
+
+    fn stop_embedding(&mut self) {
+        let left: Vec<String> = self.to_embed.drain(..).chain(self.embedding.take().map(|(id, _)| id)).collect();
+        for id in left {
+            if let Some(row) = self.row(&id) {
+                row.meaning = None;
+            }
+        }
+    }
+
+    /// Asks for the next batch of the document being embedded, or starts the next document.
+    fn next_embedding(&mut self) -> Vec<Do> {
+        if self.embedding.is_none() {
+            let Some(id) = self.to_embed.pop_front() else { return Vec::new() };
+            self.embedding = Some((id, Vec::new()));
+        }
+        let Some((id, done)) = &self.embedding else { return Vec::new() };
+        let (id, from) = (id.clone(), done.len());
+        let texts: Vec<String> = self.index.borrow().documents().find(|d| d.doc == id).map(|d| d.passages.iter().skip(from).take(EMBED_BATCH).map(|p| p.text.clone()).collect()).unwrap_or_default();
+        if texts.is_empty() {
+            // Gone from the index meanwhile.
+            self.embedding = None;
+            return self.next_embedding();
+        }
+        vec![Do::Embed { id, from, texts }]
+    }
+
+    fn embedded(&mut self, id: String, from: usize, result: Result<Vec<Vec<f32>>, String>) -> Vec<Do> {
+        let current = matches!(&self.embedding, Some((e, done)) if *e == id && done.len() == from);
+        if !current {
+            return Vec::new();
+        }
+        let vectors = match result {
+            Ok(v) => v,
+            Err(why) => {
+                // The same endpoint would fail the same way for the rest: they wait for the
+                // person to turn meaning search on again.
+                self.embedding = None;
+                if let Some(row) = self.row(&id) {
+                    row.meaning = Some(Meaning::Failed(why.clone()));
+                }
+                self.stop_embedding();
+                self.model = None;
+                return Vec::new();
+            }
+        };
+        let Some((_, done)) = self.embedding.as_mut() else { return Vec::new() };
+        done.extend(vectors);
+        let count = done.len();
+        let of = self.row(&id).map_or(0, |r| r.passages);
+        if count < of {
+            if let Some(row) = self.row(&id) {
+                row.meaning = Some(Meaning::Embedding(count, of));
+            }
+            return self.next_embedding();
+        }
+        let Some((_, rows)) = self.embedding.take() else { return Vec::new() };
+        let model = self.model.clone().unwrap_or_default();
+        let kept = Vectors::new(model.clone(), &rows).is_some_and(|v| self.index.borrow_mut().set_vectors(&id, v));
+        if let Some(row) = self.row(&id) {
+            row.meaning = Some(if kept { Meaning::Ready(model) } else { Meaning::Failed("the embedding model gave vectors that do not fit the passages.".into()) });
+        }
+        let mut out = if kept { vec![Do::Store(id)] } else { Vec::new() };
+        out.extend(self.next_embedding());
+        out
     }
 
     fn work_on(&self, id: &str) -> bool {
@@ -295,7 +459,7 @@ impl Library {
         } else {
             None
         };
-        self.rows.push(Row { meta, pages: 0, passages: 0, state: State::Queued });
+        self.rows.push(Row { meta, pages: 0, passages: 0, state: State::Queued, meaning: None });
         // Listed in the order added, whichever file's bytes arrived first.
         self.rows.sort_by(|a, b| a.meta.added_ms.total_cmp(&b.meta.added_ms));
         let mut out = Vec::new();
@@ -370,8 +534,9 @@ impl Library {
         self.pages.retain(|(d, _)| *d != id);
         self.pages.push((id.clone(), pages));
         self.set(&id, State::Indexing(of, of));
-        let mut out = vec![Do::Store(id)];
+        let mut out = vec![Do::Store(id.clone())];
         out.extend(self.next());
+        out.extend(self.embed_if_needed(&id));
         out
     }
 }

@@ -28,5 +28,9 @@ pub struct Meta {
     pub added_ms: f64,
 }
 
+/// What one stored document holds: its description, pages, share of the index, and its
+/// passages' vectors where meaning search made them.
+pub type Kept = (Meta, Vec<Page>, Indexed, Option<Vectors>);
+
 #[cfg(test)]
 mod quality;

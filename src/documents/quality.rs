@@ -162,5 +162,5 @@ fn record_meaning_vectors() {
             vectors.insert(text.clone(), base64::engine::general_purpose::STANDARD.encode(kept.data.iter().map(|&b| b as u8).collect::<Vec<u8>>()));
         }
     }
-    std::fs::write(format!("{RECORDED}/{file}"), serde_json::to_string_pretty(&Recorded { model, dim, vectors }).unwrap()).unwrap();
+    std::fs::write(format!("{RECORDED}/{file}"), serde_json::to_string(&Recorded { model, dim, vectors }).unwrap()).unwrap();
 }

@@ -38,6 +38,14 @@ pub fn endpoint(base_url: &str) -> String {
     format!("{}/embeddings", base_url.trim_end_matches('/'))
 }
 
+/// Whether `url` is on this machine (loopback), so passages sent there do not leave it.
+pub fn on_this_machine(url: &str) -> bool {
+    let Some(origin) = crate::net::origin(url) else { return false };
+    let host = origin.split("://").nth(1).unwrap_or_default();
+    let host = host.rsplit_once(':').filter(|(h, port)| !h.is_empty() && port.chars().all(|c| c.is_ascii_digit())).map_or(host, |(h, _)| h);
+    host == "localhost" || host.ends_with(".localhost") || host == "[::1]" || host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 impl Embedder {
     /// `None` for a provider with no OpenAI-compatible `/embeddings` (Anthropic, the model in
     /// the page).
@@ -193,5 +201,7 @@ mod tests {
         assert!(error.contains("answered 401") && !error.contains("sk-secret-123456"), "{error}");
         assert!(Embedder::new(&config(Preset::Anthropic), &Connection::default(), "x", fetch.clone(), Rc::new(Patient)).is_none());
         assert!(Embedder::new(&config(Preset::LlamaCpp), &Connection::default(), " ", fetch, Rc::new(Patient)).is_none());
+        assert!(on_this_machine("http://127.0.0.1:8080/v1/embeddings") && on_this_machine("http://localhost:11434/v1") && on_this_machine("http://[::1]:1/v1"));
+        assert!(!on_this_machine("https://api.openai.com/v1/embeddings") && !on_this_machine("http://127.0.0.1.evil.example/v1") && !on_this_machine("http://localhost.example/v1"));
     }
 }

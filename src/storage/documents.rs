@@ -1,11 +1,15 @@
 //! The stored shape of one document: its description, its pages' text and its share of the
 //! index (each word's passages and counts; a passage's text is not stored twice, it is its
-//! page's range). JSON text in IndexedDB (`documents_idb.rs`), beside the file's own bytes.
+//! page's range), and its passages' vectors where meaning search made them (a byte a number,
+//! in base64; an older page reading the record leaves them out). JSON text in IndexedDB (`documents_idb.rs`), beside the file's own bytes.
 //! A record of another version is not read, and nothing is ever written over it.
 
 use serde::{Deserialize, Serialize};
 
-use crate::documents::{Indexed, Kind, Meta, Page, Passage};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+
+use crate::documents::{Indexed, Kept, Kind, Meta, Page, Passage, Vectors};
 
 /// The version this release writes.
 pub const VERSION: u32 = 1;
@@ -23,6 +27,15 @@ struct Record {
     passages: Vec<(u32, u32, u32, String)>,
     lengths: Vec<u32>,
     words: Vec<(String, Vec<(u32, u32)>)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    meaning: Option<StoredVectors>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredVectors {
+    model: String,
+    dim: usize,
+    data: String,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -39,7 +52,7 @@ pub enum Unread {
     Damaged(String),
 }
 
-pub fn encode(meta: &Meta, pages: &[Page], indexed: &Indexed) -> String {
+pub fn encode(meta: &Meta, pages: &[Page], indexed: &Indexed, vectors: Option<&Vectors>) -> String {
     let place = |p: &Passage| pages.iter().position(|page| page.number == p.page).unwrap_or(0) as u32;
     let record = Record {
         v: VERSION,
@@ -52,11 +65,12 @@ pub fn encode(meta: &Meta, pages: &[Page], indexed: &Indexed) -> String {
         passages: indexed.passages.iter().map(|p| (place(p), p.start as u32, p.end as u32, p.heading.clone())).collect(),
         lengths: indexed.lengths.clone(),
         words: indexed.words.clone(),
+        meaning: vectors.map(|v| StoredVectors { model: v.model.clone(), dim: v.dim, data: STANDARD.encode(v.data.iter().map(|&b| b as u8).collect::<Vec<u8>>()) }),
     };
     serde_json::to_string(&record).unwrap_or_default()
 }
 
-pub fn decode(text: &str) -> Result<(Meta, Vec<Page>, Indexed), Unread> {
+pub fn decode(text: &str) -> Result<Kept, Unread> {
     #[derive(Deserialize)]
     struct Version {
         v: u32,
@@ -77,8 +91,15 @@ pub fn decode(text: &str) -> Result<(Meta, Vec<Page>, Indexed), Unread> {
     if r.lengths.len() != passages.len() || r.words.iter().any(|(_, places)| places.iter().any(|&(p, _)| p as usize >= passages.len())) {
         return Err(Unread::Damaged("the index does not match the passages".into()));
     }
+    // Vectors that do not fit are dropped (the document is embedded again), not a reason to
+    // lose the document.
+    let vectors = r.meaning.and_then(|m| {
+        let data: Vec<i8> = STANDARD.decode(m.data).ok()?.into_iter().map(|b| b as i8).collect();
+        let v = Vectors { model: m.model, dim: m.dim, data };
+        (m.dim > 0 && v.data.len() == m.dim * passages.len()).then_some(v)
+    });
     let meta = Meta { id: r.id.clone(), name: r.name.clone(), kind, size: r.size, added_ms: r.added_ms };
-    Ok((meta, pages, Indexed { doc: r.id, name: r.name, passages, lengths: r.lengths, words: r.words }))
+    Ok((meta, pages, Indexed { doc: r.id, name: r.name, passages, lengths: r.lengths, words: r.words }, vectors))
 }
 
 #[cfg(test)]
@@ -93,8 +114,14 @@ mod tests {
             let pages = vec![Page { number: Some(1), text: text.into() }, Page { number: Some(2), text: "Page two.".into() }];
             let indexed = Indexed::new("id1".into(), name.into(), passages::cut(&pages, kind));
             let meta = Meta { id: "id1".into(), name: name.into(), kind, size: 42, added_ms: 1.5 };
-            let stored = encode(&meta, &pages, &indexed);
-            assert_eq!(decode(&stored), Ok((meta, pages, indexed)));
+            let stored = encode(&meta, &pages, &indexed, None);
+            assert_eq!(decode(&stored), Ok((meta.clone(), pages.clone(), indexed.clone(), None)));
+            let rows: Vec<Vec<f32>> = (0..indexed.passages.len()).map(|i| vec![i as f32, 1.0, -0.5]).collect();
+            let vectors = Vectors::new("nomic".into(), &rows).unwrap();
+            let stored = encode(&meta, &pages, &indexed, Some(&vectors));
+            assert_eq!(decode(&stored), Ok((meta, pages, indexed, Some(vectors))));
+            let short = stored.replace(r#""dim":3"#, r#""dim":4"#);
+            assert!(decode(&short).is_ok_and(|kept| kept.3.is_none()), "vectors that do not fit are dropped, the document kept");
         }
     }
 

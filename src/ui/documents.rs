@@ -75,12 +75,13 @@ pub fn DocumentsPanel(on_close: Callback<()>) -> impl IntoView {
                     <button data-testid="documents-paste-add" on:click=add_pasted>"Add as a document"</button>
                 </details>
             </div>
+            {move || meaning_view(d)}
             {move || progress(d)}
             {move || d.problem.get().map(|p| view! { <div class="notice error" role="alert" data-testid="documents-problem">{p}</div> })}
             {move || d.kept.get().map(|k| view! { <p class="hint" data-testid="documents-kept">{k}</p> })}
             {move || d.storage.get().map(|s| view! { <p class="hint" data-testid="documents-storage">{s}</p> })}
             <ul class="documents-list">
-                <For each=move || d.rows.get() key=|row| (row.meta.id.clone(), row.state_text(), row.passages) let:row>
+                <For each=move || d.rows.get() key=|row| (row.meta.id.clone(), row.state_text(), row.passages, row.meaning_text()) let:row>
                     {row_view(row, open_text)}
                 </For>
             </ul>
@@ -102,18 +103,58 @@ fn folder_input() -> impl IntoView {
         .on(leptos::ev::change, move |ev| docs::add_chosen(&ev))
 }
 
+/// Meaning search: off until the person turns it on, saying first where passages would go.
+fn meaning_view(d: Documents) -> AnyView {
+    let offer = d.meaning.get();
+    let Some(url) = offer.url.clone() else {
+        return view! {
+            <p class="hint" data-testid="documents-meaning-where">"Full-text search needs no model. To search by meaning too, choose a provider with an OpenAI-compatible embeddings endpoint in Settings (Ollama, LM Studio, llama.cpp, vLLM, OpenAI)."</p>
+        }
+        .into_any();
+    };
+    let on = offer.on.is_some();
+    let model = RwSignal::new(offer.on.clone().unwrap_or(offer.model.clone()));
+    let where_to = if offer.local {
+        format!("Passages and the agent's searches are sent to {url}, on this computer, to be turned into vectors.")
+    } else {
+        format!("Passages and the agent's searches are sent to {url} to be turned into vectors: they leave this computer. Off until you turn it on.")
+    };
+    let toggle = move |ev: leptos::ev::Event| docs::set_meaning(event_target_checked(&ev).then(|| model.get_untracked()));
+    view! {
+        <fieldset class="documents-meaning">
+            <legend>"Find by meaning"</legend>
+            <label class="check">
+                <input type="checkbox" data-testid="documents-meaning" prop:checked=on on:change=toggle
+                    disabled=move || !on && model.with(|m| m.trim().is_empty()) title="Name the embedding model first"/>
+                " Search by meaning too, with the embedding model "
+            </label>
+            <input type="text" data-testid="documents-meaning-model" aria-label="Embedding model" placeholder="e.g. nomic-embed-text" disabled=on
+                prop:value=move || model.get() on:input=move |ev| model.set(event_target_value(&ev))/>
+            <p class="hint" data-testid="documents-meaning-where">{where_to}</p>
+        </fieldset>
+    }
+    .into_any()
+}
+
 /// The work under way, with Stop.
 fn progress(d: Documents) -> Option<AnyView> {
     if !d.busy.get() {
         return None;
     }
     let rows = d.rows.get();
-    let working = rows.iter().find(|r| matches!(r.state, State::Reading | State::Indexing(..)));
+    let working = rows.iter().find(|r| matches!(r.state, State::Reading | State::Indexing(..)) && !matches!(r.state, State::Indexing(a, b) if a == b));
+    let embedding = rows.iter().find_map(|r| match r.meaning {
+        Some(crate::app::documents::Meaning::Embedding(done, of)) => Some((r.meta.name.clone(), done, of)),
+        _ => None,
+    });
     let waiting = rows.iter().filter(|r| r.state == State::Queued).count();
     let (text, done, of) = match working {
         Some(Row { meta, state: State::Indexing(done, of), .. }) => (format!("Indexing {}: {done} of {of} passages", meta.name), *done, *of),
         Some(row) => (format!("Reading {}…", row.meta.name), 0, 0),
-        None => ("Starting…".into(), 0, 0),
+        None => match embedding {
+            Some((name, done, of)) => (format!("Finding meaning in {name}: {done} of {of} passages"), done, of),
+            None => ("Starting…".into(), 0, 0),
+        },
     };
     let waiting = if waiting > 0 { format!(" · {waiting} waiting") } else { String::new() };
     Some(
@@ -150,6 +191,7 @@ fn row_view(row: Row, open_text: RwSignal<Option<String>>) -> impl IntoView {
             <div class="document-name">{row.meta.name.clone()}</div>
             <div class="document-facts">{facts}</div>
             <div class="document-state">{row.state_text()}</div>
+            {row.meaning_text().map(|t| view! { <div class="document-meaning" data-testid="document-meaning">{t}</div> })}
             <div class="document-actions">
                 {(!failed).then(|| view! { <button class="link small" data-testid="document-text" on:click=move |_| open_text.set(Some(text_id.clone()))>"Text"</button> })}
                 {not_saved.then(|| view! { <button class="link small" data-testid="document-save" on:click=move |_| docs::send(Msg::SaveAgain(save_id.clone()))>"Save again"</button> })}

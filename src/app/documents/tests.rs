@@ -1,4 +1,5 @@
 use super::*;
+use crate::documents::Indexed;
 
 fn meta(id: &str, name: &str, size: u64) -> Meta {
     Meta { id: id.into(), name: name.into(), kind: Kind::of(name, "").unwrap_or(Kind::Text), size, added_ms: id.len() as f64 }
@@ -41,7 +42,7 @@ fn a_file_is_read_indexed_in_steps_stored_and_found() {
     assert!(lib.shelf().borrow().search("spores", &[], 5).is_empty(), "searched only once it is whole");
     assert_eq!(run(&mut lib), [Do::Store("a".into())]);
     assert_eq!(lib.shelf().borrow().search("number 17", &[], 1)[0].passage.heading, "Part 17");
-    assert!(lib.stored("a").is_some_and(|(m, pages, ix)| m.name == "ferns.md" && pages.len() == 1 && ix.passages.len() == 200));
+    assert!(lib.stored("a").is_some_and(|(m, pages, ix, _)| m.name == "ferns.md" && pages.len() == 1 && ix.passages.len() == 200));
     lib.handle(Msg::Stored { id: "a".into(), result: Ok(()) });
     assert_eq!(state(&lib, "a"), State::Ready);
     assert!(!lib.busy());
@@ -72,7 +73,7 @@ fn files_past_the_bounds_are_refused_on_their_row() {
     assert_eq!(state(&lib, "b"), State::Failed(ReadError::Empty.message()));
     let mut full = Library::default();
     for i in 0..10 {
-        full.rows.push(Row { meta: meta(&format!("x{i}"), "big.txt", 49 * 1024 * 1024), pages: 1, passages: 1, state: State::Ready });
+        full.rows.push(Row { meta: meta(&format!("x{i}"), "big.txt", 49 * 1024 * 1024), pages: 1, passages: 1, state: State::Ready, meaning: None });
     }
     full.handle(Msg::Added { meta: meta("new", "more.txt", 20 * 1024 * 1024), mime: String::new() });
     assert!(matches!(state(&full, "new"), State::Failed(why) if why.contains("remove some")), "{:?}", state(&full, "new"));
@@ -119,7 +120,7 @@ fn stop_ends_the_work_and_says_so_on_each_row_it_left() {
 #[test]
 fn removing_takes_it_out_of_the_index_and_the_store_even_mid_work() {
     let mut lib = Library::default();
-    lib.handle(Msg::Loaded(vec![(meta("old", "old.md", 5), vec![Page { number: None, text: "Heron".into() }], Indexed::new("old".into(), "old.md".into(), passages::cut(&[Page { number: None, text: "Heron".into() }], Kind::Markdown)))]));
+    lib.handle(Msg::Loaded(vec![(meta("old", "old.md", 5), vec![Page { number: None, text: "Heron".into() }], Indexed::new("old".into(), "old.md".into(), passages::cut(&[Page { number: None, text: "Heron".into() }], Kind::Markdown)), None)]));
     assert_eq!(add(&mut lib, "a", "a.md", 10), [Do::Read("a".into())], "already asked to keep the data: documents were stored");
     add(&mut lib, "b", "b.md", 10);
     assert_eq!(lib.handle(Msg::Remove("a".into())), [Do::Delete("a".into()), Do::Read("b".into())]);
@@ -150,4 +151,91 @@ fn rows_keep_the_order_files_were_given_whichever_is_read_first() {
     lib.handle(Msg::Refused { meta: at("c", "third.png", 3.0), why: ReadError::Unknown });
     lib.handle(Msg::Added { meta: at("a", "first.md", 1.0), mime: String::new() });
     assert_eq!(lib.rows().iter().map(|r| r.meta.name.as_str()).collect::<Vec<_>>(), ["first.md", "second.md", "third.png"]);
+}
+
+fn meaning(lib: &Library, id: &str) -> Option<Meaning> {
+    lib.rows().iter().find(|r| r.meta.id == id).unwrap().meaning.clone()
+}
+
+/// Answers each `Do::Embed` with vectors until no more are asked; what else was asked.
+fn embed_all(lib: &mut Library, mut asked: Vec<Do>) -> Vec<Do> {
+    let mut other = Vec::new();
+    for _ in 0..1000 {
+        let Some(at) = asked.iter().position(|d| matches!(d, Do::Embed { .. })) else {
+            other.extend(asked);
+            return other;
+        };
+        let Do::Embed { id, from, texts } = asked.remove(at) else { unreachable!() };
+        other.append(&mut asked);
+        asked = lib.handle(Msg::Embedded { id, from, result: Ok(texts.iter().map(|t| vec![t.len() as f32, 1.0]).collect()) });
+    }
+    panic!("embedding never ended")
+}
+
+#[test]
+fn meaning_search_embeds_each_document_in_batches_and_stores_the_vectors() {
+    let mut lib = Library::default();
+    add(&mut lib, "a", "ferns.md", 100);
+    let text: String = (0..40).map(|i| format!("## Part {i}\n\nFerns number {i} grow from spores.\n\n")).collect();
+    lib.handle(Msg::Bytes { id: "a".into(), bytes: text.into_bytes() });
+    run(&mut lib);
+    let passages = lib.rows()[0].passages;
+    assert!(passages > EMBED_BATCH, "{passages}");
+    assert_eq!(meaning(&lib, "a"), None, "off until turned on");
+    let asked = lib.handle(Msg::Meaning(Some("nomic".into())));
+    assert!(matches!(&asked[..], [Do::Embed { id, from: 0, texts }] if id == "a" && texts.len() == EMBED_BATCH));
+    assert_eq!(meaning(&lib, "a"), Some(Meaning::Embedding(0, passages)));
+    assert!(lib.busy(), "Stop is offered while embedding");
+    let rest = embed_all(&mut lib, asked);
+    assert_eq!(rest, [Do::Store("a".into())], "the vectors are stored with the document");
+    assert_eq!(meaning(&lib, "a"), Some(Meaning::Ready("nomic".into())));
+    assert!(lib.stored("a").unwrap().3.is_some_and(|v| v.len() == passages && v.model == "nomic"));
+    assert!(!lib.busy());
+    // Turned off and on again with the same model: nothing to embed again.
+    assert!(lib.handle(Msg::Meaning(None)).is_empty());
+    assert_eq!(meaning(&lib, "a"), None);
+    assert!(lib.handle(Msg::Meaning(Some("nomic".into()))).is_empty());
+    assert_eq!(meaning(&lib, "a"), Some(Meaning::Ready("nomic".into())));
+    // A document added while meaning search is on is embedded once indexed.
+    add(&mut lib, "bb", "moss.md", 10);
+    lib.handle(Msg::Bytes { id: "bb".into(), bytes: b"# Moss\n\nMoss likes damp stone.".to_vec() });
+    let asked = run(&mut lib);
+    assert!(asked.contains(&Do::Store("bb".into())) && asked.iter().any(|d| matches!(d, Do::Embed { id, .. } if id == "bb")), "{asked:?}");
+}
+
+#[test]
+fn a_failed_embedding_says_why_and_waits_for_the_person() {
+    let mut lib = Library::default();
+    for (id, name) in [("a", "a.md"), ("bb", "b.md")] {
+        add(&mut lib, id, name, 10);
+        lib.handle(Msg::Bytes { id: id.into(), bytes: format!("# {name}\n\nSome words.").into_bytes() });
+        run(&mut lib);
+    }
+    let asked = lib.handle(Msg::Meaning(Some("m".into())));
+    let Some(Do::Embed { id, from, .. }) = asked.into_iter().next() else { panic!("nothing to embed") };
+    assert!(lib.handle(Msg::Embedded { id: id.clone(), from, result: Err("http://x/v1/embeddings answered 404".into()) }).is_empty(), "the others wait");
+    assert!(matches!(meaning(&lib, &id), Some(Meaning::Failed(why)) if why.contains("404")));
+    assert_eq!(meaning(&lib, "bb"), None);
+    assert_eq!(lib.meaning_model(), None, "turned off, to be turned on again");
+    assert!(!lib.busy());
+    assert!(lib.handle(Msg::Embedded { id, from, result: Ok(vec![vec![1.0]]) }).is_empty(), "a late answer is ignored");
+    // Searching still works by words.
+    assert_eq!(lib.shelf().borrow().search("words", &[], 5).len(), 2);
+}
+
+#[test]
+fn removing_or_stopping_ends_the_embedding() {
+    let mut lib = Library::default();
+    for (id, name) in [("a", "a.md"), ("bb", "b.md")] {
+        add(&mut lib, id, name, 10);
+        lib.handle(Msg::Bytes { id: id.into(), bytes: format!("# {name}\n\nSome words.").into_bytes() });
+        run(&mut lib);
+    }
+    let asked = lib.handle(Msg::Meaning(Some("m".into())));
+    assert!(matches!(&asked[..], [Do::Embed { id, .. }] if id == "a"));
+    let next = lib.handle(Msg::Remove("a".into()));
+    assert!(next.contains(&Do::Delete("a".into())) && next.iter().any(|d| matches!(d, Do::Embed { id, .. } if id == "bb")), "{next:?}");
+    lib.handle(Msg::Stop);
+    assert_eq!(meaning(&lib, "bb"), None);
+    assert!(!lib.busy());
 }

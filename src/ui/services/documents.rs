@@ -19,6 +19,23 @@ pub use crate::tools::documents::Shelf;
 
 /// Set once a document was stored in this browser, cleared when the last one is removed.
 const STORED_MARK: &str = "thoughtline.documents";
+/// Meaning search, as the person turned it on: the embedding model and the address they
+/// agreed to send passages to (`{"model":…,"url":…}`). Another address in Settings turns it off.
+const MEANING_KEY: &str = "thoughtline.documents.meaning";
+
+/// What the panel offers for meaning search, from the settings in use.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct MeaningOffer {
+    /// Where passages would be sent (the provider's `/embeddings`); `None` when the provider
+    /// has none (Anthropic, the model in the page).
+    pub url: Option<String>,
+    /// That address is on this machine.
+    pub local: bool,
+    /// The model, while meaning search is on.
+    pub on: Option<String>,
+    /// The model last chosen (shown in the field while off).
+    pub model: String,
+}
 
 /// What the Documents panel draws, mirrored from the app after each change.
 #[derive(Clone, Copy)]
@@ -35,6 +52,7 @@ pub struct Documents {
     pub loaded: RwSignal<bool>,
     /// The passage a citation asked to see, until the panel has opened it.
     pub cited: RwSignal<Option<crate::documents::cited::Source>>,
+    pub meaning: RwSignal<MeaningOffer>,
 }
 
 thread_local! {
@@ -70,6 +88,7 @@ pub fn panel() -> Documents {
         storage: RwSignal::new(None),
         loaded: RwSignal::new(false),
         cited: RwSignal::new(CITED.with(|c| c.borrow_mut().take())),
+        meaning: RwSignal::new(meaning_offer()),
     };
     VIEW.with(|v| *v.borrow_mut() = Some(view));
     leptos::task::spawn_local(async move {
@@ -102,6 +121,56 @@ pub async fn shelf_for_run() -> Option<Shelf> {
     Some(LIBRARY.with(|l| l.borrow().shelf()))
 }
 
+/// The meaning search the person turned on: (model, the address they agreed to).
+fn meaning_choice() -> Option<(String, String)> {
+    let text = crate::storage::local::read(MEANING_KEY)?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    Some((value.get("model")?.as_str()?.to_string(), value.get("url")?.as_str()?.to_string()))
+}
+
+/// The embedder for `settings`, when meaning search is on for its address.
+pub fn embedder(settings: &crate::app::settings::Settings) -> Option<Rc<crate::llm::embeddings::Embedder>> {
+    let (model, url) = meaning_choice()?;
+    let embedder = make_embedder(settings, &model)?;
+    (embedder.url() == url).then(|| Rc::new(embedder))
+}
+
+/// What the panel offers, from the settings kept on this device.
+fn meaning_offer() -> MeaningOffer {
+    let settings = super::settings::load().settings;
+    let choice = meaning_choice();
+    let url = make_embedder(&settings, "any").map(|e| e.url());
+    let on = choice.as_ref().filter(|(_, agreed)| Some(agreed) == url.as_ref()).map(|(m, _)| m.clone());
+    MeaningOffer { local: url.as_deref().is_some_and(crate::llm::embeddings::on_this_machine), url, on, model: choice.map(|c| c.0).unwrap_or_default() }
+}
+
+/// Turns meaning search on with `model` (agreeing to send passages to the provider's
+/// address) or off.
+pub fn set_meaning(model: Option<String>) {
+    let settings = super::settings::load().settings;
+    let model = model.map(|m| m.trim().to_string()).filter(|m| !m.is_empty());
+    let mut on = None;
+    match model.as_ref().and_then(|m| make_embedder(&settings, m)) {
+        Some(embedder) => {
+            let choice = serde_json::json!({ "model": embedder.model, "url": embedder.url() }).to_string();
+            if let Err(e) = crate::storage::local::write(MEANING_KEY, &choice) {
+                problem(format!("Meaning search is on until this page is closed, but the choice could not be kept: {e}"));
+            }
+            on = Some(embedder.model.clone());
+        }
+        None => crate::storage::local::remove(MEANING_KEY),
+    }
+    send(Msg::Meaning(on));
+}
+
+/// Turns meaning search on in the app when the person chose it for the provider in use.
+fn resume_meaning() {
+    let on = meaning_offer().on;
+    if on.is_some() {
+        send(Msg::Meaning(on));
+    }
+}
+
 crate::ui::services::parts::part!(read_documents, preload = preload_read_documents, pub fn read_documents() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
     Box::pin(loaded())
 });
@@ -125,6 +194,7 @@ async fn loaded() {
             Some(true) => {
                 read_stored().await;
                 LOAD.with(|l| *l.borrow_mut() = Load::Done);
+                resume_meaning();
                 return;
             }
             Some(false) => pause().await,
@@ -177,6 +247,10 @@ fn mirror() {
     });
     view.rows.set(rows);
     view.busy.set(busy);
+    let offer = meaning_offer();
+    if view.meaning.get_untracked() != offer {
+        view.meaning.set(offer);
+    }
     view.loaded.set(LOAD.with(|l| matches!(*l.borrow(), Load::Done)));
 }
 
@@ -202,6 +276,14 @@ fn carry_out(what: Do) {
             BYTES.with(|b| b.borrow_mut().remove(&id));
         }
         Do::AskToKeep => ask_to_keep(),
+        Do::Embed { id, from, texts } => leptos::task::spawn_local(async move {
+            let settings = super::settings::load().settings;
+            let result = match embedder(&settings) {
+                Some(embedder) => embedder.embed(&texts).await,
+                None => Err("the provider in Settings changed: turn meaning search on again for it.".into()),
+            };
+            send(Msg::Embedded { id, from, result });
+        }),
         Do::Read(id) => leptos::task::spawn_local(async move {
             match bytes_of(&id).await {
                 Some(bytes) => send(Msg::Bytes { id, bytes }),
@@ -403,8 +485,8 @@ mod browser {
     }
 
     pub async fn store(id: &str) -> Result<(), String> {
-        let Some((meta, pages, indexed)) = LIBRARY.with(|l| l.borrow().stored(id)) else { return Ok(()) };
-        let record = crate::storage::documents::encode(&meta, &pages, &indexed);
+        let Some((meta, pages, indexed, vectors)) = LIBRARY.with(|l| l.borrow().stored(id)) else { return Ok(()) };
+        let record = crate::storage::documents::encode(&meta, &pages, &indexed, vectors.as_ref());
         let db = db().await?;
         let bytes = BYTES.with(|b| b.borrow().get(id).cloned());
         db.put(id, &record, bytes.as_deref()).await.map_err(|e| match e.kind {
@@ -442,6 +524,10 @@ mod browser {
             }
         })?;
         Ok(js_sys::Array::from(&result).iter().map(|p| p.as_string().unwrap_or_default()).collect())
+    }
+
+    pub fn make_embedder(settings: &crate::app::settings::Settings, model: &str) -> Option<crate::llm::embeddings::Embedder> {
+        crate::llm::embeddings::Embedder::new(&settings.provider, &settings.connection, model, Rc::new(crate::net::browser::BrowserFetch), Rc::new(crate::browser::BrowserClock))
     }
 
     pub fn ask_to_keep() {
@@ -482,7 +568,7 @@ mod browser {
 }
 
 #[cfg(target_arch = "wasm32")]
-use browser::{ask_to_keep, bytes_of, delete, estimate, pdf_pages, read_file, read_stored, store};
+use browser::{make_embedder, ask_to_keep, bytes_of, delete, estimate, pdf_pages, read_file, read_stored, store};
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
@@ -505,7 +591,10 @@ mod native {
     }
     pub fn ask_to_keep() {}
     pub fn estimate() {}
+    pub fn make_embedder(_settings: &crate::app::settings::Settings, _model: &str) -> Option<crate::llm::embeddings::Embedder> {
+        None
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-use native::{ask_to_keep, bytes_of, delete, estimate, pdf_pages, read_file, read_stored, store};
+use native::{make_embedder, ask_to_keep, bytes_of, delete, estimate, pdf_pages, read_file, read_stored, store};

@@ -479,7 +479,8 @@ mod page {
             let mut owned = tools(settings, control.mcp);
             // The person's documents, when this browser has any.
             if let Some(shelf) = crate::ui::services::documents::shelf_for_run().await {
-                owned.extend(crate::tools::documents::Documents::new(shelf, settings.connection.context_tokens).map(|t| Box::new(t) as Box<dyn Tool>));
+                let embedder = crate::ui::services::documents::embedder(settings);
+                owned.extend(crate::tools::documents::Documents::new(shelf, settings.connection.context_tokens).map(|t| Box::new(t.by_meaning(embedder)) as Box<dyn Tool>));
             }
             // A branch run with the run's own settings uses the tools that run had.
             let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).filter(|t| job.only_tools.as_ref().is_none_or(|names| names.iter().any(|n| n == t.name()))).collect();
