@@ -120,3 +120,49 @@ test('a newer page upgrading the documents database is not held up: this one let
   assert.match(await page.getByTestId('documents-problem').textContent(), /A newer Thoughtline was opened in another tab: reload/);
   await context.close();
 });
+
+test('meaning search: off until turned on, says where passages go, finds a passage that shares no word with the question, and is kept', async () => {
+  const { page, context, scope, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  const embedded = async () => (await fetch(`${env.server.origin}/s/${scope}/__embeddings`)).json();
+  await openDocuments(page);
+  await page.getByTestId('documents-add').setInputFiles([{ name: 'lake-walk.md', mimeType: 'text/markdown', buffer: notes }]);
+  await settled(page, 1);
+  assert.equal(await page.getByTestId('documents-meaning').isChecked(), false, 'off until turned on');
+  assert.deepEqual(await embedded(), [], 'nothing is sent to be embedded before');
+  assert.match(await page.getByTestId('documents-meaning-where').textContent(), /sent to http:\/\/127\.0\.0\.1:\d+\/s\/[\w-]+\/v1\/embeddings, on this computer/);
+  assert.equal(await page.getByTestId('documents-meaning').isDisabled(), true, 'a model is named first');
+  await page.getByTestId('documents-meaning-model').fill('ideas-3');
+  await page.getByTestId('documents-meaning').check();
+  await page.getByTestId('document-meaning').filter({ hasText: 'Searchable by meaning (ideas-3)' }).waitFor();
+  const sent = await embedded();
+  assert.equal(sent[0].model, 'ideas-3');
+  assert.equal(sent[0].authorization, 'Bearer sk-test', 'the key goes to its own provider');
+  assert.ok(sent.flatMap((r) => r.texts).some((t) => t.includes('car park by the boathouse')));
+
+  // After a reload the vectors are read back, not asked for again.
+  await page.reload();
+  await openDocuments(page);
+  await page.getByTestId('document-meaning').filter({ hasText: 'Searchable by meaning (ideas-3)' }).waitFor();
+  assert.equal(await page.getByTestId('documents-meaning').isChecked(), true);
+  const before = (await embedded()).length;
+  await page.getByTestId('documents-close').click();
+  await script(env.server.origin, scope, [action('documents', 'vehicle'), { text: 'Final Answer: By the boathouse, until dusk [1].' }]);
+  await ask(page, 'Where can I leave the vehicle?');
+  await page.locator('[data-testid="event"][data-kind="final_answer"]').waitFor();
+  const result = page.locator('[data-testid="event"][data-kind="tool_result"]').last();
+  assert.match(await result.textContent(), /found by words and by meaning \(ideas-3\)/);
+  assert.match(await result.locator('[data-testid="passage"]').first().textContent(), /§ Parking.*car park by the boathouse/s, '"vehicle" is not in the passage: found by meaning');
+  const after = await embedded();
+  assert.deepEqual(after.slice(before).map((r) => r.texts), [['vehicle']], 'only the query was sent');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('meaning search with a remote provider says passages leave this computer, and stays off', async () => {
+  const remote = (scopeUrl, base) => ({ ...loopbackSettings(scopeUrl, base), preset: 'openai', base_url: 'https://api.openai.example/v1' });
+  const { page, context } = await openApp(env.browser, env.server.origin, { seed: remote });
+  await openDocuments(page);
+  assert.match(await page.getByTestId('documents-meaning-where').textContent(), /sent to https:\/\/api\.openai\.example\/v1\/embeddings to be turned into vectors: they leave this computer\. Off until you turn it on/);
+  assert.equal(await page.getByTestId('documents-meaning').isChecked(), false);
+  await context.close();
+});

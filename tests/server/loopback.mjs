@@ -19,6 +19,11 @@
 //   GET  /s/<scope>/proxy?url=<encoded>        a CORS proxy that answers for the services above
 //   GET  /s/<scope>/__tool_requests            the tool requests received (URLs)
 //   POST /s/<scope>/v1/messages           pops the next Reply (Anthropic Messages API)
+//   POST /s/<scope>/v1/embeddings         OpenAI-compatible embeddings from a made-up model of
+//                                         a few ideas (each a list of words meaning it): a text's
+//                                         vector counts its words of each idea, so a question
+//                                         and a passage that share no word can still be near;
+//                                         each request is kept (GET /s/<scope>/__embeddings)
 // Reply: {"text": "..."}: streamed as SSE in small chunks when the request asks for a stream,
 //          else one JSON body; "cut_after": N closes the stream after N text chunks;
 //          "chunk_delay_ms" paces the chunks
@@ -66,6 +71,18 @@ const dist = path.resolve(arg('--dist', path.join(root, 'dist')));
 // --isolate: the site's files carry COOP + COEP, as a host that can send headers does
 // (scripts/bench-isolation.mjs compares it with the page isolating itself).
 const isolateSite = args.includes('--isolate');
+
+/** The made-up embedding model's ideas; a vector has one number per idea, plus a constant. */
+const IDEAS = [
+  ['car', 'cars', 'park', 'parking', 'vehicle', 'drive', 'driving'],
+  ['tide', 'tides', 'flood', 'floods', 'water', 'causeway', 'sea'],
+  ['heron', 'herons', 'bird', 'birds', 'nest', 'nests', 'coot', 'coots'],
+];
+
+function ideas(text) {
+  const words = String(text).toLowerCase().match(/[a-z]+/g) ?? [];
+  return [...IDEAS.map((idea) => words.filter((w) => idea.includes(w)).length), 0.1];
+}
 
 const scopes = new Map(); // scope -> {replies: [], requests: [], toolRequests: [], seen: []}
 const scope = (id) => {
@@ -346,6 +363,18 @@ const server = http.createServer(async (req, res) => {
   if (rest === '/otlp-refuse/v1/traces' && req.method === 'POST') {
     res.writeHead(401, { 'Content-Type': 'application/json' });
     return res.end('{"code":16,"message":"unauthenticated: the header does not match"}');
+  }
+  if (rest === '/__embeddings') {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    return res.end(JSON.stringify(s.embeddings ?? []));
+  }
+  if (rest.endsWith('/v1/embeddings') && req.method === 'POST') {
+    const { input, model } = JSON.parse(body);
+    const texts = Array.isArray(input) ? input : [input];
+    (s.embeddings ??= []).push({ model, texts, authorization: req.headers.authorization ?? null });
+    const data = texts.map((text, index) => ({ object: 'embedding', index, embedding: ideas(text) }));
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    return res.end(JSON.stringify({ object: 'list', model, data, usage: { prompt_tokens: 0, total_tokens: 0 } }));
   }
   const anthropic = rest.endsWith('/v1/messages');
   if ((rest.endsWith('/chat/completions') || anthropic) && req.method === 'POST') {

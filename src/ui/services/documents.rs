@@ -63,6 +63,8 @@ thread_local! {
     /// A citation clicked before the panel was first built.
     static CITED: RefCell<Option<crate::documents::cited::Source>> = const { RefCell::new(None) };
     static LOAD: RefCell<Load> = const { RefCell::new(Load::NotYet) };
+    /// The page's settings (the provider meaning search would use), once the panel is built.
+    static SETTINGS: RefCell<Option<RwSignal<crate::app::settings::Settings>>> = const { RefCell::new(None) };
     /// When the last document was added (`meta`).
     static LAST_ADDED: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
     #[cfg(target_arch = "wasm32")]
@@ -88,9 +90,18 @@ pub fn panel() -> Documents {
         storage: RwSignal::new(None),
         loaded: RwSignal::new(false),
         cited: RwSignal::new(CITED.with(|c| c.borrow_mut().take())),
-        meaning: RwSignal::new(meaning_offer()),
+        meaning: RwSignal::new(MeaningOffer::default()),
     };
     VIEW.with(|v| *v.borrow_mut() = Some(view));
+    if let Some(settings) = use_context::<super::mcp::Mcp>().map(|m| m.settings()) {
+        SETTINGS.with(|s| *s.borrow_mut() = Some(settings));
+        // Meaning search follows the provider in Settings: on for the address the person agreed
+        // to, off for any other, and the panel says where passages would go now.
+        Effect::new(move |_| {
+            settings.track();
+            send(Msg::Meaning(meaning_offer().on));
+        });
+    }
     leptos::task::spawn_local(async move {
         loaded().await;
         mirror();
@@ -135,9 +146,13 @@ pub fn embedder(settings: &crate::app::settings::Settings) -> Option<Rc<crate::l
     (embedder.url() == url).then(|| Rc::new(embedder))
 }
 
-/// What the panel offers, from the settings kept on this device.
+fn settings_now() -> Option<crate::app::settings::Settings> {
+    SETTINGS.with(|s| s.borrow().map(|s| s.get_untracked()))
+}
+
+/// What the panel offers, from the page's settings.
 fn meaning_offer() -> MeaningOffer {
-    let settings = super::settings::load().settings;
+    let Some(settings) = settings_now() else { return MeaningOffer::default() };
     let choice = meaning_choice();
     let url = make_embedder(&settings, "any").map(|e| e.url());
     let on = choice.as_ref().filter(|(_, agreed)| Some(agreed) == url.as_ref()).map(|(m, _)| m.clone());
@@ -147,10 +162,9 @@ fn meaning_offer() -> MeaningOffer {
 /// Turns meaning search on with `model` (agreeing to send passages to the provider's
 /// address) or off.
 pub fn set_meaning(model: Option<String>) {
-    let settings = super::settings::load().settings;
     let model = model.map(|m| m.trim().to_string()).filter(|m| !m.is_empty());
     let mut on = None;
-    match model.as_ref().and_then(|m| make_embedder(&settings, m)) {
+    match model.as_ref().zip(settings_now()).and_then(|(m, settings)| make_embedder(&settings, m)) {
         Some(embedder) => {
             let choice = serde_json::json!({ "model": embedder.model, "url": embedder.url() }).to_string();
             if let Err(e) = crate::storage::local::write(MEANING_KEY, &choice) {
@@ -277,8 +291,7 @@ fn carry_out(what: Do) {
         }
         Do::AskToKeep => ask_to_keep(),
         Do::Embed { id, from, texts } => leptos::task::spawn_local(async move {
-            let settings = super::settings::load().settings;
-            let result = match embedder(&settings) {
+            let result = match settings_now().and_then(|settings| embedder(&settings)) {
                 Some(embedder) => embedder.embed(&texts).await,
                 None => Err("the provider in Settings changed: turn meaning search on again for it.".into()),
             };
