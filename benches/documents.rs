@@ -2,13 +2,15 @@
 //! vocabulary of 5,000 words) read, cut into passages and indexed as the page does it, in steps
 //! (a page, or `CUT_BYTES` of it, cut; `STEP` passages indexed); then searched with 200 queries; then stored. Prints the
 //! time of indexing, the longest step, a search's median and worst time, and the stored index's
-//! size beside the text's. Native times: the page's WebAssembly runs the same code, slower.
+//! size beside the text's; then the same with meaning search (every passage given a made-up
+//! 768-number vector, as a typical embedding model's): a fused search's time and the vectors'
+//! stored size. Native times: the page's WebAssembly runs the same code, slower.
 
 use std::time::Instant;
 
 use thoughtline::app::documents::{CUT_BYTES, STEP};
 use thoughtline::documents::index::Builder;
-use thoughtline::documents::{passages, read, Index, Kind, Meta};
+use thoughtline::documents::{meaning, passages, read, Index, Kind, Meaning, Meta, Vectors};
 
 /// A deterministic stream of numbers (xorshift), so every run indexes the same text.
 struct Rng(u64);
@@ -77,7 +79,7 @@ fn main() {
         let step_started = Instant::now();
         let indexed = builder.finish();
         let meta = Meta { id: format!("d{d}"), name: format!("book{d}.pdf"), kind: Kind::Pdf, size: 0, added_ms: 0.0 };
-        stored_bytes += thoughtline::storage::documents::encode(&meta, &pages, &indexed).len();
+        stored_bytes += thoughtline::storage::documents::encode(&meta, &pages, &indexed, None).len();
         index.add(indexed);
         longest_step = longest_step.max(step_started.elapsed().as_secs_f64() * 1000.0);
     }
@@ -98,4 +100,28 @@ fn main() {
     println!("longest step (a page cut, {STEP} passages indexed, or a document finished and encoded): {longest_step:.1} ms");
     println!("search, 200 queries of 4 words, 8 best: median {:.2} ms, worst {:.2} ms", times[times.len() / 2], times[times.len() - 1]);
     println!("stored: {stored_bytes} bytes for {total_chars} characters of text ({:.2}x)", stored_bytes as f64 / total_chars as f64);
+
+    // Meaning search: vectors of 768 numbers for every passage.
+    const DIM: usize = 768;
+    let mut vector = |rng: &mut Rng| -> Vec<f32> { (0..DIM).map(|_| (rng.next() % 2001) as f32 / 1000.0 - 1.0).collect() };
+    let docs: Vec<(String, usize)> = index.documents().map(|d| (d.doc.clone(), d.passages.len())).collect();
+    let mut vector_bytes = 0;
+    for (doc, count) in docs {
+        let rows: Vec<Vec<f32>> = (0..count).map(|_| vector(&mut rng)).collect();
+        let vectors = Vectors::new("bench".into(), &rows).expect("vectors");
+        vector_bytes += vectors.data.len() * 4 / 3;
+        assert!(index.set_vectors(&doc, vectors));
+    }
+    let mut fused = Vec::new();
+    for _ in 0..200 {
+        let words: Vec<&str> = (0..4).map(|_| vocabulary[rng.word(vocabulary.len())].as_str()).collect();
+        let query = meaning::unit(&vector(&mut rng));
+        let t = Instant::now();
+        let found = index.search_by_meaning(&words.join(" "), Meaning { model: "bench", query: &query }, &[], 8);
+        fused.push(t.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(found.len(), 8);
+    }
+    fused.sort_by(f64::total_cmp);
+    println!("search by words and meaning ({DIM} numbers a passage), 8 best: median {:.2} ms, worst {:.2} ms", fused[fused.len() / 2], fused[fused.len() - 1]);
+    println!("vectors stored (a byte a number, base64): {vector_bytes} bytes, {:.2}x the text", vector_bytes as f64 / total_chars as f64);
 }

@@ -24,15 +24,18 @@ function freePort() {
   });
 }
 
-/** Starts the server on a free loopback port; resolves once it answers /v1/models. */
-export async function startLlama({ ctx = 4096 } = {}) {
+/**
+ * Starts the server on a free loopback port; resolves once it answers /v1/models. With
+ * `embedding`, it also answers /v1/embeddings (a vector per token: SmolLM2 has no pooling).
+ */
+export async function startLlama({ ctx = 4096, embedding = false } = {}) {
   for (const f of [llamaPython, llamaModel]) {
     if (!fs.existsSync(f)) throw new Error(`${f} is missing: run scripts/setup.sh (setup_llm_server)`);
   }
   const port = await freePort();
   const log = [];
   const child = spawn(llamaPython, ['-m', 'llama_cpp.server', '--model', llamaModel, '--host', '127.0.0.1', '--port', String(port),
-    '--n_ctx', String(ctx), '--verbose', 'false'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    '--n_ctx', String(ctx), '--verbose', 'false', ...(embedding ? ['--embedding', 'true'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (d) => log.push(String(d)));
   child.stderr.on('data', (d) => log.push(String(d)));
   const origin = `http://127.0.0.1:${port}`;

@@ -167,27 +167,44 @@ test('a real llama.cpp server: an evaluation of five cases ends every case, each
   assert.deepEqual(errors.filter((e) => !/favicon/.test(e)), []);
 });
 
-test('a real llama.cpp server: a question only a dropped document answers ends with a documents call, bounded', async () => {
-  const { page, context, errors } = await openApp(env.browser, env.server.origin, {
-    seed: (scopeUrl) => {
-      const settings = llamaSettings(llama.base, scopeUrl, { stream: false, structured: true, maxIterations: MAX_STEPS });
-      // The documents are the only tool, and structured output holds each step to a tool call
-      // or an answer: SmolLM2-135M writes no ReAct step of its own that names the tool.
-      settings.tools.wikipedia.common.enabled = false;
-      settings.tools.calculator.enabled = false;
-      return settings;
-    },
-  });
-  await page.getByTestId('documents').click();
-  await page.getByTestId('documents-add').setInputFiles([{ name: 'house-notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# House notes\n\n## The blue door\n\nThe code of the blue door is 4817. Change it every spring.\n') }]);
-  await page.locator('[data-testid="document"][data-state="ready"]').waitFor();
-  await page.getByTestId('documents-close').click();
-  const outcome = await askAndWait(page, 'Use the documents tool: what is the code of the blue door?');
-  const events = await assertBoundedRun(page, errors, outcome, { streamed: false });
-  const calls = events.filter((e) => e.kind.tool_call).map((e) => e.kind.tool_call.tool);
-  const found = events.filter((e) => e.kind.tool_result?.tool === 'documents').map((e) => e.kind.tool_result.observation);
-  console.log(`# documents with the real model: calls ${JSON.stringify(calls)}; answer: ${outcome.last.text}`);
-  assert.ok(calls.includes('documents'), `the model searched the documents: ${outcome.tones.join(' ')}`);
-  assert.ok(found.some((o) => /\[1\] house-notes\.md[\s\S]*4817/.test(o)), 'the passage with the code was given to the model');
-  await context.close();
+test('a real llama.cpp server: a question only a dropped document answers ends with a documents call, bounded, found by words and by meaning', async () => {
+  // A server of its own, with embeddings on: the provider in Settings gives meaning search too.
+  const server = await startLlama({ embedding: true });
+  try {
+    const { page, context, errors } = await openApp(env.browser, env.server.origin, {
+      seed: (scopeUrl) => {
+        const settings = llamaSettings(server.base, scopeUrl, { stream: false, structured: true, maxIterations: MAX_STEPS });
+        // The documents are the only tool, and structured output holds each step to a tool call
+        // or an answer: SmolLM2-135M writes no ReAct step of its own that names the tool.
+        settings.tools.wikipedia.common.enabled = false;
+        settings.tools.calculator.enabled = false;
+        return settings;
+      },
+    });
+    await page.getByTestId('documents').click();
+    await page.getByTestId('documents-meaning-model').fill('smollm2-135m');
+    await page.getByTestId('documents-meaning').check();
+    // Dropped, as a person drops a file from their desktop onto the drop area.
+    const file = await page.evaluateHandle(() => {
+      const data = new DataTransfer();
+      data.items.add(new File(['# House notes\n\n## The blue door\n\nThe code of the blue door is 4817. Change it every spring.\n\n## The garden tap\n\nThe tap is turned off at the stopcock under the sink from November.\n'], 'house-notes.md', { type: 'text/markdown' }));
+      return data;
+    });
+    await page.getByTestId('documents-drop').dispatchEvent('drop', { dataTransfer: file });
+    await page.locator('[data-testid="document"][data-state="ready"]').waitFor();
+    await page.getByTestId('document-meaning').filter({ hasText: 'Searchable by meaning (smollm2-135m)' }).waitFor({ timeout: 120_000 });
+    await page.getByTestId('documents-close').click();
+    const outcome = await askAndWait(page, 'Use the documents tool: what is the code of the blue door?');
+    const events = await assertBoundedRun(page, errors, outcome, { streamed: false });
+    const calls = events.filter((e) => e.kind.tool_call).map((e) => e.kind.tool_call.tool);
+    const found = events.filter((e) => e.kind.tool_result?.tool === 'documents').map((e) => e.kind.tool_result.observation);
+    const ended = events.filter((e) => e.kind.run_stopped).map((e) => JSON.stringify(e.kind.run_stopped));
+    console.log(`# documents with the real model: calls ${JSON.stringify(calls)}; ended ${ended}; answer: ${outcome.last.text}`);
+    assert.ok(calls.includes('documents'), `the model searched the documents: ${outcome.tones.join(' ')}`);
+    assert.ok(found.some((o) => /found by words and by meaning \(smollm2-135m\)/.test(o)), `meaning search was used: ${found[0]}`);
+    assert.ok(found.some((o) => /\[1\] house-notes\.md[\s\S]*4817/.test(o)), 'the passage with the code was given to the model');
+    await context.close();
+  } finally {
+    server.stop();
+  }
 });

@@ -23,6 +23,10 @@ pub enum Scorer {
     Answered,
     /// A model judges the answer against the question, the expected answer and a rubric.
     Judge,
+    /// The answer cites (`[n]`) a passage of the expected document, on the expected page when
+    /// one is given: `expected` is `file` or `file#page`, several separated by `;` (any one
+    /// will do).
+    Cites,
 }
 
 /// A scorer's verdict.
@@ -40,7 +44,7 @@ impl Verdict {
 
 impl Scorer {
     /// A scorer from its name in a set: `exact`, `contains`, `regex`, `number` (or
-    /// `number:0.5`), `tool:NAME`, `answered`, `judge`.
+    /// `number:0.5`), `tool:NAME`, `answered`, `judge`, `cites`.
     pub fn parse(name: &str) -> Result<Scorer, String> {
         let name = name.trim();
         let (head, arg) = name.split_once(':').map_or((name, None), |(h, a)| (h, Some(a.trim())));
@@ -56,7 +60,8 @@ impl Scorer {
             ("tool", Some(tool)) if !tool.is_empty() => Scorer::Tool(tool.to_string()),
             ("answered", None) => Scorer::Answered,
             ("judge", None) => Scorer::Judge,
-            _ => return Err(format!("\"{name}\" is not a scorer (exact, contains, regex, number, tool:NAME, answered or judge)")),
+            ("cites", None) => Scorer::Cites,
+            _ => return Err(format!("\"{name}\" is not a scorer (exact, contains, regex, number, tool:NAME, answered, judge or cites)")),
         })
     }
 
@@ -71,12 +76,15 @@ impl Scorer {
             Scorer::Tool(tool) => format!("tool:{tool}"),
             Scorer::Answered => "answered".into(),
             Scorer::Judge => "judge".into(),
+            Scorer::Cites => "cites".into(),
         }
     }
 
     /// Whether the scorer can judge a case with this expected answer.
     pub fn fits(&self, expected: Option<&str>) -> Result<(), String> {
         match (self, expected) {
+            (Scorer::Cites, None) => Err("the scorer \"cites\" needs an \"expected\" passage, like \"notes.md\" or \"guide.pdf#3\"".into()),
+            (Scorer::Cites, Some(places)) => cited_places(places).map(drop),
             (Scorer::Exact | Scorer::Contains | Scorer::Regex | Scorer::Number { .. }, None) => Err(format!("the scorer \"{}\" needs an \"expected\" answer", self.name())),
             (Scorer::Regex, Some(pattern)) => regex_lite::Regex::new(pattern).map(drop).map_err(|e| format!("\"expected\" is not a regular expression ({e})")),
             (Scorer::Number { .. }, Some(n)) => number(n).map(drop).ok_or_else(|| format!("\"expected\" is not a number: {n}")),
@@ -103,6 +111,21 @@ impl Scorer {
             }
             Scorer::Judge => return None,
             _ if answer.is_none() => needs("there is nothing to compare"),
+            Scorer::Cites => {
+                let places = match cited_places(expected.unwrap_or_default()) {
+                    Ok(p) => p,
+                    Err(why) => return Some(Verdict::new(false, why)),
+                };
+                let given = crate::documents::cited::given_in(events);
+                let cited: Vec<&crate::documents::cited::Source> = crate::documents::cited::cited_numbers(answer.unwrap_or_default()).into_iter().filter_map(|n| given.iter().find(|s| s.number == n)).collect();
+                let hit = cited.iter().find(|s| places.iter().any(|(file, page)| s.name.eq_ignore_ascii_case(file) && page.is_none_or(|p| s.page == Some(p))));
+                let said = |s: &crate::documents::cited::Source| s.page.map_or(s.name.clone(), |p| format!("{}#{p}", s.name));
+                match hit {
+                    Some(s) => Verdict::new(true, format!("The answer cites [{}], {}.", s.number, said(s))),
+                    None if cited.is_empty() => Verdict::new(false, "The answer cites no passage the run was given."),
+                    None => Verdict::new(false, format!("The answer cites {}, not {}.", cited.iter().map(|s| said(s)).collect::<Vec<_>>().join(", "), expected.unwrap_or_default())),
+                }
+            }
             Scorer::Exact => {
                 let (a, e) = (normalise(answer.unwrap_or_default()), normalise(expected.unwrap_or_default()));
                 Verdict::new(a == e, if a == e { "The answer is the one expected.".to_string() } else { format!("Expected \"{e}\", the answer is \"{}\".", short(&a)) })
@@ -131,6 +154,24 @@ impl Scorer {
             }
         })
     }
+}
+
+/// The places a `cites` case expects: (file, page) from `file` or `file#page`, `;` between.
+fn cited_places(text: &str) -> Result<Vec<(String, Option<u32>)>, String> {
+    let mut out = Vec::new();
+    for place in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        match place.rsplit_once('#') {
+            Some((file, page)) => match page.trim().parse::<u32>() {
+                Ok(page) if !file.trim().is_empty() => out.push((file.trim().to_string(), Some(page))),
+                _ => return Err(format!("\"{place}\" is not a passage: write file#page, like guide.pdf#3")),
+            },
+            None => out.push((place.to_string(), None)),
+        }
+    }
+    if out.is_empty() {
+        return Err("\"expected\" names no passage: write file or file#page".into());
+    }
+    Ok(out)
 }
 
 /// Lower case, spacing collapsed, quotes and end punctuation dropped.

@@ -77,3 +77,26 @@ fn the_judge_is_asked_plainly_and_read_leniently() {
     let unreadable = read_judge("I think so");
     assert!(!unreadable.pass && unreadable.reason.contains("no PASS or FAIL"));
 }
+
+#[test]
+fn cites_passes_when_the_answer_cites_a_passage_of_the_expected_document_and_page() {
+    use crate::documents::cited;
+    let given = |first: usize, name: &'static str, page: Option<u32>, text: &'static str| {
+        let found = [cited::Given { name, page, heading: "", score: 1.0, text }];
+        cited::observation("q", &found, first, 10_000).0
+    };
+    let result = |index: u32, observation: String| Event { index, step: 1, started_ms: 0.0, ended_ms: 0.0, kind: EventKind::ToolResult { tool: "documents".into(), observation } };
+    let events = [result(0, given(1, "guide.pdf", Some(3), "Herons nest in reeds.")), result(1, given(2, "notes.md", None, "The car park closes at dusk."))];
+    let score = |expected: &str, text: &str| Scorer::Cites.score(Some(expected), &answer(text), &events).unwrap();
+    assert!(score("guide.pdf#3", "In reeds [1].").pass);
+    assert!(score("GUIDE.pdf", "In reeds [1].").pass, "any page of the file");
+    assert!(score("guide.pdf#4; notes.md", "At dusk [2].").pass, "any one of several");
+    let wrong = score("guide.pdf#4", "In reeds [1].");
+    assert!(!wrong.pass && wrong.reason.contains("cites guide.pdf#3, not guide.pdf#4"), "{}", wrong.reason);
+    let none = score("guide.pdf#3", "In reeds.");
+    assert!(!none.pass && none.reason.contains("cites no passage"), "{}", none.reason);
+    assert!(!score("guide.pdf#3", "In reeds [7].").pass, "a number no passage had");
+    assert!(Scorer::parse("cites").unwrap().fits(None).is_err());
+    assert!(Scorer::Cites.fits(Some("guide.pdf#three")).unwrap_err().contains("file#page"));
+    assert_eq!(Scorer::parse("cites").unwrap().name(), "cites");
+}
