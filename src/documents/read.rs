@@ -89,9 +89,10 @@ impl ReadError {
         match self {
             ReadError::Empty => "This file is empty: there is nothing to read.".into(),
             ReadError::TooLarge { size } => format!(
-                "This file is {} MB; files of up to {} MB are read. Split it, or keep the part you need.",
-                size / (1024 * 1024),
-                MAX_FILE_BYTES / (1024 * 1024)
+                "This file is too large to read: {} bytes, over the {} MB ({} bytes) a file may be. Split it, or keep the part you need.",
+                size,
+                MAX_FILE_BYTES / (1024 * 1024),
+                MAX_FILE_BYTES
             ),
             ReadError::Binary => "This file is not text, whatever its name says: nothing was read from it.".into(),
             ReadError::Unknown => "Files of this kind are not read: text, Markdown, HTML, CSV, JSON and PDF are.".into(),

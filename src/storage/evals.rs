@@ -43,6 +43,9 @@ pub struct StoredCase {
     /// The scorers' names as a set writes them (`contains`, `tool:NAME`, …).
     pub scorers: Vec<String>,
     pub tags: Vec<String>,
+    /// Left out when empty: an older release reads the case as about every document.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub documents: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -180,6 +183,7 @@ fn stored_case(value: &Value) -> Read<StoredCase> {
         expected: f.option("expected", string)?,
         scorers: f.or_default("scorers", strings)?,
         tags: f.or_default("tags", strings)?,
+        documents: f.or_default("documents", strings)?,
     })
 }
 

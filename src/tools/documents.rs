@@ -33,6 +33,9 @@ pub struct Documents {
     next: Cell<usize>,
     /// Meaning search, where it is turned on: the query is embedded by the same model.
     embedder: Option<Rc<Embedder>>,
+    /// The only documents searched (by id), when the run is about some of them (an
+    /// evaluation's case that names them); empty: all.
+    only: Vec<String>,
 }
 
 impl Documents {
@@ -48,7 +51,35 @@ impl Documents {
             "Searches the person's own documents, which they added to this page: {}{more}. Use it for any question about what these documents say. Input: what to look for, in a few words. Returns numbered passages with their document and page; cite what you use in the answer by its number, like [1].",
             shown.join(", ")
         );
-        Some(Documents { shelf, budget_chars: budget_chars(context_tokens), description, next: Cell::new(1), embedder: None })
+        Some(Documents { shelf, budget_chars: budget_chars(context_tokens), description, next: Cell::new(1), embedder: None, only: Vec::new() })
+    }
+
+    /// Searches only the documents named (as a case of an evaluation names them); an error
+    /// naming those that are not among the person's documents.
+    pub fn about(mut self, names: &[String]) -> Result<Documents, String> {
+        if names.is_empty() {
+            return Ok(self);
+        }
+        let index = self.shelf.borrow();
+        let mut only = Vec::new();
+        let mut missing = Vec::new();
+        for name in names {
+            match index.documents().find(|d| d.name.eq_ignore_ascii_case(name.trim())) {
+                Some(d) => only.push((d.doc.clone(), d.name.clone())),
+                None => missing.push(format!("\"{}\"", name.trim())),
+            }
+        }
+        drop(index);
+        if !missing.is_empty() {
+            return Err(format!("This question is about {}, which {} not among your documents: add {} under ▤ Documents, or take {} out of the case.", missing.join(", "), if missing.len() == 1 { "is" } else { "are" }, if missing.len() == 1 { "it" } else { "them" }, if missing.len() == 1 { "it" } else { "them" }));
+        }
+        let shown: Vec<String> = only.iter().map(|(_, n)| format!("\"{n}\"")).collect();
+        self.description = format!(
+            "Searches the person's own documents, which they added to this page: {}. Use it for any question about what these documents say. Input: what to look for, in a few words. Returns numbered passages with their document and page; cite what you use in the answer by its number, like [1].",
+            shown.join(", ")
+        );
+        self.only = only.into_iter().map(|(id, _)| id).collect();
+        Ok(self)
     }
 
     /// Searches by meaning too, with vectors from `embedder` (for the documents it has made
@@ -88,7 +119,14 @@ impl Tool for Documents {
             if query.trim().is_empty() {
                 return Err(ToolError::new("Say what to look for: the input is the words to search the documents for."));
             }
-            let only = pick(&self.shelf.borrow(), &names)?;
+            let mut only = pick(&self.shelf.borrow(), &names)?;
+            if !self.only.is_empty() {
+                // Within the documents the run is about, whatever the model names.
+                only = if only.is_empty() { self.only.clone() } else { only.into_iter().filter(|d| self.only.contains(d)).collect() };
+                if only.is_empty() {
+                    return Err(ToolError::new("Those documents are not among the ones this question is about: leave \"documents\" out to search those."));
+                }
+            }
             let mut how = String::new();
             let mut query_vector = None;
             if let Some(embedder) = self.embedder.as_ref().filter(|e| self.shelf.borrow().has_meaning(&e.model)) {
@@ -195,5 +233,16 @@ mod tests {
         let fallback = call(&tool, json!("spores")).unwrap();
         assert!(fallback.contains("found by words only: meaning search failed") && fallback.contains("answered 500"), "{fallback}");
         assert_eq!(cited::parse(&fallback)[0].name, "ferns.md");
+    }
+
+    #[test]
+    fn a_run_about_some_documents_searches_only_those() {
+        let tool = Documents::new(shelf(), 4096).unwrap().about(&["Roses.md".into()]).unwrap();
+        assert!(tool.description().contains("\"roses.md\"") && !tool.description().contains("ferns"));
+        let found = call(&tool, json!("grow")).unwrap();
+        assert!(cited::parse(&found).iter().all(|s| s.name == "roses.md"), "{found}");
+        assert!(call(&tool, json!({"query": "grow", "documents": ["ferns.md"]})).is_err());
+        let missing = Documents::new(shelf(), 4096).unwrap().about(&["tulips.md".into(), "roses.md".into()]).err().unwrap();
+        assert!(missing.contains("\"tulips.md\", which is not among your documents"), "{missing}");
     }
 }

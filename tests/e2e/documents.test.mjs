@@ -166,3 +166,100 @@ test('meaning search with a remote provider says passages leave this computer, a
   assert.equal(await page.getByTestId('documents-meaning').isChecked(), false);
   await context.close();
 });
+
+test('a full store is said on the row, the document stays searchable with Save again, and nothing stored before is lost', async () => {
+  // Chromium applies a quota override from a database's first write on: set before the page starts.
+  const context = await env.browser.newContext();
+  const scope = `docs-quota-${process.pid}`;
+  const scopeUrl = `${env.server.origin}/s/${scope}`;
+  await context.addInitScript(([key, value]) => {
+    if (!localStorage.getItem(key)) localStorage.setItem(key, value);
+  }, ['thoughtline.settings', JSON.stringify(loopbackSettings(scopeUrl, `${scopeUrl}/v1`))]);
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.server.origin, quotaSize: 600_000 });
+  await page.goto(`${env.server.origin}/thoughtline/`);
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
+  await openDocuments(page);
+  await page.getByTestId('documents-add').setInputFiles([{ name: 'small.md', mimeType: 'text/markdown', buffer: notes }]);
+  await settled(page, 1);
+  // Words that are all different, so the file, its text and its index do not fit.
+  const big = Array.from({ length: 40_000 }, (_, i) => `word${i.toString(36)}`).join(' ');
+  await page.getByTestId('documents-add').setInputFiles([{ name: 'big.txt', mimeType: 'text/plain', buffer: Buffer.from(`# Big\n\n${big}\n\nThe secret harbour is Portmeirion.`) }]);
+  const row = page.getByTestId('document').filter({ hasText: 'big.txt' });
+  await page.locator('[data-testid="document"][data-state="not-saved"]').waitFor({ timeout: 30_000 });
+  assert.match(await row.textContent(), /Searchable on this page until it is closed, but not saved: this browser's storage for the site is full/);
+  // Still searchable here.
+  await page.getByTestId('documents-close').click();
+  await script(env.server.origin, scope, [action('documents', 'secret harbour'), { text: 'Final Answer: Portmeirion [1].' }]);
+  await ask(page, 'Which harbour?');
+  await page.locator('[data-testid="event"][data-kind="final_answer"]').waitFor();
+  assert.match(await page.locator('[data-testid="event"][data-kind="tool_result"] [data-testid="passage"]').first().textContent(), /big\.txt[\s\S]*Portmeirion/);
+  // Room again: Save again writes it; after a reload both are there.
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.server.origin });
+  await openDocuments(page);
+  await row.getByTestId('document-save').click();
+  await page.locator('[data-testid="document"][data-state="not-saved"]').waitFor({ state: 'detached' });
+  await page.reload();
+  await openDocuments(page);
+  const kept = await settled(page, 2);
+  assert.match(kept.join('\n'), /small\.md.*Ready[\s\S]*big\.txt.*Ready/);
+  await context.close();
+});
+
+test('a file past 50 MB is refused on its own row before it is read', async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  // Playwright hands over buffers of at most 50 MB: a file on disk is given by its path.
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'docs-')), 'huge.txt');
+  fs.writeFileSync(file, Buffer.alloc(50 * 1024 * 1024 + 1, 'a'));
+  const { page, context, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await openDocuments(page);
+  await page.getByTestId('documents-add').setInputFiles([file, { name: 'fine.md', mimeType: 'text/markdown', buffer: notes }]);
+  const rows = await settled(page, 2);
+  assert.match(rows.find((r) => r.includes('huge.txt')), /50\.0 MB[\s\S]*too large to read: 52428801 bytes, over the 50 MB/);
+  assert.match(rows.find((r) => r.includes('fine.md')), /Ready/);
+  fs.rmSync(path.dirname(file), { recursive: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('an evaluation names the documents each case is about, and a cites case passes only on the expected passage', async () => {
+  const { page, context, scope, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  await openDocuments(page);
+  await page.getByTestId('documents-add').setInputFiles([
+    { name: 'lake-walk.md', mimeType: 'text/markdown', buffer: notes },
+    { name: 'birds.pdf', mimeType: 'application/pdf', buffer: birds },
+  ]);
+  await settled(page, 2);
+  await page.getByTestId('documents-close').click();
+  await script(env.server.origin, scope, [
+    action('documents', 'where do herons nest'), { text: 'Final Answer: In tall reeds [1].' },
+    action('documents', 'causeway flood'), { text: 'Final Answer: After high tide [1].' },
+  ]);
+  const set = [
+    { question: 'Where do herons nest?', expected: 'birds.pdf#2', scorer: 'cites', documents: ['birds.pdf'] },
+    // About the bird guide only: the causeway is not in it, so nothing it cites is the walk's.
+    { question: 'When does the causeway flood?', expected: 'lake-walk.md', scorer: 'cites', documents: 'birds.pdf' },
+    { question: 'What does the missing file say?', scorer: 'answered', documents: ['missing.md'] },
+  ].map((c) => JSON.stringify(c)).join('\n');
+  await page.getByTestId('evaluate').click();
+  await page.getByTestId('eval-import').setInputFiles({ name: 'docs.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(set) });
+  await page.getByTestId('eval-concurrency').fill('1');
+  await page.getByTestId('eval-concurrency').press('Tab');
+  await page.getByTestId('eval-run').click();
+  await page.waitForFunction(() => /^3 of 3 done/.test(document.querySelector('[data-testid="eval-progress"]')?.textContent ?? ''), null, { timeout: 30_000 });
+  const cells = await page.getByTestId('eval-cell').allTextContents();
+  assert.match(cells[0], /cites \[1\], birds\.pdf#2/);
+  assert.match(cells[1], /cites no passage the run was given/);
+  assert.match(cells[2], /"missing\.md", which is not among your documents/);
+  assert.deepEqual(await page.getByTestId('eval-pass-rate').allTextContents(), ['1/3 passed']);
+  // The second case's search was held to the bird guide.
+  const sent = await requests(env.server.origin, scope);
+  const second = JSON.stringify(sent[3].body.messages);
+  assert.match(second, /No passage of your documents matches \\"causeway flood\\"/);
+  assert.equal(sent.length, 4, 'the case about a missing document asked no model');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

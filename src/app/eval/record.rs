@@ -132,7 +132,7 @@ impl EvalRecord {
             updated_unix_ms: now_unix_ms,
             concurrency: self.eval.concurrency,
             running: self.eval.state() == State::Running,
-            cases: self.eval.cases.iter().map(|c| StoredCase { question: c.question.clone(), expected: c.expected.clone(), scorers: c.scorers.iter().map(Scorer::name).collect(), tags: c.tags.clone() }).collect(),
+            cases: self.eval.cases.iter().map(|c| StoredCase { question: c.question.clone(), expected: c.expected.clone(), scorers: c.scorers.iter().map(Scorer::name).collect(), tags: c.tags.clone(), documents: c.documents.clone() }).collect(),
             configs: self.configs.iter().map(|c| StoredConfig {
                 name: c.name.clone(),
                 preset: c.preset.map(|p| p.id().to_string()),
@@ -160,7 +160,7 @@ impl EvalRecord {
             if scorers.is_empty() {
                 scorers.push(if c.expected.is_some() { Scorer::Contains } else { Scorer::Answered });
             }
-            Case { question: c.question, expected: c.expected, scorers, tags: c.tags }
+            Case { question: c.question, expected: c.expected, scorers, tags: c.tags, documents: c.documents }
         }).collect();
         let configs: Vec<Config> = head.configs.into_iter().map(|c| Config {
             name: c.name,

@@ -24,6 +24,9 @@ pub struct Case {
     /// Every one must pass for the case to pass. Never empty.
     pub scorers: Vec<Scorer>,
     pub tags: Vec<String>,
+    /// The person's documents the case is asked about, by name: its run searches only these,
+    /// and fails saying so when one is missing. Empty: all of them.
+    pub documents: Vec<String>,
 }
 
 /// A row that could not be read: its line in the text (from 1) and why.
@@ -70,6 +73,7 @@ pub fn masked(cases: &[Case], secrets: &crate::secrets::Secrets) -> Vec<Case> {
             expected: c.expected.as_deref().map(|e| mask(e, secrets)),
             scorers: c.scorers.clone(),
             tags: c.tags.iter().map(|t| mask(t, secrets)).collect(),
+            documents: c.documents.clone(),
         })
         .collect()
 }
@@ -86,6 +90,9 @@ pub fn set_jsonl(cases: &[Case]) -> String {
         line.insert("scorer".into(), Value::String(c.scorers.iter().map(Scorer::name).collect::<Vec<_>>().join("+")));
         if !c.tags.is_empty() {
             line.insert("tags".into(), Value::Array(c.tags.iter().cloned().map(Value::String).collect()));
+        }
+        if !c.documents.is_empty() {
+            line.insert("documents".into(), Value::Array(c.documents.iter().cloned().map(Value::String).collect()));
         }
         out.push_str(&Value::Object(line).to_string());
         out.push('\n');
@@ -132,13 +139,17 @@ fn case_of_json(value: &Value) -> Result<Case, String> {
             Some(_) => Err(format!("\"{name}\" is not text")),
         }
     };
-    let tags = match fields.get("tags") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items.iter().map(|t| t.as_str().map(str::to_string).ok_or("\"tags\" holds something that is not text")).collect::<Result<_, _>>()?,
-        Some(Value::String(s)) => split_tags(s),
-        Some(_) => return Err("\"tags\" is neither a list nor text".into()),
+    let list = |name: &str, split: fn(&str) -> Vec<String>| -> Result<Vec<String>, String> {
+        match fields.get(name) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(items)) => items.iter().map(|t| t.as_str().map(|t| t.trim().to_string()).ok_or(format!("\"{name}\" holds something that is not text"))).collect(),
+            Some(Value::String(s)) => Ok(split(s)),
+            Some(_) => Err(format!("\"{name}\" is neither a list nor text")),
+        }
     };
-    case(text("question")?, text("expected")?, text("scorer")?, tags)
+    let mut case = case(text("question")?, text("expected")?, text("scorer")?, list("tags", split_tags)?)?;
+    case.documents = list("documents", split_names)?;
+    Ok(case)
 }
 
 /// A case from its fields, checked: a question, scorers that fit what is expected.
@@ -159,11 +170,16 @@ fn case(question: Option<String>, expected: Option<String>, scorer: Option<Strin
     for s in &scorers {
         s.fits(expected.as_deref())?;
     }
-    Ok(Case { question, expected, scorers, tags })
+    Ok(Case { question, expected, scorers, tags, documents: Vec::new() })
 }
 
 fn split_tags(text: &str) -> Vec<String> {
     text.split([',', ';']).map(str::trim).filter(|t| !t.is_empty()).map(str::to_string).collect()
+}
+
+/// Document names, `;` between (a file's name may hold a comma).
+fn split_names(text: &str) -> Vec<String> {
+    text.split(';').map(str::trim).filter(|t| !t.is_empty()).map(str::to_string).collect()
 }
 
 /// CSV (RFC 4180: quoted fields may hold commas, quotes doubled, line breaks), its first row
@@ -184,14 +200,16 @@ fn read_csv(text: &str) -> ReadSet {
         read.problems.push(Problem { line: 1, reason: "the first row names no \"question\" column".into() });
         return read;
     };
-    let (expected, scorer, tags) = (column("expected"), column("scorer"), column("tags"));
+    let (expected, scorer, tags, documents) = (column("expected"), column("scorer"), column("tags"), column("documents"));
     for (line, row) in rows {
         match row {
             Err(reason) => read.problems.push(Problem { line, reason }),
             Ok(fields) if fields.iter().all(|f| f.trim().is_empty()) => {}
             Ok(fields) => {
                 let get = |at: Option<usize>| at.and_then(|i| fields.get(i)).cloned();
-                push(&mut read, line, case(get(Some(question)), get(expected), get(scorer), get(tags).map(|t| split_tags(&t)).unwrap_or_default()));
+                let row = case(get(Some(question)), get(expected), get(scorer), get(tags).map(|t| split_tags(&t)).unwrap_or_default())
+                    .map(|c| Case { documents: get(documents).map(|d| split_names(&d)).unwrap_or_default(), ..c });
+                push(&mut read, line, row);
             }
         }
     }

@@ -10,7 +10,7 @@ fn head(id: &str, created: f64, cases: usize) -> StoredEval {
         updated_unix_ms: created,
         concurrency: 2,
         running: true,
-        cases: (0..cases).map(|i| StoredCase { question: format!("Q{i}?"), expected: (i % 2 == 0).then(|| format!("A{i}")), scorers: vec!["contains".into(), "tool:calculator".into()], tags: vec!["math".into()] }).collect(),
+        cases: (0..cases).map(|i| StoredCase { question: format!("Q{i}?"), expected: (i % 2 == 0).then(|| format!("A{i}")), scorers: vec!["contains".into(), "tool:calculator".into()], tags: vec!["math".into()], documents: if i == 0 { vec!["guide.pdf".into()] } else { Vec::new() } }).collect(),
         configs: vec![
             StoredConfig { name: "Settings".into(), ..Default::default() },
             StoredConfig { name: "Small".into(), preset: Some("groq".into()), model: "small".into(), strategy: Some("tool_calling".into()), template: "Be brief.".into(), allow_tools: true },

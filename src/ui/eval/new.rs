@@ -81,7 +81,7 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
                 <legend>"Cases"</legend>
                 <p class="muted">"One JSON object per line, or CSV with the same column names: "
                     <code>"question"</code>", and optionally "<code>"expected"</code>", "<code>"scorer"</code>
-                    " (exact, contains, regex, number, tool:NAME, answered, judge; several joined by +) and "<code>"tags"</code>"."</p>
+                    " (exact, contains, regex, number, tool:NAME, answered, cites with file#page, judge; several joined by +), "<code>"tags"</code>" and "<code>"documents"</code>" (the documents it is about, ; between)."</p>
                 <div class="row">
                     <label class="button ghost">"Import a file…"
                         <input type="file" data-testid="eval-import" accept=".jsonl,.ndjson,.csv,.json,.txt,text/csv,application/json" class="visually-hidden" on:change=on_file/>
@@ -114,7 +114,7 @@ pub fn NewEval(settings: ReadSignal<Settings>, chat: RwSignal<Conversation>, on_
                             <thead><tr><th>"#"</th><th>"Question"</th><th>"Expected"</th><th>"Scorers"</th><th>"Tags"</th></tr></thead>
                             <tbody>{move || set.with(|s| s.cases.iter().take(200).enumerate().map(|(i, c)| view! {
                                 <tr><td>{i + 1}</td><td>{c.question.clone()}</td><td>{c.expected.clone().unwrap_or_default()}</td>
-                                <td>{c.scorers.iter().map(|s| s.name()).collect::<Vec<_>>().join(" + ")}</td><td>{c.tags.join(", ")}</td></tr>
+                                <td>{c.scorers.iter().map(|s| s.name()).collect::<Vec<_>>().join(" + ")}</td><td>{c.tags.join(", ")}{(!c.documents.is_empty()).then(|| format!("{}about {}", if c.tags.is_empty() { "" } else { " · " }, c.documents.join("; ")))}</td></tr>
                             }).collect_view())}</tbody>
                         </table>
                     </details>

@@ -268,7 +268,7 @@ impl Driver {
         let started = self.drive.try_update_value(|d| d.next(now, &free)).unwrap_or_default();
         for (w, job) in started {
             let Some(worker) = workers.get(w).copied() else { continue };
-            let Some((id, question, settings)) = self.with(|r| (format!("{}-{}", r.id, r.eval.index(job).unwrap_or(0)), r.eval.cases[job.case].question.clone(), r.configs[job.config].apply(&base))) else { return };
+            let Some((id, question, settings, documents)) = self.with(|r| (format!("{}-{}", r.id, r.eval.index(job).unwrap_or(0)), r.eval.cases[job.case].question.clone(), r.configs[job.config].apply(&base), r.eval.cases[job.case].documents.clone())) else { return };
             self.changed(Some(job.case));
             if let Some(missing) = crate::ui::services::session::missing_setting(&settings) {
                 // A case that cannot start fails with the reason, as a run that failed would.
@@ -280,7 +280,7 @@ impl Driver {
             }
             worker.job.set(Some(job));
             worker.control.chat.set(Conversation::new(id));
-            worker.control.start(Start { settings, ask: Ask::Question(question) });
+            worker.control.start_about(Start { settings, ask: Ask::Question(question) }, documents);
         }
     }
 

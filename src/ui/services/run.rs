@@ -98,6 +98,8 @@ pub struct Job {
     token: CancelToken,
     /// Resources the person attached to the question, read before the run starts.
     attachments: Vec<Attachment>,
+    /// The documents the question is about, by name (an evaluation's case); empty: all.
+    documents: Vec<String>,
 }
 
 /// The agent's settings as a run uses them: structured output only where the provider takes a
@@ -172,10 +174,16 @@ impl RunControl {
     /// Starts a run: a new run of the conversation for a question, or the waiting run going on
     /// for an answer.
     pub fn start(self, start: Start) {
+        self.start_about(start, Vec::new());
+    }
+
+    /// Starts a run whose `documents` tool searches only the documents named (none: all).
+    pub fn start_about(self, start: Start, documents: Vec<String>) {
         if self.session.with_value(RunSession::running) {
             return;
         }
-        let job = self.begin(start);
+        let mut job = self.begin(start);
+        job.documents = documents;
         page::launch(self, job);
     }
 
@@ -269,7 +277,7 @@ impl RunControl {
         self.changed(Save::Now);
         let token = CancelToken::new();
         self.cancel.set_value(Some(token.clone()));
-        Job { settings, question, answer, run, earlier, fork, only_tools, history, secrets, token, attachments }
+        Job { settings, question, answer, run, earlier, fork, only_tools, history, secrets, token, attachments, documents: Vec::new() }
     }
 
     async fn drive(self, job: Job, env: Env<'_>) -> Outcome {
@@ -478,9 +486,20 @@ mod page {
             };
             let mut owned = tools(settings, control.mcp);
             // The person's documents, when this browser has any.
-            if let Some(shelf) = crate::ui::services::documents::shelf_for_run().await {
-                let embedder = crate::ui::services::documents::embedder(settings);
-                owned.extend(crate::tools::documents::Documents::new(shelf, settings.connection.context_tokens).map(|t| Box::new(t.by_meaning(embedder)) as Box<dyn Tool>));
+            match crate::ui::services::documents::shelf_for_run().await {
+                Some(shelf) => {
+                    let embedder = crate::ui::services::documents::embedder(settings);
+                    if let Some(tool) = crate::tools::documents::Documents::new(shelf, settings.connection.context_tokens) {
+                        match tool.by_meaning(embedder).about(&job.documents) {
+                            Ok(tool) => owned.push(Box::new(tool)),
+                            Err(why) => return Outcome::Ended(why),
+                        }
+                    }
+                }
+                None if !job.documents.is_empty() => {
+                    return Outcome::Ended(format!("This question is about {}, but this browser has no documents: add them under ▤ Documents.", job.documents.join(", ")));
+                }
+                None => {}
             }
             // A branch run with the run's own settings uses the tools that run had.
             let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).filter(|t| job.only_tools.as_ref().is_none_or(|names| names.iter().any(|n| n == t.name()))).collect();

@@ -78,3 +78,19 @@ fn a_key_pasted_into_a_set_is_masked() {
     assert!(!set_jsonl(&masked).contains("sk-live-abcdef1234567890"), "{masked:?}");
     assert_eq!(masked[0].scorers, read.cases[0].scorers);
 }
+
+#[test]
+fn a_case_names_the_documents_it_is_asked_about() {
+    let jsonl = "{\"question\":\"Where do herons nest?\",\"expected\":\"guide.pdf#2\",\"scorer\":\"cites\",\"documents\":[\"guide.pdf\",\"notes, old.md\"]}\n{\"question\":\"Q2\",\"documents\":\"a.md; b.md\"}\n{\"question\":\"Q3\",\"documents\":5}";
+    let read = read_set(jsonl);
+    assert_eq!(read.cases[0].documents, ["guide.pdf", "notes, old.md"]);
+    assert_eq!(read.cases[0].scorers, [Scorer::Cites]);
+    assert_eq!(read.cases[1].documents, ["a.md", "b.md"]);
+    assert_eq!(read.problems[0].line, 3);
+    assert!(read.problems[0].reason.contains("\"documents\""));
+    let again = read_set(&set_jsonl(&read.cases));
+    assert_eq!(again.cases, read.cases, "written and read back the same");
+    let csv = read_set("question,expected,scorer,documents\nWhere?,guide.pdf#2,cites,guide.pdf;notes.md\nNone,,,\n");
+    assert_eq!(csv.cases[0].documents, ["guide.pdf", "notes.md"]);
+    assert!(csv.cases[1].documents.is_empty());
+}
