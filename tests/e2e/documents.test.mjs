@@ -212,15 +212,18 @@ test('a file past 50 MB is refused on its own row before it is read', async () =
   const os = await import('node:os');
   const path = await import('node:path');
   // Playwright hands over buffers of at most 50 MB: a file on disk is given by its path.
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'docs-')), 'huge.txt');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-'));
+  const file = path.join(dir, 'huge.txt');
   fs.writeFileSync(file, Buffer.alloc(50 * 1024 * 1024 + 1, 'a'));
+  const fine = path.join(dir, 'fine.md');
+  fs.writeFileSync(fine, notes);
   const { page, context, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   await openDocuments(page);
-  await page.getByTestId('documents-add').setInputFiles([file, { name: 'fine.md', mimeType: 'text/markdown', buffer: notes }]);
+  await page.getByTestId('documents-add').setInputFiles([file, fine]);
   const rows = await settled(page, 2);
   assert.match(rows.find((r) => r.includes('huge.txt')), /50\.0 MB[\s\S]*too large to read: 52428801 bytes, over the 50 MB/);
   assert.match(rows.find((r) => r.includes('fine.md')), /Ready/);
-  fs.rmSync(path.dirname(file), { recursive: true });
+  fs.rmSync(dir, { recursive: true });
   assert.deepEqual(errors, []);
   await context.close();
 });
