@@ -49,6 +49,7 @@ pub fn DocumentsPanel(on_close: Callback<()>) -> impl IntoView {
     };
     view! {
         <link rel="stylesheet" href="parts/documents.css"/>
+        <link rel="stylesheet" href="parts/passages.css"/>
         <section class="panel documents-panel" id="documents" data-testid="documents-panel" aria-label="Your documents">
             <header class="panel-head">
                 <h2>"Your documents"</h2>

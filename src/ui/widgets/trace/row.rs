@@ -46,7 +46,8 @@ fn passages(kind: &EventKind) -> Option<AnyView> {
                 }
             })
             .collect_view();
-        view! { <ol class="passages">{items}</ol> }.into_any()
+        // Their look is fetched with the first of them: most pages never show one.
+        view! { <link rel="stylesheet" href="parts/passages.css"/><ol class="passages">{items}</ol> }.into_any()
     })
 }
 
