@@ -161,7 +161,10 @@ pub fn App() -> impl IntoView {
         starting(settings, in_page, mcp);
         true
     });
+    let fetch_settings = || ahead::fetch("settings");
     let fetch_compare = || ahead::fetch("compare");
+    let fetch_evals = || ahead::fetch("evaluations");
+    let fetch_documents = || ahead::fetch("documents");
 
     let on_send = Callback::new(move |question: String| session.ask(question));
     let on_stop = Callback::new(move |_: ()| chat_run.stop());
@@ -201,10 +204,35 @@ pub fn App() -> impl IntoView {
                     on:click=move |_| theme.update(|t| *t = next_theme(t))>
                     {move || format!("◐ {}", theme_label(&theme.get()))}
                 </button>
-                {feature_button(FeatureButton { testid: "compare-toggle", part: "compare", label: "⇆ Compare", open_label: Some("← Chat"), controls: None, show: show_compare, hides: Some(show_evals) })}
-                {feature_button(FeatureButton { testid: "evaluate", part: "evaluations", label: "✓ Evaluate", open_label: Some("← Chat"), controls: None, show: show_evals, hides: Some(show_compare) })}
-                {feature_button(FeatureButton { testid: "documents", part: "documents", label: "▤ Documents", open_label: None, controls: Some("documents"), show: show_documents, hides: None })}
-                {feature_button(FeatureButton { testid: "settings-toggle", part: "settings", label: "⚙ Settings", open_label: None, controls: Some("settings"), show: show_settings, hides: None })}
+                <button class="ghost" data-testid="compare-toggle"
+                    aria-pressed=move || show_compare.get().to_string()
+                    on:pointerenter=move |_| fetch_compare() on:focus=move |_| fetch_compare()
+                    on:click=move |_| { show_evals.set(false); show_compare.update(|c| *c = !*c) }>
+                    {move || if show_compare.get() { "← Chat" } else { "⇆ Compare" }}
+                </button>
+                <button class="ghost" data-testid="evaluate"
+                    aria-pressed=move || show_evals.get().to_string()
+                    on:pointerenter=move |_| fetch_evals() on:focus=move |_| fetch_evals()
+                    on:click=move |_| { show_compare.set(false); show_evals.update(|e| *e = !*e) }>
+                    {move || if show_evals.get() { "← Chat" } else { "✓ Evaluate" }}
+                </button>
+                <button class="ghost" data-testid="documents"
+                    aria-expanded=move || show_documents.get().to_string()
+                    aria-controls="documents"
+                    on:pointerenter=move |_| fetch_documents() on:focus=move |_| fetch_documents()
+                    on:click=move |_| show_documents.update(|d| *d = !*d)>
+                    "▤ Documents"
+                </button>
+                <button
+                    class="ghost"
+                    data-testid="settings-toggle"
+                    aria-expanded=move || show_settings.get().to_string()
+                    aria-controls="settings"
+                    on:pointerenter=move |_| fetch_settings() on:focus=move |_| fetch_settings()
+                    on:click=move |_| show_settings.update(|s| *s = !*s)
+                >
+                    "⚙ Settings"
+                </button>
                 </div>
             </header>
             <notices::Notices chats settings_notice=settings_notice.read_only()/>
@@ -246,42 +274,6 @@ pub fn App() -> impl IntoView {
                 }
             </Show>
         </div>
-    }
-}
-
-/// A top bar button that opens a feature's view (and closes another), fetching the feature's
-/// part ahead when the pointer comes near or it takes focus. One function for all of them, so
-/// a feature's way in from the first screen is a line, not a copy of this code.
-struct FeatureButton {
-    testid: &'static str,
-    part: &'static str,
-    label: &'static str,
-    /// What it says while its view is open, for a view in place of the chat (`aria-pressed`);
-    /// `None` for a panel beside it (`aria-expanded`, with `controls`).
-    open_label: Option<&'static str>,
-    controls: Option<&'static str>,
-    show: RwSignal<bool>,
-    hides: Option<RwSignal<bool>>,
-}
-
-fn feature_button(b: FeatureButton) -> impl IntoView {
-    let FeatureButton { testid, part, label, open_label, controls, show, hides } = b;
-    let state = move || show.get().to_string();
-    let (pressed, expanded) = if open_label.is_some() { (Some(state), None) } else { (None, Some(state)) };
-    view! {
-        <button class="ghost" data-testid=testid aria-pressed=pressed aria-expanded=expanded aria-controls=controls
-            on:pointerenter=move |_| ahead::fetch(part) on:focus=move |_| ahead::fetch(part)
-            on:click=move |_| {
-                if let Some(other) = hides {
-                    other.set(false);
-                }
-                show.update(|s| *s = !*s)
-            }>
-            {move || match open_label {
-                Some(back) if show.get() => back,
-                _ => label,
-            }}
-        </button>
     }
 }
 
