@@ -530,7 +530,11 @@ crate::ui::services::parts::part!(in_page_warm, preload = preload_in_page_warm, 
         if super::in_page::prepare(handle, &settings).await.is_err() {
             return;
         }
-        let owned = page::tools(&settings, mcp);
+        let mut owned = page::tools(&settings, mcp);
+        // The documents tool as a run will offer it, so the prompt read ahead is the run's.
+        if let Some(shelf) = crate::ui::services::documents::shelf_for_run().await {
+            owned.extend(crate::tools::documents::Documents::new(shelf, settings.connection.context_tokens).map(|t| Box::new(t) as Box<dyn Tool>));
+        }
         let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
         let agent = agent_settings(&settings);
         let system = crate::agent::prompt::system_prompt(&agent, agent.strategy, settings.uses_structured_output(), &tools);
