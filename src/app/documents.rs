@@ -23,6 +23,8 @@ pub const MAX_TOTAL_BYTES: u64 = 500 * 1024 * 1024;
 pub const STEP: usize = 48;
 /// Bytes of text cut into passages per step: a few milliseconds of work.
 pub const CUT_BYTES: usize = 64 * 1024;
+/// Bytes of a text file decoded per step: a few milliseconds of work.
+pub const DECODE_BYTES: usize = 1024 * 1024;
 
 /// What a row says of its document.
 #[derive(Debug, Clone, PartialEq)]
@@ -148,6 +150,8 @@ pub enum Do {
 /// The work on one document.
 enum Work {
     Reading(String),
+    /// A text file's bytes, decoded a slice a step.
+    Decoding { id: String, decoder: read::Decoder },
     Cutting { id: String, pages: Vec<Page>, cutter: passages::Cutter },
     Indexing { id: String, pages: Vec<Page>, builder: Builder },
 }
@@ -155,11 +159,12 @@ enum Work {
 impl Work {
     fn id(&self) -> &str {
         match self {
-            Work::Reading(id) | Work::Cutting { id, .. } | Work::Indexing { id, .. } => id,
+            Work::Reading(id) | Work::Decoding { id, .. } | Work::Cutting { id, .. } | Work::Indexing { id, .. } => id,
         }
     }
 }
 
+#[derive(Default)]
 pub struct Library {
     rows: Vec<Row>,
     index: Rc<RefCell<Index>>,
@@ -175,11 +180,6 @@ pub struct Library {
     embedding: Option<(String, Vec<Vec<f32>>)>,
 }
 
-impl Default for Library {
-    fn default() -> Self {
-        Library { rows: Vec::new(), index: Rc::default(), pages: Vec::new(), queue: VecDeque::new(), work: None, asked_to_keep: false, model: None, to_embed: VecDeque::new(), embedding: None }
-    }
-}
 
 impl Library {
     pub fn rows(&self) -> &[Row] {
@@ -258,8 +258,18 @@ impl Library {
                     return Vec::new();
                 }
                 let kind = self.rows.iter().find(|r| r.meta.id == id).map(|r| r.meta.kind);
-                let pages = kind.map_or(Err(ReadError::Unknown), |kind| read::read(kind, &bytes));
-                self.pages_read(id, pages)
+                match kind {
+                    // Plain text is decoded a slice a step; HTML and JSON are read whole.
+                    Some(Kind::Text | Kind::Markdown | Kind::Csv) => match read::Decoder::new(bytes) {
+                        Ok(decoder) => {
+                            self.work = Some(Work::Decoding { id, decoder });
+                            vec![Do::Yield]
+                        }
+                        Err(e) => self.pages_read(id, Err(e)),
+                    },
+                    Some(kind) => self.pages_read(id, read::read(kind, &bytes)),
+                    None => self.pages_read(id, Err(ReadError::Unknown)),
+                }
             }
             Msg::PdfRead { id, pages } => {
                 if !matches!(&self.work, Some(Work::Reading(r)) if *r == id) {
@@ -506,6 +516,15 @@ impl Library {
     }
 
     fn step(&mut self) -> Vec<Do> {
+        if let Some(Work::Decoding { decoder, .. }) = &mut self.work {
+            let done = match decoder.step(DECODE_BYTES) {
+                Ok(false) => return vec![Do::Yield],
+                Ok(true) => Ok(()),
+                Err(e) => Err(e),
+            };
+            let Some(Work::Decoding { id, decoder }) = self.work.take() else { return Vec::new() };
+            return self.pages_read(id, done.and_then(|()| decoder.finish()));
+        }
         if let Some(Work::Cutting { pages, cutter, .. }) = &mut self.work {
             if !cutter.step(pages, CUT_BYTES) {
                 return vec![Do::Yield];

@@ -118,6 +118,9 @@ pub fn read(kind: Kind, bytes: &[u8]) -> Result<Vec<Page>, ReadError> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(ReadError::TooLarge { size: bytes.len() as u64 });
     }
+    if matches!(kind, Kind::Text | Kind::Markdown | Kind::Csv) {
+        return Decoder::new(bytes.to_vec())?.finish();
+    }
     let text = decode(bytes)?;
     let text = match kind {
         Kind::Text | Kind::Markdown | Kind::Csv => text,
@@ -130,6 +133,107 @@ pub fn read(kind: Kind, bytes: &[u8]) -> Result<Vec<Page>, ReadError> {
         return Err(ReadError::Empty);
     }
     Ok(vec![Page { number: None, text }])
+}
+
+/// Reads a text file (plain, Markdown, CSV) a slice at a time, so a large one never holds the
+/// page: UTF-8 (a byte-order mark dropped), else Latin-1 for old files, line ends made `\n`.
+/// The result is `read`'s.
+pub struct Decoder {
+    bytes: Vec<u8>,
+    at: usize,
+    text: String,
+    latin1: bool,
+    /// The last character given was a `\r` (so a `\n` right after it is the same line end).
+    after_cr: bool,
+}
+
+impl Decoder {
+    pub fn new(bytes: Vec<u8>) -> Result<Decoder, ReadError> {
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(ReadError::TooLarge { size: bytes.len() as u64 });
+        }
+        if bytes.is_empty() {
+            return Err(ReadError::Empty);
+        }
+        let at = if bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+        if bytes[at..bytes.len().min(at + 8192)].contains(&0) {
+            return Err(ReadError::Binary);
+        }
+        Ok(Decoder { text: String::with_capacity(bytes.len()), bytes, at, latin1: false, after_cr: false })
+    }
+
+    /// Decodes about `max` more bytes; true once all are. An error once the bytes turn out to
+    /// be no text.
+    pub fn step(&mut self, max: usize) -> Result<bool, ReadError> {
+        let end = self.at.saturating_add(max.max(4)).min(self.bytes.len());
+        if self.latin1 {
+            let slice: String = self.bytes[self.at..end].iter().map(|&b| b as char).collect();
+            self.push(&slice);
+            self.at = end;
+            return Ok(self.at == self.bytes.len());
+        }
+        let slice = &self.bytes[self.at..end];
+        let (valid, rest) = match std::str::from_utf8(slice) {
+            Ok(text) => (text, 0),
+            // A character cut by the slice's end waits for the next slice.
+            Err(e) if e.error_len().is_none() && end < self.bytes.len() => (std::str::from_utf8(&slice[..e.valid_up_to()]).unwrap_or_default(), slice.len() - e.valid_up_to()),
+            Err(_) => {
+                // Not UTF-8: Latin-1 from the start, unless it looks like no text at all.
+                let start = if self.bytes.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+                let head = &self.bytes[start..self.bytes.len().min(start + 8192)];
+                let controls = head.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c)).count();
+                if controls * 100 > head.len() {
+                    return Err(ReadError::Binary);
+                }
+                self.latin1 = true;
+                self.at = start;
+                self.text.clear();
+                self.after_cr = false;
+                return Ok(false);
+            }
+        };
+        let valid = valid.to_string();
+        self.push(&valid);
+        self.at = end - rest;
+        Ok(self.at == self.bytes.len())
+    }
+
+    fn push(&mut self, text: &str) {
+        if !text.contains('\r') {
+            if self.after_cr && text.starts_with('\n') {
+                self.text.push_str(&text[1..]);
+            } else {
+                self.text.push_str(text);
+            }
+            self.after_cr = false;
+            return;
+        }
+        for c in text.chars() {
+            match c {
+                '\r' => {
+                    self.text.push('\n');
+                    self.after_cr = true;
+                    continue;
+                }
+                '\n' if self.after_cr => {}
+                c => self.text.push(c),
+            }
+            self.after_cr = false;
+        }
+    }
+
+    /// (bytes decoded, bytes in all)
+    pub fn progress(&self) -> (usize, usize) {
+        (self.at, self.bytes.len())
+    }
+
+    pub fn finish(mut self) -> Result<Vec<Page>, ReadError> {
+        while !self.step(usize::MAX)? {}
+        if self.text.trim().is_empty() {
+            return Err(ReadError::Empty);
+        }
+        Ok(vec![Page { number: None, text: self.text }])
+    }
 }
 
 /// A PDF's pages as its library read them, in order from page 1.
@@ -385,5 +489,28 @@ mod tests {
         assert_eq!(pages[0].text, "ok: true\nplant.heights[0]: 1\nplant.heights[1]: 2\nplant.name: fern\n", "keys in order of their names");
         let lines = read(Kind::Json, b"{\"a\": 1}\n{\"a\": 2}\nnot json").unwrap();
         assert_eq!(lines[0].text, "[0].a: 1\n[1].a: 2\nnot json\n");
+    }
+
+    #[test]
+    fn a_text_read_in_slices_is_the_text_read_at_once() {
+        let text = "Première ligne\r\nzweite Zeile\rdritte — ✓ 😀\r\n\r\nEnde\n".repeat(50);
+        let whole = read(Kind::Text, text.as_bytes()).unwrap();
+        assert_eq!(whole[0].text, text.replace("\r\n", "\n").replace('\r', "\n"));
+        for slice in [1, 2, 3, 5, 7, 64] {
+            let mut d = Decoder::new(text.as_bytes().to_vec()).unwrap();
+            let mut steps = 0;
+            while !d.step(slice).unwrap() {
+                steps += 1;
+            }
+            assert!(steps > 1);
+            assert_eq!(d.finish().unwrap(), whole, "slices of {slice} bytes");
+        }
+        // Latin-1 found late: read from the start as Latin-1.
+        let mut old = b"caf".repeat(100);
+        old.extend_from_slice(b"\xe9 cr\xe8me\r\n");
+        let mut d = Decoder::new(old.clone()).unwrap();
+        while !d.step(16).unwrap() {}
+        assert!(d.finish().unwrap()[0].text.ends_with("café crème\n"));
+        assert_eq!(read(Kind::Text, &old).unwrap()[0].text, format!("{}\u{e9} cr\u{e8}me\n", "caf".repeat(100)));
     }
 }

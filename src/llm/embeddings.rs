@@ -125,11 +125,14 @@ pub(crate) mod testing {
     use crate::llm::presets::Preset;
     use crate::net::{FetchFailed, HttpResponse, Streaming};
 
+    pub type Sent = (String, Vec<(String, String)>);
+
     /// Answers each request with the next scripted status and body; keeps what was sent.
     #[derive(Default)]
     pub struct Script {
         pub answers: RefCell<Vec<(u16, String)>>,
-        pub sent: RefCell<Vec<(String, Vec<(String, String)>)>>,
+        /// Each request's body and headers.
+        pub sent: RefCell<Vec<Sent>>,
     }
 
     struct Answer(u16, Option<Vec<u8>>);

@@ -33,7 +33,8 @@ fn a_file_is_read_indexed_in_steps_stored_and_found() {
     assert_eq!(add(&mut lib, "a", "ferns.md", 100), [Do::AskToKeep, Do::Read("a".into())]);
     let text: String = (0..200).map(|i| format!("## Part {i}\n\nFerns number {i} grow from spores.\n\n")).collect();
     assert_eq!(lib.handle(Msg::Bytes { id: "a".into(), bytes: text.into_bytes() }), [Do::Yield]);
-    assert_eq!(state(&lib, "a"), State::Reading, "cut into passages in steps first");
+    assert_eq!(state(&lib, "a"), State::Reading, "decoded and cut into passages in steps first");
+    assert_eq!(lib.handle(Msg::Step), [Do::Yield], "decoded");
     assert_eq!(lib.handle(Msg::Step), [Do::Yield]);
     assert!(matches!(state(&lib, "a"), State::Indexing(0, n) if n > STEP * 2));
     let first = lib.handle(Msg::Step);
@@ -238,4 +239,28 @@ fn removing_or_stopping_ends_the_embedding() {
     lib.handle(Msg::Stop);
     assert_eq!(meaning(&lib, "bb"), None);
     assert!(!lib.busy());
+}
+
+#[test]
+fn a_large_text_file_is_decoded_a_slice_a_step() {
+    let mut lib = Library::default();
+    let text = "Lines of notes about ferns and spores.\r\n".repeat(80_000);
+    add(&mut lib, "a", "notes.txt", text.len() as u64);
+    assert_eq!(lib.handle(Msg::Bytes { id: "a".into(), bytes: text.clone().into_bytes() }), [Do::Yield]);
+    let mut decoding = 0;
+    while state(&lib, "a") == State::Reading {
+        assert_eq!(lib.handle(Msg::Step), [Do::Yield]);
+        decoding += 1;
+    }
+    assert!(decoding >= text.len() / DECODE_BYTES, "{decoding} steps for {} bytes", text.len());
+    run(&mut lib);
+    assert!(lib.pages_of("a").unwrap()[0].text.starts_with("Lines of notes about ferns and spores.\nLines"));
+    // A file that turns out not to be text fails on its row.
+    let mut bad = "text ".repeat(300_000).into_bytes();
+    bad.extend(std::iter::repeat_n(1u8, 10_000));
+    bad.push(0xff);
+    add(&mut lib, "bb", "odd.txt", bad.len() as u64);
+    lib.handle(Msg::Bytes { id: "bb".into(), bytes: bad });
+    run(&mut lib);
+    assert!(matches!(state(&lib, "bb"), State::Ready | State::Indexing(..)), "Latin-1, since the head is text: {:?}", state(&lib, "bb"));
 }
