@@ -23,7 +23,8 @@
 //                                         a few ideas (each a list of words meaning it): a text's
 //                                         vector counts its words of each idea, so a question
 //                                         and a passage that share no word can still be near;
-//                                         each request is kept (GET /s/<scope>/__embeddings)
+//                                         each request is kept (GET /s/<scope>/__embeddings);
+//                                         model "no-such-model" answers 404
 // Reply: {"text": "..."}: streamed as SSE in small chunks when the request asks for a stream,
 //          else one JSON body; "cut_after": N closes the stream after N text chunks;
 //          "chunk_delay_ms" paces the chunks
@@ -372,6 +373,10 @@ const server = http.createServer(async (req, res) => {
     const { input, model } = JSON.parse(body);
     const texts = Array.isArray(input) ? input : [input];
     (s.embeddings ??= []).push({ model, texts, authorization: req.headers.authorization ?? null });
+    if (model === 'no-such-model') {
+      res.writeHead(404, { 'Content-Type': 'application/json' });
+      return res.end('{"error":{"message":"model \\"no-such-model\\" not found"}}');
+    }
     const data = texts.map((text, index) => ({ object: 'embedding', index, embedding: ideas(text) }));
     res.writeHead(200, { 'Content-Type': 'application/json' });
     return res.end(JSON.stringify({ object: 'list', model, data, usage: { prompt_tokens: 0, total_tokens: 0 } }));

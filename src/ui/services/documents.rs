@@ -295,7 +295,13 @@ fn carry_out(what: Do) {
                 Some(embedder) => embedder.embed(&texts).await,
                 None => Err("the provider in Settings changed: turn meaning search on again for it.".into()),
             };
+            let failed = result.is_err();
             send(Msg::Embedded { id, from, result });
+            // The app turned meaning search off: so does the panel's box, to be ticked again.
+            if failed && LIBRARY.with(|l| l.borrow().meaning_model().is_none()) {
+                crate::storage::local::remove(MEANING_KEY);
+                mirror();
+            }
         }),
         Do::Read(id) => leptos::task::spawn_local(async move {
             match bytes_of(&id).await {

@@ -489,11 +489,15 @@ mod page {
             match crate::ui::services::documents::shelf_for_run().await {
                 Some(shelf) => {
                     let embedder = crate::ui::services::documents::embedder(settings);
-                    if let Some(tool) = crate::tools::documents::Documents::new(shelf, settings.connection.context_tokens) {
-                        match tool.by_meaning(embedder).about(&job.documents) {
+                    match crate::tools::documents::Documents::new(shelf, settings.connection.context_tokens) {
+                        Some(tool) => match tool.by_meaning(embedder).about(&job.documents) {
                             Ok(tool) => owned.push(Box::new(tool)),
                             Err(why) => return Outcome::Ended(why),
+                        },
+                        None if !job.documents.is_empty() => {
+                            return Outcome::Ended(format!("This question is about {}, but none of your documents is ready to search: add them under ▤ Documents.", job.documents.join(", ")));
                         }
+                        None => {}
                     }
                 }
                 None if !job.documents.is_empty() => {
