@@ -133,7 +133,8 @@ test('meaning search: off until turned on, says where passages go, finds a passa
   assert.equal(await page.getByTestId('documents-meaning').isDisabled(), true, 'a model is named first');
   // A model the server does not have: the row says why, and the box is unticked again.
   await page.getByTestId('documents-meaning-model').fill('no-such-model');
-  await page.getByTestId('documents-meaning').check();
+  // Clicked, not checked: the box may be unticked again before a check could see it ticked.
+  await page.getByTestId('documents-meaning').click();
   await page.getByTestId('document-meaning').filter({ hasText: /Not searchable by meaning: .*answered 404.*not offer embeddings/ }).waitFor();
   await page.waitForFunction(() => !document.querySelector('[data-testid="documents-meaning"]').checked);
   await page.getByTestId('documents-meaning-model').fill('ideas-3');
@@ -159,7 +160,8 @@ test('meaning search: off until turned on, says where passages go, finds a passa
   assert.match(await result.locator('[data-testid="passage"]').first().textContent(), /§ Parking.*car park by the boathouse/s, '"vehicle" is not in the passage: found by meaning');
   const after = await embedded();
   assert.deepEqual(after.slice(before).map((r) => r.texts), [['vehicle']], 'only the query was sent');
-  assert.deepEqual(errors, []);
+  // The browser logs the 404 of the model it does not have; nothing else.
+  assert.deepEqual(errors.filter((e) => !/status of 404 .*\/v1\/embeddings/.test(e)), []);
   await context.close();
 });
 
