@@ -204,14 +204,20 @@ fn meaning_search_embeds_each_document_in_batches_and_stores_the_vectors() {
     assert!(asked.contains(&Do::Store("bb".into())) && asked.iter().any(|d| matches!(d, Do::Embed { id, .. } if id == "bb")), "{asked:?}");
 }
 
-#[test]
-fn a_failed_embedding_says_why_and_waits_for_the_person() {
+/// A library with two small documents indexed, "a" and "bb".
+fn two_indexed() -> Library {
     let mut lib = Library::default();
     for (id, name) in [("a", "a.md"), ("bb", "b.md")] {
         add(&mut lib, id, name, 10);
         lib.handle(Msg::Bytes { id: id.into(), bytes: format!("# {name}\n\nSome words.").into_bytes() });
         run(&mut lib);
     }
+    lib
+}
+
+#[test]
+fn a_failed_embedding_says_why_and_waits_for_the_person() {
+    let mut lib = two_indexed();
     let asked = lib.handle(Msg::Meaning(Some("m".into())));
     let Some(Do::Embed { id, from, .. }) = asked.into_iter().next() else { panic!("nothing to embed") };
     assert!(lib.handle(Msg::Embedded { id: id.clone(), from, result: Err("http://x/v1/embeddings answered 404".into()) }).is_empty(), "the others wait");
@@ -226,12 +232,7 @@ fn a_failed_embedding_says_why_and_waits_for_the_person() {
 
 #[test]
 fn removing_or_stopping_ends_the_embedding() {
-    let mut lib = Library::default();
-    for (id, name) in [("a", "a.md"), ("bb", "b.md")] {
-        add(&mut lib, id, name, 10);
-        lib.handle(Msg::Bytes { id: id.into(), bytes: format!("# {name}\n\nSome words.").into_bytes() });
-        run(&mut lib);
-    }
+    let mut lib = two_indexed();
     let asked = lib.handle(Msg::Meaning(Some("m".into())));
     assert!(matches!(&asked[..], [Do::Embed { id, .. }] if id == "a"));
     let next = lib.handle(Msg::Remove("a".into()));
