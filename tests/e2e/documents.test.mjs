@@ -3,7 +3,7 @@
 // agent's documents tool finding their passages; what a bad file says; a reload keeping them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, openApp, script, requests, ask, loopbackSettings, action } from './harness.mjs';
+import { suite, openApp, script, requests, ask, loopbackSettings, action, openWithQuota } from './harness.mjs';
 import { pdf } from './pdf.mjs';
 
 const env = suite();
@@ -175,18 +175,8 @@ test('meaning search with a remote provider says passages leave this computer, a
 });
 
 test('a full store is said on the row, the document stays searchable with Save again, and nothing stored before is lost', async () => {
-  // Chromium applies a quota override from a database's first write on: set before the page starts.
-  const context = await env.browser.newContext();
-  const scope = `docs-quota-${process.pid}`;
-  const scopeUrl = `${env.server.origin}/s/${scope}`;
-  await context.addInitScript(([key, value]) => {
-    if (!localStorage.getItem(key)) localStorage.setItem(key, value);
-  }, ['thoughtline.settings', JSON.stringify(loopbackSettings(scopeUrl, `${scopeUrl}/v1`))]);
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.server.origin, quotaSize: 600_000 });
-  await page.goto(`${env.server.origin}/thoughtline/`);
-  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
+  // Room for a small document, not for a large one with its index.
+  const { context, page, cdp, scope } = await openWithQuota(env.browser, env.server.origin, `docs-quota-${process.pid}`, 600_000);
   await openDocuments(page);
   await page.getByTestId('documents-add').setInputFiles([{ name: 'small.md', mimeType: 'text/markdown', buffer: notes }]);
   await settled(page, 1);

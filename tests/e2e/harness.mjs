@@ -202,6 +202,26 @@ export function loopbackSettings(scopeUrl, base, tools = {}) {
   };
 }
 
+/**
+ * Opens the page in a new context whose site storage holds at most `quotaSize` bytes (Chromium's
+ * override, set before the page starts: it applies from a database's first write on), with the
+ * loopback settings stored. Returns the context, the page, its CDP session (to lift the quota
+ * again) and its scope.
+ */
+export async function openWithQuota(browser, origin, scope, quotaSize) {
+  const context = await browser.newContext();
+  const scopeUrl = `${origin}/s/${scope}`;
+  await context.addInitScript(([key, value]) => {
+    if (!localStorage.getItem(key)) localStorage.setItem(key, value);
+  }, ['thoughtline.settings', JSON.stringify(loopbackSettings(scopeUrl, `${scopeUrl}/v1`))]);
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize });
+  await page.goto(`${origin}/thoughtline/`);
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
+  return { context, page, cdp, scope };
+}
+
 /** The trace as "kind:tone" strings, in order. */
 export async function traceTones(page) {
   // Rows arrive after the answer's bubble: their code is a part fetched on use, and a trace

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, untilStored, exportMenu } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, traceTones, untilStored, exportMenu, openWithQuota } from './harness.mjs';
 
 const env = suite();
 
@@ -84,19 +84,8 @@ test('chats saved by the localStorage release move into IndexedDB, nothing lost'
 });
 
 test('a full storage shows a banner, keeps the chat in memory and loses no older chat', async () => {
-  // Chromium applies a quota override to a site's database from its first write on, so the
-  // quota is set before the page starts: room for a small chat, not for a 1 MB one.
-  const context = await env.browser.newContext();
-  const scope = `quota-${process.pid}`;
-  const scopeUrl = `${env.server.origin}/s/${scope}`;
-  await context.addInitScript(([key, value]) => {
-    if (!localStorage.getItem(key)) localStorage.setItem(key, value);
-  }, ['thoughtline.settings', JSON.stringify(loopbackSettings(scopeUrl, `${scopeUrl}/v1`))]);
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.server.origin, quotaSize: 500000 });
-  await page.goto(`${env.server.origin}/thoughtline/`);
-  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
+  // Room for a small chat, not for a 1 MB one.
+  const { context, page, cdp, scope } = await openWithQuota(env.browser, env.server.origin, `quota-${process.pid}`, 500000);
   await script(env.server.origin, scope, [{ text: 'Final Answer: first' }, { text: 'Final Answer: second' }]);
   await ask(page, 'Older question');
   await page.locator('.bubble.assistant').waitFor();
