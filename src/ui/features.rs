@@ -38,12 +38,13 @@ crate::ui::services::parts::part!(evaluations, preload = preload_evaluations, pu
     view! { <super::eval::EvalPane settings chat/> }.into_any()
 });
 
-/// The trace toolbar's way to the Share panel, which the Compare part draws. Only this call
-/// sits in the first load; the toolbar's part shows what it brings.
+// The Documents panel: the top bar's button is its only way in from the first load.
 crate::ui::services::parts::part!(documents, preload = preload_documents, pub fn documents_part(on_close: Callback<()>) -> AnyView {
     view! { <super::documents::DocumentsPanel on_close/> }.into_any()
 });
 
+/// The trace toolbar's way to the Share panel, which the Compare part draws. Only this call
+/// sits in the first load; the toolbar's part shows what it brings.
 pub fn share_panel(chat: RwSignal<Conversation>, settings: ReadSignal<Settings>, on_close: Callback<()>) -> crate::ui::services::parts::PartFuture {
     Box::pin(compare_part(Drawn::SharePanel { chat, settings, on_close }))
 }

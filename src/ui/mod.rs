@@ -21,6 +21,7 @@ use leptos::prelude::*;
 
 use features::{compare_part, documents_part, evaluations_part, settings_part, settings_saved, Drawn};
 use services::{page, parts, theme};
+use std::sync::Arc;
 
 pub use crate::conversation::{ChatMessage, Who};
 
@@ -112,7 +113,6 @@ pub fn App() -> impl IntoView {
     let show_documents = RwSignal::new(false);
     // A citation in an answer opens its passage in the Documents panel (`services::documents::cite`).
     provide_context(widgets::bubbles::OpenCitation(show_documents));
-    let documents_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_documents.get());
     // Bumped by the trace's "Compare runs": Compare opens at the runs of this conversation.
     let compare_runs_asked = RwSignal::new(0u32);
     let on_compare_runs = Callback::new(move |_: ()| {
@@ -122,8 +122,6 @@ pub fn App() -> impl IntoView {
     });
     // The parts a person is waiting for (a slow connection), in the order asked for.
     let loading = RwSignal::new(Vec::<&'static str>::new());
-    let compare_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_compare.get());
-    let evals_opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || show_evals.get());
     let theme = RwSignal::new(theme::load());
     // Applied on load, saved only when changed: nothing is written on load.
     Effect::new(move |first: Option<()>| {
@@ -161,10 +159,13 @@ pub fn App() -> impl IntoView {
         starting(settings, in_page, mcp);
         true
     });
-    let fetch_settings = || ahead::fetch("settings");
     let fetch_compare = || ahead::fetch("compare");
-    let fetch_evals = || ahead::fetch("evaluations");
-    let fetch_documents = || ahead::fetch("documents");
+    // The pointer or the focus on a top-bar button fetches the part it opens (its `data-part`).
+    let fetch_reached = |ev: &leptos::ev::Event| {
+        if let Some(part) = services::dom::part_reached(ev) {
+            ahead::fetch(&part)
+        }
+    };
 
     let on_send = Callback::new(move |question: String| session.ask(question));
     let on_stop = Callback::new(move |_: ()| chat_run.stop());
@@ -198,37 +199,34 @@ pub fn App() -> impl IntoView {
                     <h1>"Thoughtline"</h1>
                     <span class="tagline">"A ReAct agent you can watch think"</span>
                 </div>
-                <div class="topbar-actions">
+                <div class="topbar-actions" on:pointerover=move |ev| fetch_reached(&ev) on:focusin=move |ev| fetch_reached(&ev)>
                 <button class="ghost" data-testid="theme-toggle"
                     aria-label=move || format!("Colour theme: {}", theme_label(&theme.get()))
                     on:click=move |_| theme.update(|t| *t = next_theme(t))>
                     {move || format!("◐ {}", theme_label(&theme.get()))}
                 </button>
-                <button class="ghost" data-testid="compare-toggle"
+                <button class="ghost" data-testid="compare-toggle" data-part="compare"
                     aria-pressed=move || show_compare.get().to_string()
-                    on:pointerenter=move |_| fetch_compare() on:focus=move |_| fetch_compare()
                     on:click=move |_| { show_evals.set(false); show_compare.update(|c| *c = !*c) }>
                     {move || if show_compare.get() { "← Chat" } else { "⇆ Compare" }}
                 </button>
-                <button class="ghost" data-testid="evaluate"
+                <button class="ghost" data-testid="evaluate" data-part="evaluations"
                     aria-pressed=move || show_evals.get().to_string()
-                    on:pointerenter=move |_| fetch_evals() on:focus=move |_| fetch_evals()
                     on:click=move |_| { show_compare.set(false); show_evals.update(|e| *e = !*e) }>
                     {move || if show_evals.get() { "← Chat" } else { "✓ Evaluate" }}
                 </button>
-                <button class="ghost" data-testid="documents"
+                <button class="ghost" data-testid="documents" data-part="documents"
                     aria-expanded=move || show_documents.get().to_string()
                     aria-controls="documents"
-                    on:pointerenter=move |_| fetch_documents() on:focus=move |_| fetch_documents()
                     on:click=move |_| show_documents.update(|d| *d = !*d)>
                     "▤ Documents"
                 </button>
                 <button
                     class="ghost"
                     data-testid="settings-toggle"
+                    data-part="settings"
                     aria-expanded=move || show_settings.get().to_string()
                     aria-controls="settings"
-                    on:pointerenter=move |_| fetch_settings() on:focus=move |_| fetch_settings()
                     on:click=move |_| show_settings.update(|s| *s = !*s)
                 >
                     "⚙ Settings"
@@ -244,28 +242,13 @@ pub fn App() -> impl IntoView {
                     <widgets::trace::tools::TraceTools chat settings=settings.read_only() running=running.read_only() on_import share=widgets::trace::tools::ShareWith { panel: features::share_panel, fetch: fetch_compare }/>
                 </widgets::trace::TracePane>
             </main>
-            // Built (and, in the shipped page, fetched: `parts`) the first time it is opened,
-            // not on load, then hidden rather than removed like the chat.
-            <div class="compare-view" hidden=move || !show_compare.get()>
-                <Show when=move || compare_opened.get()>
-                    {parts::part_view("compare", move || Box::pin(compare_part(Drawn::Compare { settings: settings.read_only(), chat, asked: compare_runs_asked.read_only() })), Some(loading), parts::Around::Nothing)}
-                </Show>
-            </div>
-            <div class="evals-view" hidden=move || !show_evals.get()>
-                <Show when=move || evals_opened.get()>
-                    {parts::part_view("evaluations", move || Box::pin(evaluations_part(settings.read_only(), chat)), Some(loading), parts::Around::Nothing)}
-                </Show>
-            </div>
+            {parts::kept("compare-view", show_compare, "compare", Arc::new(move || -> parts::PartFuture { Box::pin(compare_part(Drawn::Compare { settings: settings.read_only(), chat, asked: compare_runs_asked.read_only() })) }), loading, parts::Around::Nothing)}
+            {parts::kept("evals-view", show_evals, "evaluations", Arc::new(move || -> parts::PartFuture { Box::pin(evaluations_part(settings.read_only(), chat)) }), loading, parts::Around::Nothing)}
             {move || loading.with(|parts| parts.first().map(|what| view! {
                 <div class="part-overlay"><div class="notice" role="status" data-testid="part-loading">{format!("Loading {}…", parts_list(what, &parts[1..]))}</div></div>
             }))}
-            // Built the first time it is opened, then hidden: indexing goes on while it is closed.
-            <div class="documents-view" hidden=move || !show_documents.get()>
-                {move || documents_opened.get().then(|| {
-                    let on_close = Callback::new(move |_: ()| show_documents.set(false));
-                    parts::part_view("documents", move || Box::pin(documents_part(on_close)), Some(loading), parts::Around::Overlay)
-                })}
-            </div>
+            // Indexing goes on while the panel is closed.
+            {parts::kept("documents-view", show_documents, "documents", Arc::new(move || -> parts::PartFuture { Box::pin(documents_part(Callback::new(move |_: ()| show_documents.set(false)))) }), loading, parts::Around::Overlay)}
             // Loaded the first time it is opened (`parts`): most visits never open it.
             <Show when=move || show_settings.get()>
                 {

@@ -37,6 +37,13 @@ test('the first screen loads without its parts; the agent follows, Settings and 
   await page.getByTestId('import').waitFor({ state: 'attached' });
   assert.ok(!fetched.includes('split_settings'), `Settings not fetched before use: ${fetched}`);
   assert.ok(!fetched.includes('split_compare'), `Compare not fetched before use: ${fetched}`);
+  // The pointer on a top-bar button fetches what it opens, before the click; so does the focus.
+  assert.ok(!fetched.includes('split_documents') && !fetched.includes('split_evaluations'), `${fetched}`);
+  await page.getByTestId('documents').hover();
+  await until(() => fetched.includes('split_documents'), 'Documents, fetched as the pointer reaches its button');
+  await page.getByTestId('evaluate').focus();
+  await until(() => fetched.includes('split_evaluations'), 'Evaluations, fetched as its button takes the focus');
+  assert.equal(await page.getByTestId('documents-panel').count(), 0);
 
   await page.getByTestId('settings-toggle').click();
   await page.getByTestId('settings').waitFor();

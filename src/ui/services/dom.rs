@@ -293,3 +293,11 @@ mod custom_highlight {
 
 #[cfg(target_arch = "wasm32")]
 use custom_highlight::{highlights, Highlight};
+
+/// The part (`data-part`) a top-bar button opens, when the pointer or the focus reached one:
+/// one listener fetches ahead for every button (`ahead::fetch`).
+pub fn part_reached(ev: &leptos::ev::Event) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    let element = ev.target()?.dyn_into::<web_sys::Element>().ok()?;
+    element.closest("[data-part]").ok()??.get_attribute("data-part")
+}

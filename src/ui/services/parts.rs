@@ -132,6 +132,20 @@ pub fn part_view(chunk: &'static str, load: impl Fn() -> PartFuture + Send + Syn
     shown(chunk, std::sync::Arc::new(load), announce, around)
 }
 
+/// A view of the top bar's built (and, in the shipped page, fetched) the first time `open` is
+/// set, not on load, then hidden rather than removed, so that what goes on in it (a comparison,
+/// an evaluation, indexing) goes on while it is closed. One function for every such view: each
+/// costs the first load its call only.
+pub fn kept(class: &'static str, open: RwSignal<bool>, chunk: &'static str, load: std::sync::Arc<dyn Fn() -> PartFuture + Send + Sync>, announce: RwSignal<Vec<&'static str>>, around: Around) -> AnyView {
+    let opened = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || open.get());
+    view! {
+        <div class=class hidden=move || !open.get()>
+            {move || opened.get().then(|| shown(chunk, load.clone(), Some(announce), around))}
+        </div>
+    }
+    .into_any()
+}
+
 fn shown(chunk: &'static str, load: std::sync::Arc<dyn Fn() -> PartFuture + Send + Sync>, announce: Option<RwSignal<Vec<&'static str>>>, around: Around) -> AnyView {
     let retry = RwSignal::new(0u32);
     (move || {
