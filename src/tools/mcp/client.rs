@@ -226,6 +226,9 @@ pub struct McpClient {
     challenge: RefCell<Option<super::oauth::Challenge>>,
     /// The last message was answered 401.
     unauthorized: Cell<bool>,
+    /// Who answers the server's questions (`elicitation/create`); none: the client declares no
+    /// elicitation and declines such requests.
+    asker: RefCell<Option<Rc<dyn super::elicit::Asker>>>,
 }
 
 impl McpClient {
@@ -247,6 +250,22 @@ impl McpClient {
             bearer: RefCell::new(None),
             challenge: RefCell::new(None),
             unauthorized: Cell::new(false),
+            asker: RefCell::new(None),
+        }
+    }
+
+    /// Lets the server ask the person (elicitation, form and URL modes): declared at the next
+    /// connect, so set it before.
+    pub fn set_asker(&self, asker: Rc<dyn super::elicit::Asker>) {
+        *self.asker.borrow_mut() = Some(asker);
+    }
+
+    /// What this client offers the server in `initialize`.
+    fn capabilities(&self) -> Value {
+        if self.asker.borrow().is_some() {
+            json!({"elicitation": {"form": {}, "url": {}}})
+        } else {
+            json!({})
         }
     }
 
@@ -323,7 +342,7 @@ impl McpClient {
         let id = self.take_id();
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
+            "capabilities": self.capabilities(),
             "clientInfo": {"name": "thoughtline", "title": "Thoughtline", "version": env!("CARGO_PKG_VERSION")},
         });
         let answer = match self.post(&jsonrpc::request(id, "initialize", params), Some(id)).await {
@@ -626,8 +645,8 @@ impl McpClient {
     }
 
     /// A message that is not the awaited response: notifications are noted, and the server's
-    /// own requests answered (`ping`; anything else is declined, as this page declares no
-    /// client capabilities).
+    /// own requests answered: `ping`, and `elicitation/create` when someone answers them (the
+    /// call's answer waits on the person, as the server does); anything else is declined.
     async fn handle(&self, message: Incoming) {
         match message {
             Incoming::Notification { method, params } if method == "notifications/progress" => {
@@ -647,11 +666,15 @@ impl McpClient {
                     callback();
                 }
             }
-            Incoming::Request { id, method, .. } => {
-                let outcome = if method == "ping" {
-                    Ok(json!({}))
-                } else {
-                    Err(RpcError { code: jsonrpc::METHOD_NOT_FOUND, message: format!("This client does not offer {method}.") })
+            Incoming::Request { id, method, params } => {
+                let asker = self.asker.borrow().clone();
+                let outcome = match (method.as_str(), asker) {
+                    ("ping", _) => Ok(json!({})),
+                    ("elicitation/create", Some(asker)) => match super::elicit::read(&params) {
+                        Ok(asked) => Ok(asker.ask(&self.label, asked).await.result()),
+                        Err(why) => Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: why }),
+                    },
+                    _ => Err(RpcError { code: jsonrpc::METHOD_NOT_FOUND, message: format!("This client does not offer {method}.") }),
                 };
                 self.deliver(&jsonrpc::response(&id, outcome)).await;
             }

@@ -38,6 +38,9 @@ pub struct RpcError {
 
 /// JSON-RPC's "method not found", our answer to server requests this page does not serve.
 pub const METHOD_NOT_FOUND: i64 = -32601;
+/// JSON-RPC's "invalid params": a server request this page serves, asked in a way it cannot
+/// take (an elicitation whose schema a form cannot show).
+pub const INVALID_PARAMS: i64 = -32602;
 
 /// One message from the server.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,12 +3,14 @@
 //! the agent, in every strategy.
 //!
 //! Files of one job each: `jsonrpc.rs` (framing), `client.rs` (the transport: sessions,
-//! protocol version, JSON and SSE answers, errors a person can act on), `tool.rs` (an MCP tool
+//! protocol version, JSON and SSE answers, errors a person can act on), `elicit.rs` (what a
+//! server asks the person in the middle of a call: forms and addresses, checked answers), `tool.rs` (an MCP tool
 //! as an `agent::Tool`), `result.rs` (a call's content as an observation), `schema.rs` (input
 //! schemas said compactly for prompts), `names.rs` (unique model-facing names), `settings.rs`
 //! (what is stored), `hub.rs` (the page's clients, shared across runs).
 
 pub mod client;
+pub mod elicit;
 pub mod hub;
 pub mod jsonrpc;
 pub mod names;

@@ -1224,3 +1224,69 @@ fn offers_are_kept_as_text_and_read_back_tolerantly() {
 }
 
 mod signing;
+
+// ---- a server that asks back (elicitation) ------------------------------------------------
+
+/// Answers every question with what it is given, and keeps what it was asked.
+struct Person {
+    answer: crate::tools::mcp::elicit::Answer,
+    asked: RefCell<Vec<(String, crate::tools::mcp::elicit::Asked)>>,
+}
+
+impl crate::tools::mcp::elicit::Asker for Person {
+    fn ask(&self, server: &str, asked: crate::tools::mcp::elicit::Asked) -> LocalBoxFuture<'static, crate::tools::mcp::elicit::Answer> {
+        self.asked.borrow_mut().push((server.to_string(), asked));
+        let answer = self.answer.clone();
+        Box::pin(async move { answer })
+    }
+}
+
+fn elicitation(id: u64, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params})
+}
+
+#[test]
+fn a_client_with_someone_to_ask_declares_elicitation_and_answers_the_servers_form() {
+    use crate::tools::mcp::elicit::{Answer, Asked};
+    let form = json!({"message": "Which size?", "requestedSchema": {"type": "object", "properties": {"size": {"type": "string", "enum": ["s", "l"], "default": "l"}}}});
+    let stream = Reply::sse(&[elicitation(7, form), answer(2, text_result("done"))]);
+    let server = Server::new([handshake(), vec![stream, Reply::accepted()]].concat());
+    let c = client(&server, "");
+    let person = Rc::new(Person { answer: Answer::Accept(serde_json::Map::from_iter([("size".to_string(), json!("l"))])), asked: RefCell::new(Vec::new()) });
+    c.set_asker(person.clone());
+    let result = run(c.call_tool("order", json!({}), None)).unwrap();
+    assert_eq!(result::observation(&result).unwrap(), "done");
+    let seen = server.seen();
+    assert_eq!(seen[0].body["params"]["capabilities"], json!({"elicitation": {"form": {}, "url": {}}}));
+    assert_eq!(seen[3].body, json!({"jsonrpc": "2.0", "id": 7, "result": {"action": "accept", "content": {"size": "l"}}}));
+    let asked = person.asked.borrow();
+    assert_eq!(asked.len(), 1);
+    assert!(matches!(&asked[0].1, Asked::Form(f) if f.message == "Which size?" && f.fields.len() == 1));
+}
+
+#[test]
+fn decline_reaches_the_server_and_a_form_that_cannot_be_shown_is_refused_as_invalid() {
+    use crate::tools::mcp::elicit::Answer;
+    let bad = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {"deep": {"type": "object"}}}});
+    let good = json!({"message": "Go on?", "requestedSchema": {"type": "object", "properties": {}}});
+    let stream = Reply::sse(&[elicitation(7, bad), elicitation(8, good), answer(2, text_result("stopped"))]);
+    let server = Server::new([handshake(), vec![stream, Reply::accepted(), Reply::accepted()]].concat());
+    let c = client(&server, "");
+    c.set_asker(Rc::new(Person { answer: Answer::Decline, asked: RefCell::new(Vec::new()) }));
+    run(c.call_tool("order", json!({}), None)).unwrap();
+    let seen = server.seen();
+    assert_eq!(seen[3].body["error"]["code"], json!(-32602));
+    assert!(seen[3].body["error"]["message"].as_str().unwrap().contains("\"deep\""));
+    assert_eq!(seen[4].body, json!({"jsonrpc": "2.0", "id": 8, "result": {"action": "decline"}}));
+}
+
+#[test]
+fn a_client_with_no_one_to_ask_declares_nothing_and_declines_the_method() {
+    let stream = Reply::sse(&[elicitation(7, json!({"message": "m", "requestedSchema": {"type": "object"}})), answer(2, text_result("ok"))]);
+    let server = Server::new([handshake(), vec![stream, Reply::accepted()]].concat());
+    let c = client(&server, "");
+    run(c.call_tool("order", json!({}), None)).unwrap();
+    let seen = server.seen();
+    assert_eq!(seen[0].body["params"]["capabilities"], json!({}));
+    assert_eq!(seen[3].body["error"]["code"], json!(-32601));
+}
