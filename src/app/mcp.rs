@@ -137,6 +137,7 @@ pub fn allow_always(now: &mut McpSettings, run: &McpSettings, model_name: &str) 
     changed
 }
 
+pub mod asking;
 pub mod sign_in;
 
 #[cfg(test)]

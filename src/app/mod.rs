@@ -17,7 +17,8 @@
 //! - `journal.rs`: what a person typed, kept synchronously until the chat is stored, and
 //!   turned back into the chat on the next load.
 //! - `mcp.rs`: the page's MCP hub from first use to the page going away, each server's status
-//!   line, and "Always allow".
+//!   line, and "Always allow"; `mcp/asking.rs`, the questions servers ask the person
+//!   (elicitation) waiting for an answer.
 //! - `run.rs`: the run this page drives: the one answer to "is a run going on", what goes
 //!   with the next question, what an event ends, and what reached the collector.
 //! - `settings.rs`: the settings model (what a person can set, its secrets' rules in
