@@ -395,6 +395,57 @@ fn progress_starts_the_silence_limit_again_and_is_heard_live() {
     assert!(matches!(stop(&trace), StopReason::MaxTime { .. }), "{:?}", stop(&trace));
 }
 
+/// Waits `asked_ms` on the person (saying so with `asking`, unless `says` is false), then works
+/// `then_ms` more.
+struct Asks {
+    asked_ms: f64,
+    then_ms: f64,
+    says: bool,
+}
+
+impl Tool for Asks {
+    fn name(&self) -> &str {
+        "search"
+    }
+    fn description(&self) -> &str {
+        "a tool whose server asks the person something"
+    }
+    fn call<'a>(&'a self, _input: &'a Value, cx: &'a ToolContext<'a>) -> LocalBoxFuture<'a, Result<String, ToolError>> {
+        Box::pin(async move {
+            if self.says {
+                cx.asking(true);
+            }
+            SystemClock::default().sleep(self.asked_ms).await;
+            if self.says {
+                cx.asking(false);
+            }
+            SystemClock::default().sleep(self.then_ms).await;
+            Ok("answered".into())
+        })
+    }
+}
+
+#[test]
+fn the_silence_limit_waits_while_the_person_is_asked_and_runs_whole_again_after() {
+    let settings = AgentSettings { tool_timeout_ms: 100.0, ..Default::default() };
+    let answered = |trace: &Trace| trace.events.iter().any(|e| matches!(&e.kind, EventKind::ToolResult { observation, .. } if observation == "answered"));
+    // 250 ms with the person, then 40 ms of work, against a 100 ms limit: it finishes.
+    let tool = Asks { asked_ms: 250.0, then_ms: 40.0, says: true };
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: fine"]);
+    let (trace, _) = run_with(&model, &[&tool], &settings, &CancelToken::new(), &[]);
+    assert!(answered(&trace), "{:?}", kinds(&trace));
+    // The same wait unsaid is silence, and times out.
+    let tool = Asks { asked_ms: 250.0, then_ms: 40.0, says: false };
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: later"]);
+    let (trace, _) = run_with(&model, &[&tool], &settings, &CancelToken::new(), &[]);
+    assert!(trace.events.iter().any(|e| matches!(e.kind, EventKind::ToolFailed { timed_out: true, .. })), "{:?}", kinds(&trace));
+    // After the answer the limit holds again.
+    let tool = Asks { asked_ms: 50.0, then_ms: 250.0, says: true };
+    let model = Script::texts(&[ACT_SEARCH, "Final Answer: later"]);
+    let (trace, _) = run_with(&model, &[&tool], &settings, &CancelToken::new(), &[]);
+    assert!(!answered(&trace) && trace.events.iter().any(|e| matches!(e.kind, EventKind::ToolFailed { timed_out: true, .. })), "{:?}", kinds(&trace));
+}
+
 #[test]
 fn tool_timeout_becomes_an_observation() {
     let mut slow = FakeTool::echo("search");

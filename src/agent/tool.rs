@@ -40,6 +40,8 @@ pub struct ToolContext<'a> {
     pub(crate) now_ms: &'a dyn Fn() -> f64,
     /// Told of the tool's progress (see `progress`).
     pub(crate) on_progress: &'a dyn Fn(&str),
+    /// Told when the tool starts (`true`) and stops waiting on the person (see `asking`).
+    pub(crate) on_asking: &'a dyn Fn(bool),
 }
 
 impl<'a> ToolContext<'a> {
@@ -47,6 +49,13 @@ impl<'a> ToolContext<'a> {
     /// silence limit (`Tool::timeout_ms`) starts again. The run's own time limit still holds.
     pub fn progress(&self, text: &str) {
         (self.on_progress)(text);
+    }
+
+    /// The tool waits on the person (`true`: a server asked them something) or no longer does:
+    /// its silence limit pauses meanwhile and starts again whole from the answer. Stop and the
+    /// run's own time limit still hold.
+    pub fn asking(&self, on: bool) {
+        (self.on_asking)(on);
     }
 
     /// Asks the run's model for a completion on the tool's behalf. The call appears in the trace.
@@ -62,7 +71,7 @@ impl<'a> ToolContext<'a> {
 /// to `model` and are not recorded anywhere.
 pub async fn call_with_model(tool: &dyn Tool, input: &Value, model: &dyn ChatModel) -> Result<String, ToolError> {
     let now = || 0.0;
-    let cx = ToolContext { model, on_model_call: &|_, _, _| {}, now_ms: &now, on_progress: &|_| {} };
+    let cx = ToolContext { model, on_model_call: &|_, _, _| {}, now_ms: &now, on_progress: &|_| {}, on_asking: &|_| {} };
     tool.call(input, &cx).await
 }
 

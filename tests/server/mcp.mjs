@@ -15,12 +15,15 @@
 //   --offers      also offers resources (note://today, file://logo.png, a template note://{day}),
 //                 a prompt "summarise" {topic*, style}, and the tool "find-note", whose result
 //                 links to note://today
+//   --asks        also lists tools that ask the person back (elicitation): "book-table" asks for
+//                 a form with defaults and says what came back, "pay" asks to visit an address
 //   --legacy      speaks only the older HTTP+SSE transport (the SDK's SSEServerTransport): GET
 //                 /mcp opens the event stream and names /messages; POST /mcp is 405
 //
 // Tools: get-sum {a, b}, echo {message}, weather {city} (always fails with isError),
 // slow {seconds} (waits, then answers). Test-only endpoints (never part of MCP):
 //   GET  /__state     {"calls": [{name, arguments, aborted, cancelled}], "sessions": N, "headers": [...],
+//                     "asks": [the answers to its elicitations], "paid": N (visits of /__pay),
 //                     "openStreams": N (GET event streams still open)}
 //   POST /__add_tool  adds the tool "late-tool" and tells every session the list changed
 //   POST /__expire    forgets every session (the next request gets 404)
@@ -50,6 +53,7 @@ const forget400 = flag('--forget-400');
 const instructions = arg('--instructions', undefined);
 const legacy = flag('--legacy');
 const offers = flag('--offers');
+const asks = flag('--asks');
 const legacySessions = new Map(); // session id -> SSEServerTransport
 
 const tools = [
@@ -68,7 +72,24 @@ if (offers) {
 }
 const NOTE = 'Buy milk; call Ada at three.';
 
-const state = { calls: [], headers: [], openStreams: 0, reads: [] };
+if (asks) {
+  tools.push({ name: 'book-table', description: 'Books a table, asking the person how.', inputSchema: { type: 'object', properties: {} } });
+  tools.push({ name: 'pay', description: 'Asks the person to pay on the payment page.', inputSchema: { type: 'object', properties: {} } });
+}
+/** The form "book-table" asks for: every kind of field, most with a default. */
+const BOOKING = {
+  type: 'object',
+  properties: {
+    guests: { type: 'integer', title: 'Guests', minimum: 1, maximum: 12, default: 2 },
+    name: { type: 'string', title: 'Name on the booking', default: 'Ada' },
+    seating: { type: 'string', title: 'Seating', oneOf: [{ const: 'in', title: 'Inside' }, { const: 'out', title: 'On the terrace' }], default: 'out' },
+    newsletter: { type: 'boolean', title: 'Send me the newsletter', default: false },
+    email: { type: 'string', title: 'Email', format: 'email' },
+  },
+  required: ['guests', 'name'],
+};
+
+const state = { calls: [], headers: [], openStreams: 0, reads: [], asks: [], paid: 0 };
 const sessions = new Map(); // session id -> { transport, server }
 
 function newServer() {
@@ -108,6 +129,17 @@ function newServer() {
     const call = { name, arguments: input, aborted: false, cancelled: null, requestId: extra.requestId, session: extra.sessionId };
     state.calls.push(call);
     switch (name) {
+      case 'book-table': {
+        const answer = await server.elicitInput({ message: 'How should the table be booked?', requestedSchema: BOOKING }, { relatedRequestId: extra.requestId });
+        state.asks.push(answer);
+        if (answer.action !== 'accept') return { content: [{ type: 'text', text: `No booking: the person chose ${answer.action}.` }] };
+        return { content: [{ type: 'text', text: `Booked: ${JSON.stringify(answer.content)}` }] };
+      }
+      case 'pay': {
+        const answer = await server.elicitInput({ mode: 'url', message: 'Pay for the booking on the payment page.', url: `http://127.0.0.1:${port || http_server.address().port}/__pay`, elicitationId: randomUUID() }, { relatedRequestId: extra.requestId });
+        state.asks.push(answer);
+        return { content: [{ type: 'text', text: `Payment page: ${answer.action}.` }] };
+      }
       case 'get-sum':
         return { content: [{ type: 'text', text: `The sum of ${input.a} and ${input.b} is ${Number(input.a) + Number(input.b)}.` }] };
       case 'find-note':
@@ -173,6 +205,12 @@ const http_server = http.createServer(async (req, res) => {
   if (url.pathname === '/__state') {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     return res.end(JSON.stringify({ ...state, sessions: sessions.size }));
+  }
+  if (url.pathname === '/__pay') {
+    state.paid += 1;
+    state.payReferrer = req.headers.referer ?? null;
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    return res.end('<!doctype html><title>Pay</title><p>Paid.</p>');
   }
   if (url.pathname === '/__add_tool' && req.method === 'POST') {
     if (!tools.some((t) => t.name === 'late-tool')) tools.push({ name: 'late-tool', description: 'A tool added while connected.', inputSchema: { type: 'object' } });

@@ -64,9 +64,16 @@ impl Run<'_, '_> {
             heard.set(input.clock.now_ms());
             rec.observer.on_tool_progress(step, tool.name(), text);
         };
-        let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms, on_progress: &on_progress };
+        // While the call waits on the person (a server's question), its silence limit waits too,
+        // and runs whole again from their answer.
+        let paused = Cell::new(false);
+        let on_asking = |on: bool| {
+            paused.set(on);
+            heard.set(input.clock.now_ms());
+        };
+        let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms, on_progress: &on_progress, on_asking: &on_asking };
         let timeout_ms = tool.timeout_ms().unwrap_or(settings.tool_timeout_ms);
-        let outcome = guarded_quiet(tool.call(&tool_input, &cx), input, self.run_left(), Some(timeout_ms), &heard).await;
+        let outcome = guarded_quiet(tool.call(&tool_input, &cx), input, self.run_left(), Some(timeout_ms), &heard, &paused).await;
         let name = tool.name().to_string();
         let (message, timed_out) = match outcome {
             Guarded::Done(Ok(observation)) => {

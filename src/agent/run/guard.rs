@@ -23,16 +23,21 @@ pub(super) async fn guarded<T>(
 ) -> Guarded<T> {
     // A limit nothing starts again is a limit of silence heard once, at the start.
     let heard = Cell::new(input.clock.now_ms());
-    guarded_quiet(work, input, run_left_ms, limit_ms, &heard).await
+    guarded_quiet(work, input, run_left_ms, limit_ms, &heard, &Cell::new(false)).await
 }
 
 /// Like `guarded`, with `quiet_ms` a limit of silence: it runs from the last moment `heard`
-/// was set (the call's start, then each progress report).
-pub(super) async fn guarded_quiet<T>(work: impl std::future::Future<Output = T>, input: &RunInput<'_>, run_left_ms: Option<f64>, quiet_ms: Option<f64>, heard: &Cell<f64>) -> Guarded<T> {
+/// was set (the call's start, then each progress report), and waits while `paused` (the call
+/// waits on the person).
+pub(super) async fn guarded_quiet<T>(work: impl std::future::Future<Output = T>, input: &RunInput<'_>, run_left_ms: Option<f64>, quiet_ms: Option<f64>, heard: &Cell<f64>, paused: &Cell<bool>) -> Guarded<T> {
     let clock = input.clock;
     let silence = async {
         let Some(quiet_ms) = quiet_ms else { return std::future::pending::<()>().await };
         loop {
+            if paused.get() {
+                clock.sleep(quiet_ms).await;
+                continue;
+            }
             let left = heard.get() + quiet_ms - clock.now_ms();
             if left <= 0.0 {
                 return;

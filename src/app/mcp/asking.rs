@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use crate::tools::mcp::elicit::{Answer, Asked, Entry};
+pub use crate::tools::mcp::elicit::{Answer, Asked, Entry, Field, Format, Kind};
 
 /// One question waiting for the person.
 #[derive(Debug, Clone, PartialEq)]

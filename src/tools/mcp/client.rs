@@ -115,20 +115,31 @@ pub fn session_unknown(status: u16, body: &str) -> bool {
     }
 }
 
-/// Progress a server reports on a call (`notifications/progress`), as lines of text, for
-/// the call to read while it waits (`next`).
+/// What a call hears while it waits, besides its answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Heard {
+    /// Progress the server reports (`notifications/progress`), as a line of text.
+    Progress(String),
+    /// The server asked the person something (`true`), or they answered (`false`).
+    Asking(bool),
+}
+
+/// What a call hears while it waits (`next`): its progress, and the person being asked.
 #[derive(Clone, Default)]
-pub struct ProgressFeed(Rc<RefCell<(std::collections::VecDeque<String>, Option<std::task::Waker>)>>);
+pub struct ProgressFeed(Rc<RefCell<(std::collections::VecDeque<Heard>, Option<std::task::Waker>)>>);
 
 impl ProgressFeed {
-    fn push(&self, text: String) {
+    fn push(&self, heard: Heard) {
         let waker = {
             let mut state = self.0.borrow_mut();
             // A server that floods is read at its latest: a few lines are enough to show.
+            // (Only progress lines are dropped: a wait on the person is always heard.)
             if state.0.len() >= 16 {
-                state.0.pop_front();
+                if let Some(at) = state.0.iter().position(|h| matches!(h, Heard::Progress(_))) {
+                    state.0.remove(at);
+                }
             }
-            state.0.push_back(text);
+            state.0.push_back(heard);
             state.1.take()
         };
         if let Some(waker) = waker {
@@ -136,8 +147,8 @@ impl ProgressFeed {
         }
     }
 
-    /// The next line of progress (waits for one).
-    pub fn next(&self) -> impl std::future::Future<Output = String> + '_ {
+    /// The next thing heard (waits for one).
+    pub fn next(&self) -> impl std::future::Future<Output = Heard> + '_ {
         std::future::poll_fn(move |cx| {
             let mut state = self.0.borrow_mut();
             match state.0.pop_front() {
@@ -657,7 +668,7 @@ impl McpClient {
                 };
                 let feed = self.progress.borrow().iter().find(|(t, _)| *t == token).map(|(_, feed)| feed.clone());
                 if let (Some(feed), Some(text)) = (feed, progress_text(&params)) {
-                    feed.push(self.scrub(&text));
+                    feed.push(Heard::Progress(self.scrub(&text)));
                 }
             }
             Incoming::Notification { method, .. } if method == "notifications/tools/list_changed" => {
@@ -671,7 +682,14 @@ impl McpClient {
                 let outcome = match (method.as_str(), asker) {
                     ("ping", _) => Ok(json!({})),
                     ("elicitation/create", Some(asker)) => match super::elicit::read(&params) {
-                        Ok(asked) => Ok(asker.ask(&self.label, asked).await.result()),
+                        Ok(asked) => {
+                            // The calls waiting on this server wait on the person now: their
+                            // silence limits pause until the answer.
+                            self.tell_calls(Heard::Asking(true));
+                            let answer = asker.ask(&self.label, asked).await;
+                            self.tell_calls(Heard::Asking(false));
+                            Ok(answer.result())
+                        }
                         Err(why) => Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: why }),
                     },
                     _ => Err(RpcError { code: jsonrpc::METHOD_NOT_FOUND, message: format!("This client does not offer {method}.") }),
@@ -679,6 +697,13 @@ impl McpClient {
                 self.deliver(&jsonrpc::response(&id, outcome)).await;
             }
             _ => {}
+        }
+    }
+
+    fn tell_calls(&self, heard: Heard) {
+        let feeds: Vec<ProgressFeed> = self.progress.borrow().iter().map(|(_, feed)| feed.clone()).collect();
+        for feed in feeds {
+            feed.push(heard.clone());
         }
     }
 

@@ -257,7 +257,7 @@ impl Field {
                 Ok(Some(Value::String(if format.is_some() { text.trim().to_string() } else { text.clone() })))
             }
             (Kind::Number { integer, min, max, .. }, Entry::Text(text)) => {
-                let n: f64 = text.trim().parse().ok().filter(|n: &f64| n.is_finite()).ok_or("A number.")?;
+                let n = crate::number::parse_f64(text).filter(|n| n.is_finite()).ok_or("A number.")?;
                 if *integer && n.fract() != 0.0 {
                     return Err("A whole number.".into());
                 }

@@ -18,16 +18,24 @@ pub struct McpHub {
     on_state: Rc<dyn Fn(&str, McpState)>,
     /// The page's sign-ins, given to every client (used by those with no secret of their own).
     authorizer: RefCell<Option<Rc<dyn Authorizer>>>,
+    /// Who answers servers' questions (elicitation), given to every client.
+    asker: RefCell<Option<Rc<dyn super::elicit::Asker>>>,
 }
 
 impl McpHub {
     pub fn new(fetch: Rc<dyn Fetch>, on_list_changed: Rc<dyn Fn(&str)>, on_state: Rc<dyn Fn(&str, McpState)>) -> Self {
-        McpHub { fetch, clients: RefCell::new(Vec::new()), on_list_changed, on_state, authorizer: RefCell::new(None) }
+        McpHub { fetch, clients: RefCell::new(Vec::new()), on_list_changed, on_state, authorizer: RefCell::new(None), asker: RefCell::new(None) }
     }
 
     /// The page's sign-ins, for the clients made from now on.
     pub fn set_authorizer(&self, authorizer: Rc<dyn Authorizer>) {
         *self.authorizer.borrow_mut() = Some(authorizer);
+    }
+
+    /// Who answers servers' questions, for the clients made from now on: they declare
+    /// elicitation when they connect.
+    pub fn set_asker(&self, asker: Rc<dyn super::elicit::Asker>) {
+        *self.asker.borrow_mut() = Some(asker);
     }
 
     /// The page's sign-ins, for Sign in and Sign out.
@@ -43,6 +51,9 @@ impl McpHub {
         let client = Rc::new(McpClient::new(server, self.fetch.clone()));
         if let Some(authorizer) = self.authorizer.borrow().clone() {
             client.set_authorizer(authorizer);
+        }
+        if let Some(asker) = self.asker.borrow().clone() {
+            client.set_asker(asker);
         }
         let url = server.url.trim().to_string();
         let notify = self.on_list_changed.clone();

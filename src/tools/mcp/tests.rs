@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::client::{session_unknown, ListenEnd, McpClient, McpErrorKind, McpState, PROTOCOL_VERSION};
+use super::client::{session_unknown, Heard, ListenEnd, McpClient, McpErrorKind, McpState, PROTOCOL_VERSION};
 use super::jsonrpc::{self, Incoming, RpcError};
 use super::names::unique_names;
 use super::schema::{compact_description, function_parameters, input_hint};
@@ -427,8 +427,8 @@ fn progress_of_a_call_reaches_its_feed_as_lines_and_other_tokens_are_ignored() {
     let c = client(&server, "secret-token-9");
     let feed = super::client::ProgressFeed::default();
     assert!(run(c.call_tool("slow", json!({}), Some(feed.clone()))).is_ok());
-    let lines: Vec<String> = (0..3).map(|_| run(feed.next())).collect();
-    assert_eq!(lines, ["1 of 3: reading page 1", "0.50", "2 of 3: token ••• used"]);
+    let lines: Vec<Heard> = (0..3).map(|_| run(feed.next())).collect();
+    assert_eq!(lines, ["1 of 3: reading page 1", "0.50", "2 of 3: token ••• used"].map(|l| Heard::Progress(l.into())));
     assert_eq!(super::client::progress_text(&json!({"message": "no number"})), None);
 }
 
@@ -1254,8 +1254,11 @@ fn a_client_with_someone_to_ask_declares_elicitation_and_answers_the_servers_for
     let c = client(&server, "");
     let person = Rc::new(Person { answer: Answer::Accept(serde_json::Map::from_iter([("size".to_string(), json!("l"))])), asked: RefCell::new(Vec::new()) });
     c.set_asker(person.clone());
-    let result = run(c.call_tool("order", json!({}), None)).unwrap();
+    let feed = super::client::ProgressFeed::default();
+    let result = run(c.call_tool("order", json!({}), Some(feed.clone()))).unwrap();
     assert_eq!(result::observation(&result).unwrap(), "done");
+    // The call heard that it waited on the person, and when that ended.
+    assert_eq!([run(feed.next()), run(feed.next())], [Heard::Asking(true), Heard::Asking(false)]);
     let seen = server.seen();
     assert_eq!(seen[0].body["params"]["capabilities"], json!({"elicitation": {"form": {}, "url": {}}}));
     assert_eq!(seen[3].body, json!({"jsonrpc": "2.0", "id": 7, "result": {"action": "accept", "content": {"size": "l"}}}));

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
-use super::client::{McpClient, McpErrorKind, ProgressFeed, Waited};
+use super::client::{McpClient, McpErrorKind, Heard, ProgressFeed, Waited};
 use crate::agent::time::{race, Either};
 use super::result::observation;
 use super::schema::{compact_description, function_parameters, input_hint, DESCRIPTION_LIMIT};
@@ -118,7 +118,13 @@ impl McpTool {
         loop {
             match race(&mut call, feed.next()).await {
                 Either::Left(result) => return result,
-                Either::Right(text) => cx.progress(&text),
+                Either::Right(Heard::Progress(text)) => cx.progress(&text),
+                Either::Right(Heard::Asking(on)) => {
+                    cx.asking(on);
+                    if on {
+                        cx.progress(&format!("Waiting for your answer to {}'s question (above the composer)…", self.origin));
+                    }
+                }
             }
         }
     }

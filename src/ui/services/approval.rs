@@ -13,18 +13,30 @@ use leptos::prelude::*;
 
 use crate::agent::ApprovalChoice;
 
-/// The answer to one approval, given once by the panel, awaited by the run.
-#[derive(Clone, Default)]
-pub struct Reply(Rc<RefCell<(Option<ApprovalChoice>, Option<Waker>)>>);
+/// The answer to one question the run waits on (an approval, a server's question), given once
+/// by the panel, awaited by the run.
+pub struct Reply<T = ApprovalChoice>(Rc<RefCell<(Option<T>, Option<Waker>)>>);
 
-impl Reply {
-    pub fn give(&self, choice: ApprovalChoice) {
+impl<T> Default for Reply<T> {
+    fn default() -> Self {
+        Reply(Rc::new(RefCell::new((None, None))))
+    }
+}
+
+impl<T> Clone for Reply<T> {
+    fn clone(&self) -> Self {
+        Reply(self.0.clone())
+    }
+}
+
+impl<T> Reply<T> {
+    pub fn give(&self, answer: T) {
         let waker = {
             let mut state = self.0.borrow_mut();
             if state.0.is_some() {
                 return;
             }
-            state.0 = Some(choice);
+            state.0 = Some(answer);
             state.1.take()
         };
         if let Some(waker) = waker {
@@ -33,12 +45,12 @@ impl Reply {
     }
 }
 
-impl Future for Reply {
-    type Output = ApprovalChoice;
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ApprovalChoice> {
+impl<T> Future for Reply<T> {
+    type Output = T;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
         let mut state = self.0.borrow_mut();
-        match state.0 {
-            Some(choice) => Poll::Ready(choice),
+        match state.0.take() {
+            Some(answer) => Poll::Ready(answer),
             None => {
                 state.1 = Some(cx.waker().clone());
                 Poll::Pending
