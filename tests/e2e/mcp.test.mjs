@@ -672,7 +672,7 @@ test('a server that asks for a form: checked before it is sent, accepted with it
   await page.locator('.bubble.assistant').waitFor();
   assert.deepEqual((await mcp.state()).asks, [{ action: 'accept', content: { guests: 2, name: 'Ada', seating: 'out', newsletter: false } }]);
   const sent = await requests(env.server.origin, scope);
-  assert.match(sent[1].body.messages.at(-1).content, /Observation: Booked: \{"guests":2,"name":"Ada","seating":"out","newsletter":false\}/);
+  assert.match(sent[1].body.messages.at(-1).content, /Observation: Booked: \{"guests":2,"name":"Ada","newsletter":false,"seating":"out"\}/);
 
   await ask(page, 'Book another');
   await asked.waitFor();
