@@ -684,11 +684,17 @@ impl McpClient {
                     ("elicitation/create", Some(asker)) => match super::elicit::read(&params) {
                         Ok(asked) => {
                             // The calls waiting on this server wait on the person now: their
-                            // silence limits pause until the answer.
+                            // silence limits pause until the answer, or until this wait is
+                            // dropped (Stop).
+                            struct Asking<'c>(&'c McpClient);
+                            impl Drop for Asking<'_> {
+                                fn drop(&mut self) {
+                                    self.0.tell_calls(Heard::Asking(false));
+                                }
+                            }
                             self.tell_calls(Heard::Asking(true));
-                            let answer = asker.ask(&self.label, asked).await;
-                            self.tell_calls(Heard::Asking(false));
-                            Ok(answer.result())
+                            let _asking = Asking(self);
+                            Ok(asker.ask(&self.label, asked).await.result())
                         }
                         Err(why) => Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: why }),
                     },
@@ -701,7 +707,9 @@ impl McpClient {
     }
 
     fn tell_calls(&self, heard: Heard) {
-        let feeds: Vec<ProgressFeed> = self.progress.borrow().iter().map(|(_, feed)| feed.clone()).collect();
+        let Ok(progress) = self.progress.try_borrow() else { return };
+        let feeds: Vec<ProgressFeed> = progress.iter().map(|(_, feed)| feed.clone()).collect();
+        drop(progress);
         for feed in feeds {
             feed.push(heard.clone());
         }
