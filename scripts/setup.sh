@@ -45,7 +45,11 @@ setup_engines() {
     say "installing firefox-esr, webkit2gtk-driver and xvfb (apt)"
     apt_install firefox-esr webkit2gtk-driver xvfb
   fi
-  if [ -x "$TOOLS/bin/geckodriver" ] && "$TOOLS/bin/geckodriver" --version 2>/dev/null | head -1 | grep -q " $GECKODRIVER_VERSION"; then
+  # The output is read whole first: with pipefail, `grep -q` leaving a pipe early fails the
+  # writer (SIGPIPE), which made this check miss now and then and install again.
+  local gecko=""
+  [ -x "$TOOLS/bin/geckodriver" ] && gecko="$("$TOOLS/bin/geckodriver" --version 2>/dev/null || true)"
+  if grep -q " $GECKODRIVER_VERSION" <<<"${gecko%%$'\n'*}"; then
     say "geckodriver $GECKODRIVER_VERSION: already installed"
   else
     say "installing geckodriver $GECKODRIVER_VERSION (cargo, about a minute and a half)"
@@ -57,7 +61,7 @@ setup_engines() {
 # Sets WASM_ENV: a file to source before any wasm32 cargo command (empty on the rustup route).
 setup_wasm_target() {
   WASM_ENV="$TOOLS/wasm-env.sh"
-  if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  if grep -qx wasm32-unknown-unknown <<<"$(rustup target list --installed 2>/dev/null || true)"; then
     say "wasm32-unknown-unknown: already installed (rustup)"
     : > "$WASM_ENV"
     return
@@ -205,7 +209,7 @@ setup_wasm_bindgen() {
 }
 
 setup_trunk() {
-  if command -v trunk >/dev/null && trunk --version | grep -q "$TRUNK_VERSION"; then
+  if command -v trunk >/dev/null && grep -q "$TRUNK_VERSION" <<<"$(trunk --version 2>/dev/null || true)"; then
     say "trunk $TRUNK_VERSION: already installed"
   else
     say "installing trunk $TRUNK_VERSION (cargo, about 13 minutes on 2 cores)"
