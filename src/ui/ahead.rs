@@ -21,7 +21,6 @@ pub fn preload(chunk: &str) -> Option<Preload> {
         "otel_send" => || Box::pin(super::services::otel::preload_send()),
         "find_bar" => || Box::pin(super::widgets::trace::find::preload_find_bar()),
         "approval" => || Box::pin(super::widgets::approval::preload()),
-        "asking" => || Box::pin(super::widgets::asking::preload()),
         "in_page_warm" => || Box::pin(super::services::run::preload_warm()),
         "chat_list" => || Box::pin(super::chats::preload_list()),
         "read_chat" => || Box::pin(super::services::chats::preload_read()),

@@ -81,7 +81,6 @@ pub const MANIFEST: &[Part] = &[
     Part { chunk: "otel_send", what: "Sending runs to the collector", fetched: &[IdleIf(Needs::Collector)] },
     Part { chunk: "find_bar", what: "Finding steps", fetched: &[Idle] },
     Part { chunk: "approval", what: "The approval panel", fetched: &[IdleIf(Needs::McpServer), OnUse] },
-    Part { chunk: "asking", what: "A server's question to you", fetched: &[IdleIf(Needs::McpServer), OnUse] },
     Part { chunk: "in_page_warm", what: "Readying the model in this page", fetched: &[IdleIf(Needs::ModelInPage)] },
     Part { chunk: "chat_list", what: "The chat list", fetched: &[Returning, Idle] },
     Part { chunk: "read_chat", what: "Reading chats", fetched: &[Returning, OnUse] },
