@@ -638,4 +638,3 @@ test('an approval panel that cannot be fetched says so with Try again; the run w
   assert.deepEqual((await mcp.state()).calls.map((c) => c.arguments.message), ['later']);
   await context.close();
 });
-
