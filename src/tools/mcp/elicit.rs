@@ -438,19 +438,10 @@ fn words(text: &str) -> Vec<String> {
     out
 }
 
-/// `scheme://host[:port]` of an http or https address, None for any other.
+/// The origin of an http or https address (`base::url::origin`), None for any other or for
+/// one with spaces in it.
 fn web_origin(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    if scheme != "http" && scheme != "https" {
-        return None;
-    }
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    if host.is_empty() || host.contains(char::is_whitespace) {
-        return None;
-    }
-    Some(format!("{scheme}://{}", host.to_ascii_lowercase()))
+    crate::base::url::origin(url).filter(|origin| !origin.contains(char::is_whitespace))
 }
 
 fn bounded(text: &str, limit: usize) -> String {
