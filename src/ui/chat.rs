@@ -127,6 +127,7 @@ pub fn ChatPane(
                 </Show>
             })}
             <crate::ui::widgets::approval::ApprovalPanel pending=approval/>
+            <crate::ui::widgets::asking::AskingPanel/>
             <Show when=move || compose.has_offers()>
                 {crate::ui::services::parts::part_view("mcp_compose", move || Box::pin(crate::ui::chat::compose::pickers(compose, draft)), None, crate::ui::services::parts::Around::Nothing)}
             </Show>

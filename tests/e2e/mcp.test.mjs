@@ -638,3 +638,84 @@ test('an approval panel that cannot be fetched says so with Try again; the run w
   assert.deepEqual((await mcp.state()).calls.map((c) => c.arguments.message), ['later']);
   await context.close();
 });
+
+test('a server that asks for a form: checked before it is sent, accepted with its defaults, then declined and cancelled, each as such', async () => {
+  const mcp = await startMcp('--asks');
+  const { page, context, scope, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url)).ok);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [
+    action('book-table', {}), finalAnswer('Booked.'),
+    action('book-table', {}), finalAnswer('Not booked.'),
+    action('book-table', {}), finalAnswer('Left alone.'),
+  ]);
+  await ask(page, 'Book a table');
+  const asked = page.getByTestId('elicitation');
+  await asked.waitFor();
+  assert.match(await asked.textContent(), new RegExp(`${mcp.url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} asks: How should the table be booked\\?`));
+  const field = (name) => asked.locator(`[data-field="${name}"]`);
+  // The form starts at the schema's defaults.
+  assert.equal(await field('guests').inputValue(), '2');
+  assert.equal(await field('name').inputValue(), 'Ada');
+  assert.equal(await field('seating').inputValue(), 'out');
+  assert.equal(await field('newsletter').isChecked(), false);
+  assert.equal(await field('email').inputValue(), '');
+  assert.equal(await page.getByTestId('elicitation-warning').count(), 0);
+  // A value the schema refuses is said on its field, and nothing is sent.
+  await field('email').fill('not an address');
+  await page.getByTestId('elicitation-accept').click();
+  await asked.getByText('An email address.').waitFor();
+  assert.deepEqual((await mcp.state()).asks, []);
+  await field('email').fill('');
+  await page.getByTestId('elicitation-accept').click();
+  await asked.waitFor({ state: 'detached' });
+  await page.locator('.bubble.assistant').waitFor();
+  assert.deepEqual((await mcp.state()).asks, [{ action: 'accept', content: { guests: 2, name: 'Ada', seating: 'out', newsletter: false } }]);
+  const sent = await requests(env.server.origin, scope);
+  assert.match(sent[1].body.messages.at(-1).content, /Observation: Booked: \{"guests":2,"name":"Ada","newsletter":false,"seating":"out"\}/);
+
+  await ask(page, 'Book another');
+  await asked.waitFor();
+  await page.getByTestId('elicitation-decline').click();
+  await page.locator('.bubble.assistant').nth(1).waitFor();
+  await ask(page, 'And one more');
+  await asked.waitFor();
+  await page.getByTestId('elicitation-cancel').click();
+  await page.locator('.bubble.assistant').nth(2).waitFor();
+  assert.deepEqual((await mcp.state()).asks.slice(1), [{ action: 'decline' }, { action: 'cancel' }]);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a server that asks to visit an address: nothing opens until the person agrees; Stop while a question waits ends the run', async () => {
+  const mcp = await startMcp('--asks');
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url)).ok);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [action('pay', {}), finalAnswer('Paid.'), action('book-table', {})]);
+  await ask(page, 'Pay for it');
+  await page.getByTestId('elicitation').waitFor();
+  const payUrl = `${new URL(mcp.url).origin}/__pay`;
+  assert.equal(await page.getByTestId('elicitation-url').textContent(), payUrl);
+  assert.equal(await page.getByTestId('elicitation-accept').textContent(), `Open ${new URL(mcp.url).origin}`);
+  await page.waitForTimeout(300);
+  assert.equal((await mcp.state()).paid, 0, 'nothing opened before the person agreed');
+  const [opened] = await Promise.all([context.waitForEvent('page'), page.getByTestId('elicitation-accept').click()]);
+  await opened.waitForLoadState();
+  assert.equal(opened.url(), payUrl);
+  assert.equal(await opened.evaluate(() => window.opener), null, 'the page it opened cannot reach this one');
+  await page.locator('.bubble.assistant').waitFor();
+  const state = await mcp.state();
+  assert.equal(state.paid, 1);
+  assert.equal(state.payReferrer, null, 'no referrer went with it');
+  assert.deepEqual(state.asks, [{ action: 'accept' }]);
+  await opened.close();
+
+  await ask(page, 'Book a table');
+  await page.getByTestId('elicitation').waitFor();
+  await page.getByTestId('stop').click();
+  await page.getByTestId('elicitation').waitFor({ state: 'detached' });
+  await page.locator('.bubble.problem').waitFor();
+  assert.equal(await page.locator('.bubble.problem .text').textContent(), 'Stopped by you.');
+  await context.close();
+});

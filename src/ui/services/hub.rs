@@ -44,6 +44,8 @@ mod io {
             // a sign-in the page went to itself finishes.
             crate::ui::services::sign_in::restore(page);
             hub.set_authorizer(Rc::new(crate::ui::services::sign_in::PageAuthorizer { page, reconnect: connect }));
+            // Servers may ask the person (elicitation): the panel above the composer answers.
+            hub.set_asker(Rc::new(crate::ui::services::asking::PageAsker));
             crate::ui::services::sign_in::resume(page, connect);
             hub
         };

@@ -10,6 +10,7 @@
 //! - `run.rs`: a run of the agent into a conversation, its provider and tools; `session.rs`,
 //!   the chat's side of it (asking, branches); `approval.rs`, the channel a waiting call asks on;
 //! - `mcp.rs`, `hub.rs`, `sign_in.rs`: the page's MCP servers, their clients and sign-ins;
+//!   `asking.rs`, the questions servers ask the person (elicitation) and the calls waiting on them;
 //! - `in_page.rs`: the model in the page as the page shares it;
 //! - `documents.rs`: the person's documents: files in, PDFs read, indexing in steps, their
 //!   database, and the index each run's `documents` tool searches;
@@ -18,6 +19,7 @@
 //! - `theme.rs`: the colour theme, kept and applied.
 
 pub mod approval;
+pub mod asking;
 pub mod chats;
 pub mod documents;
 pub mod dom;

@@ -50,6 +50,16 @@ pub fn when_idle(f: impl Fn() + 'static) {
     drop(f);
 }
 
+/// Opens `url` in a new window that knows nothing of this page: no opener, no referrer.
+pub fn open_apart(url: &str) {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(window) = web_sys::window() {
+        let _ = window.open_with_url_and_target_and_features(url, "_blank", "noopener,noreferrer");
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = url;
+}
+
 /// Offers `text` to the person as the file `name`.
 pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
     #[cfg(target_arch = "wasm32")]

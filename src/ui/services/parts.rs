@@ -80,7 +80,7 @@ pub const MANIFEST: &[Part] = &[
     Part { chunk: "trace_rows", what: "The trace's steps", fetched: &[Returning, Idle] },
     Part { chunk: "otel_send", what: "Sending runs to the collector", fetched: &[IdleIf(Needs::Collector)] },
     Part { chunk: "find_bar", what: "Finding steps", fetched: &[Idle] },
-    Part { chunk: "approval", what: "The approval panel", fetched: &[IdleIf(Needs::McpServer), OnUse] },
+    Part { chunk: "approval", what: "The approval panel and servers' questions", fetched: &[IdleIf(Needs::McpServer), OnUse] },
     Part { chunk: "in_page_warm", what: "Readying the model in this page", fetched: &[IdleIf(Needs::ModelInPage)] },
     Part { chunk: "chat_list", what: "The chat list", fetched: &[Returning, Idle] },
     Part { chunk: "read_chat", what: "Reading chats", fetched: &[Returning, OnUse] },
@@ -219,8 +219,8 @@ impl From<leptos::wasm_split::SplitLoaderError> for PartMissing {
 
 /// `part!(chunk, preload = NAME, VIS fn NAME(ARG: TYPE, ...) -> TYPE { BODY })` declares
 /// `VIS async fn NAME(...) -> Result<TYPE, PartMissing>` and
-/// `VIS async fn PRELOAD() -> Result<(), PartMissing>`. Each part names its own `chunk` (the
-/// file it becomes; a name used twice fails the link). Arguments and the result cross the split
+/// `VIS async fn PRELOAD() -> Result<(), PartMissing>`. Each part names its `chunk` (the file it
+/// becomes); functions naming the same chunk are fetched together, in one file. Arguments and the result cross the split
 /// as plain values, so the function has no generics and no receiver.
 macro_rules! part {
     ($chunk:ident, preload = $preload:ident, $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty $body:block) => {

@@ -3,6 +3,7 @@
 //! the record and the page services; they import no feature.
 
 pub mod approval;
+pub mod asking;
 pub mod bubbles;
 pub mod in_page;
 pub mod markdown;
