@@ -135,7 +135,24 @@ export async function session(name, driverUrl) {
       await s.until((q) => !!document.querySelector(q), [sel], { timeout, what: `${sel} is shown` });
       return driver.findElement(By.css(sel));
     },
-    async click(target) { await (await s.find(target)).click(); },
+    /**
+     * Clicks the element once it is in view and stands still: one still moving (the page
+     * scrolling to its newest line, a part's styles arriving) would take the click elsewhere.
+     */
+    async click(target) {
+      const element = await s.find(target);
+      await s.until((q) => {
+        const el = document.querySelector(q);
+        if (!el) return false;
+        el.scrollIntoView({ block: 'center', inline: 'nearest' });
+        const r = el.getBoundingClientRect();
+        const at = `${r.x},${r.y},${r.width},${r.height}`;
+        const still = el.__testAt === at;
+        el.__testAt = at;
+        return still;
+      }, [css(target)], { what: `${css(target)} stands still in view` });
+      await element.click();
+    },
     /**
      * Waits until the trace toolbar has its last piece, the find bar (a part fetched at idle, drawn
      * into the toolbar's row, with its styles): before that, its arrival moves the row's buttons
