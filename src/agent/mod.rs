@@ -28,5 +28,5 @@ pub use prompt::Turn;
 pub use run::{run_agent, AnsweredQuestion, RunInput, RunObserver};
 pub use settings::{AgentSettings, EarlyStopping, Strategy};
 pub use time::{CancelToken, Clock};
-pub use tool::{Tool, ToolContext, ToolError};
+pub use tool::{AskedYou, Tool, ToolContext, ToolError};
 pub use trace::{ApprovalChoice, Event, EventKind, ScopeVerdict, StopReason, Tone, Trace};

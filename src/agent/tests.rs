@@ -417,6 +417,7 @@ impl Tool for Asks {
             }
             SystemClock::default().sleep(self.asked_ms).await;
             if self.says {
+                cx.asked(crate::agent::AskedYou { server: "https://s.example/mcp".into(), question: "Sure?".into(), answer: "Sent {\"sure\":true}".into(), accepted: true });
                 cx.asking(false);
             }
             SystemClock::default().sleep(self.then_ms).await;
@@ -434,6 +435,12 @@ fn the_silence_limit_waits_while_the_person_is_asked_and_runs_whole_again_after(
     let model = Script::texts(&[ACT_SEARCH, "Final Answer: fine"]);
     let (trace, _) = run_with(&model, &[&tool], &settings, &CancelToken::new(), &[]);
     assert!(answered(&trace), "{:?}", kinds(&trace));
+    // The question and the answer are a step of the call's, between the call and its result.
+    let at = |kind: &str| trace.events.iter().position(|e| e.kind.name() == kind);
+    assert!(at("tool_call") < at("server_asked") && at("server_asked") < at("tool_result"), "{:?}", kinds(&trace));
+    let asked = trace.events.iter().find(|e| e.kind.name() == "server_asked").unwrap();
+    assert_eq!(asked.step, trace.events.iter().find(|e| e.kind.name() == "tool_call").unwrap().step);
+    assert_eq!(asked.kind.tone(), Tone::Success);
     // The same wait unsaid is silence, and times out.
     let tool = Asks { asked_ms: 250.0, then_ms: 40.0, says: false };
     let model = Script::texts(&[ACT_SEARCH, "Final Answer: later"]);

@@ -42,6 +42,21 @@ pub struct ToolContext<'a> {
     pub(crate) on_progress: &'a dyn Fn(&str),
     /// Told when the tool starts (`true`) and stops waiting on the person (see `asking`).
     pub(crate) on_asking: &'a dyn Fn(bool),
+    /// Told what the person was asked and answered (see `asked`).
+    pub(crate) on_asked: &'a dyn Fn(AskedYou),
+}
+
+/// A question a tool's service asked the person while the tool ran (an MCP server's
+/// elicitation), and their answer, as the trace keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AskedYou {
+    /// Who asked: the server's address.
+    pub server: String,
+    pub question: String,
+    /// What was sent back, secrets already left out.
+    pub answer: String,
+    /// Whether they accepted (else they declined or cancelled).
+    pub accepted: bool,
 }
 
 impl<'a> ToolContext<'a> {
@@ -58,6 +73,11 @@ impl<'a> ToolContext<'a> {
         (self.on_asking)(on);
     }
 
+    /// The person answered a question the tool's service asked them: a step of the trace.
+    pub fn asked(&self, exchange: AskedYou) {
+        (self.on_asked)(exchange);
+    }
+
     /// Asks the run's model for a completion on the tool's behalf. The call appears in the trace.
     pub async fn ask_model(&self, request: ChatRequest) -> Result<ChatResponse, LlmError> {
         let started = (self.now_ms)();
@@ -71,7 +91,7 @@ impl<'a> ToolContext<'a> {
 /// to `model` and are not recorded anywhere.
 pub async fn call_with_model(tool: &dyn Tool, input: &Value, model: &dyn ChatModel) -> Result<String, ToolError> {
     let now = || 0.0;
-    let cx = ToolContext { model, on_model_call: &|_, _, _| {}, now_ms: &now, on_progress: &|_| {}, on_asking: &|_| {} };
+    let cx = ToolContext { model, on_model_call: &|_, _, _| {}, now_ms: &now, on_progress: &|_| {}, on_asking: &|_| {}, on_asked: &|_| {} };
     tool.call(input, &cx).await
 }
 

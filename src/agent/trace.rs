@@ -254,6 +254,16 @@ pub enum EventKind {
         tool: String,
         choice: ApprovalChoice,
     },
+    /// A service a tool call went to asked the person something (an MCP server's elicitation),
+    /// and what they answered.
+    ServerAsked {
+        /// The server's address.
+        server: String,
+        question: String,
+        /// What went back, with what seemed secret left out.
+        answer: String,
+        accepted: bool,
+    },
     /// A tool call started (in progress until its result or failure arrives).
     ToolCall {
         tool: String,
@@ -335,6 +345,8 @@ impl EventKind {
             EventKind::LlmRequest { .. } | EventKind::ToolCall { .. } | EventKind::ApprovalAsked { .. } => Tone::Pending,
             EventKind::ApprovalGiven { choice: ApprovalChoice::Denied, .. } => Tone::Neutral,
             EventKind::ApprovalGiven { .. } => Tone::Success,
+            EventKind::ServerAsked { accepted: true, .. } => Tone::Success,
+            EventKind::ServerAsked { .. } => Tone::Neutral,
             EventKind::LlmResponse { incomplete, .. } => {
                 if *incomplete {
                     Tone::Error
@@ -376,6 +388,7 @@ impl EventKind {
             EventKind::ParseFailed { .. } => "parse_failed",
             EventKind::ApprovalAsked { .. } => "approval_asked",
             EventKind::ApprovalGiven { .. } => "approval_given",
+            EventKind::ServerAsked { .. } => "server_asked",
             EventKind::ToolCall { .. } => "tool_call",
             EventKind::ToolResult { .. } => "tool_result",
             EventKind::ToolFailed { .. } => "tool_failed",
@@ -405,6 +418,7 @@ impl EventKind {
             EventKind::ApprovalAsked { .. } => "Approval needed",
             EventKind::ApprovalGiven { choice: ApprovalChoice::Denied, .. } => "Denied by you",
             EventKind::ApprovalGiven { .. } => "Allowed by you",
+            EventKind::ServerAsked { .. } => "Asked you",
             EventKind::ToolCall { .. } => "Tool call",
             EventKind::ToolResult { .. } => "Observation",
             EventKind::ToolFailed { .. } => "Tool error",

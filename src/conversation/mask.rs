@@ -50,6 +50,10 @@ pub fn mask_event(event: &mut Event, secrets: &Secrets) {
         }
         EventKind::ToolCall { input, .. } | EventKind::RepeatedAction { input, .. } | EventKind::ApprovalAsked { input, .. } => mask_value(input, secrets),
         EventKind::ApprovalGiven { .. } => {}
+        EventKind::ServerAsked { question, answer, .. } => {
+            m(question);
+            m(answer);
+        }
         EventKind::ToolResult { observation, .. } => m(observation),
         EventKind::ToolFailed { message, .. } => m(message),
         EventKind::UnknownTool { requested, .. } => m(requested),

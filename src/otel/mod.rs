@@ -284,6 +284,12 @@ impl Builder<'_> {
                     };
                     self.event(root, "thoughtline.approval_given", e.started_ms, vec![("gen_ai.tool.name", tool), ("thoughtline.approval.choice", Attr::Str(choice.into()))]);
                 }
+                // Under the call it happened in, when that call's span is open.
+                EventKind::ServerAsked { server, accepted, .. } => {
+                    let server = self.text(server);
+                    let parent = tool_call.unwrap_or(root);
+                    self.event(parent, "thoughtline.server_asked", e.started_ms, vec![("server.address", server), ("thoughtline.asked.accepted", Attr::Bool(*accepted))]);
+                }
                 EventKind::ToolCall { tool, input, via } => {
                     let at = self.span(e.index, Some(self.spans[root].id), format!("execute_tool {tool}"), SpanKind::Internal, e.started_ms);
                     let id = match native_ids.iter().position(|(name, _)| name == tool) {

@@ -115,6 +115,9 @@ fn event_kind(value: &Value) -> Read<EventKind> {
         "tool_result" => Some(Struct(|f| Ok(K::ToolResult { tool: f.get("tool", string)?, observation: f.get("observation", string)? }))),
         "approval_asked" => Some(Struct(|f| Ok(K::ApprovalAsked { tool: f.get("tool", string)?, input: f.get("input", any)?, via: f.option("via", string)? }))),
         "approval_given" => Some(Struct(|f| Ok(K::ApprovalGiven { tool: f.get("tool", string)?, choice: f.get("choice", approval_choice)? }))),
+        "server_asked" => Some(Struct(|f| {
+            Ok(K::ServerAsked { server: f.get("server", string)?, question: f.get("question", string)?, answer: f.get("answer", string)?, accepted: f.get("accepted", boolean)? })
+        })),
         "tool_failed" => Some(Struct(|f| {
             Ok(K::ToolFailed {
                 tool: f.get("tool", string)?,

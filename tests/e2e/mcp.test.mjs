@@ -673,6 +673,10 @@ test('a server that asks for a form: checked before it is sent, accepted with it
   assert.deepEqual((await mcp.state()).asks, [{ action: 'accept', content: { guests: 2, name: 'Ada', seating: 'out', newsletter: false } }]);
   const sent = await requests(env.server.origin, scope);
   assert.match(sent[1].body.messages.at(-1).content, /Observation: Booked: \{"guests":2,"name":"Ada","newsletter":false,"seating":"out"\}/);
+  // The question and the answer are a step of the call's, in the trace.
+  const exchange = page.locator('[data-testid="event"][data-kind="server_asked"]');
+  assert.equal(await exchange.getAttribute('data-tone'), 'success');
+  assert.match(await exchange.textContent(), /asked: How should the table be booked\?[\s\S]*Sent \{"guests":2,"name":"Ada","newsletter":false,"seating":"out"\}/);
 
   await ask(page, 'Book another');
   await asked.waitFor();
@@ -683,6 +687,8 @@ test('a server that asks for a form: checked before it is sent, accepted with it
   await page.getByTestId('elicitation-cancel').click();
   await page.locator('.bubble.assistant').nth(2).waitFor();
   assert.deepEqual((await mcp.state()).asks.slice(1), [{ action: 'decline' }, { action: 'cancel' }]);
+  assert.match(await exchange.textContent(), /Left unanswered \(cancelled\)\./);
+  assert.equal(await exchange.getAttribute('data-tone'), 'neutral');
   assert.deepEqual(errors, []);
   await context.close();
 });

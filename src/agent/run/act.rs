@@ -71,7 +71,11 @@ impl Run<'_, '_> {
             paused.set(on);
             heard.set(input.clock.now_ms());
         };
-        let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms, on_progress: &on_progress, on_asking: &on_asking };
+        // The question and the answer are a step of the call's.
+        let on_asked = |asked: crate::agent::AskedYou| {
+            rec.record(step, rec.now(), EventKind::ServerAsked { server: asked.server, question: asked.question, answer: asked.answer, accepted: asked.accepted });
+        };
+        let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms, on_progress: &on_progress, on_asking: &on_asking, on_asked: &on_asked };
         let timeout_ms = tool.timeout_ms().unwrap_or(settings.tool_timeout_ms);
         let outcome = guarded_quiet(tool.call(&tool_input, &cx), input, self.run_left(), Some(timeout_ms), &heard, &paused).await;
         let name = tool.name().to_string();

@@ -63,6 +63,7 @@ impl Filter {
                     | EventKind::RepeatedAction { .. }
                     | EventKind::ApprovalAsked { .. }
                     | EventKind::ApprovalGiven { .. }
+                    | EventKind::ServerAsked { .. }
             ),
             Filter::Model => matches!(
                 kind,

@@ -236,6 +236,11 @@ impl EventKind {
                 ApprovalChoice::Always => format!("{tool} may run from now on without asking."),
                 ApprovalChoice::Denied => format!("{tool} was not called; the model was told you did not allow it."),
             }),
+            EventKind::ServerAsked { server, question, answer, .. } => Row {
+                summary: format!("{server} asked: {question}"),
+                parts: vec![Part::Text(answer.clone())],
+                meta: String::new(),
+            },
             EventKind::ToolResult { tool, observation } => Row {
                 summary: String::new(),
                 parts: vec![Part::Text(observation.clone())],

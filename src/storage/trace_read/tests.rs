@@ -96,6 +96,10 @@ fn each_kind_reads_from_its_required_fields_alone() {
         (r#"{"approval_asked":{"tool":"t","input":{}}}"#, EventKind::ApprovalAsked { tool: "t".into(), input: json!({}), via: None }),
         (r#"{"approval_given":{"tool":"t","choice":"denied"}}"#, EventKind::ApprovalGiven { tool: "t".into(), choice: ApprovalChoice::Denied }),
         (
+            r#"{"server_asked":{"server":"s","question":"q","answer":"a","accepted":true}}"#,
+            EventKind::ServerAsked { server: "s".into(), question: "q".into(), answer: "a".into(), accepted: true },
+        ),
+        (
             r#"{"forked":{"branch":0,"from":4,"change":"ask_again","settings":"now"}}"#,
             EventKind::Forked(Box::new(crate::agent::fork::Fork {
                 branch: 0,

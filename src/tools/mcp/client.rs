@@ -122,6 +122,8 @@ pub enum Heard {
     Progress(String),
     /// The server asked the person something (`true`), or they answered (`false`).
     Asking(bool),
+    /// What the person was asked and answered, for the trace (before `Asking(false)`).
+    Answered(crate::agent::AskedYou),
 }
 
 /// What a call hears while it waits (`next`): its progress, and the person being asked.
@@ -694,7 +696,9 @@ impl McpClient {
                             }
                             self.tell_calls(Heard::Asking(true));
                             let _asking = Asking(self);
-                            Ok(asker.ask(&self.label, asked).await.result())
+                            let answer = asker.ask(&self.label, asked.clone()).await;
+                            self.tell_calls(Heard::Answered(super::elicit::exchange(&self.label, &asked, &answer)));
+                            Ok(answer.result())
                         }
                         Err(why) => Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: why }),
                     },

@@ -101,6 +101,30 @@ impl Answer {
     }
 }
 
+/// The question and the answer as the trace keeps them: the server's message (and the address
+/// it asked to have visited), and what was sent back, a field that seems to ask for a secret
+/// shown as "•••" (the record's masking covers the usual key shapes).
+pub fn exchange(server: &str, asked: &Asked, answer: &Answer) -> crate::agent::AskedYou {
+    let question = match asked {
+        Asked::Form(form) => form.message.clone(),
+        Asked::Url { message, url, .. } => format!("{message} (visit {url})"),
+    };
+    let secret = |name: &str| matches!(asked, Asked::Form(form) if form.fields.iter().any(|f| f.name == name && f.looks_secret()));
+    let answer_text = match answer {
+        Answer::Accept(content) if content.is_empty() => match asked {
+            Asked::Url { .. } => "Agreed, and opened the address.".to_string(),
+            Asked::Form(_) => "Accepted, with nothing filled in.".to_string(),
+        },
+        Answer::Accept(content) => {
+            let shown: Map<String, Value> = content.iter().map(|(k, v)| (k.clone(), if secret(k) { Value::String("•••".into()) } else { v.clone() })).collect();
+            format!("Sent {}", Value::Object(shown))
+        }
+        Answer::Decline => "Declined.".to_string(),
+        Answer::Cancel => "Left unanswered (cancelled).".to_string(),
+    };
+    crate::agent::AskedYou { server: server.to_string(), question, answer: answer_text, accepted: matches!(answer, Answer::Accept(_)) }
+}
+
 /// Reads an `elicitation/create` request's params; the error says what is wrong with it, for the
 /// server (an invalid-params answer).
 pub fn read(params: &Value) -> Result<Asked, String> {

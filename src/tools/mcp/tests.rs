@@ -1257,8 +1257,12 @@ fn a_client_with_someone_to_ask_declares_elicitation_and_answers_the_servers_for
     let feed = super::client::ProgressFeed::default();
     let result = run(c.call_tool("order", json!({}), Some(feed.clone()))).unwrap();
     assert_eq!(result::observation(&result).unwrap(), "done");
-    // The call heard that it waited on the person, and when that ended.
-    assert_eq!([run(feed.next()), run(feed.next())], [Heard::Asking(true), Heard::Asking(false)]);
+    // The call heard that it waited on the person, what was asked and answered (for its
+    // trace), and when the wait ended.
+    let heard = [run(feed.next()), run(feed.next()), run(feed.next())];
+    let asker = person.asked.borrow()[0].0.clone();
+    let exchange = crate::agent::AskedYou { server: asker, question: "Which size?".into(), answer: r#"Sent {"size":"l"}"#.into(), accepted: true };
+    assert_eq!(heard, [Heard::Asking(true), Heard::Answered(exchange), Heard::Asking(false)]);
     let seen = server.seen();
     assert_eq!(seen[0].body["params"]["capabilities"], json!({"elicitation": {"form": {}, "url": {}}}));
     assert_eq!(seen[3].body, json!({"jsonrpc": "2.0", "id": 7, "result": {"action": "accept", "content": {"size": "l"}}}));

@@ -119,6 +119,7 @@ impl McpTool {
             match race(&mut call, feed.next()).await {
                 Either::Left(result) => return result,
                 Either::Right(Heard::Progress(text)) => cx.progress(&text),
+                Either::Right(Heard::Answered(exchange)) => cx.asked(exchange),
                 Either::Right(Heard::Asking(on)) => {
                     cx.asking(on);
                     if on {

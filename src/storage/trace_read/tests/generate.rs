@@ -13,7 +13,7 @@ use crate::agent::ModelName;
 
 /// Each enum in an event and how many variants it has.
 pub const COUNTS: [(&str, usize); 12] = [
-    ("EventKind", 22),
+    ("EventKind", 23),
     ("Change", 5),
     ("ForkSettings", 2),
     ("LlmPurpose", 4),
@@ -160,7 +160,8 @@ fn error_kind(rng: &mut Rng) -> LlmErrorKind {
 }
 
 fn kind(rng: &mut Rng) -> EventKind {
-    match rng.below(22) {
+    match rng.below(23) {
+        22 => EventKind::ServerAsked { server: text(rng), question: text(rng), answer: text(rng), accepted: flag(rng) },
         21 => EventKind::Forked(Box::new(crate::agent::fork::Fork {
             branch: uint(rng),
             from: uint(rng),
@@ -355,6 +356,7 @@ pub fn variants(kind: &EventKind, seen: &mut BTreeSet<(&'static str, usize)>) {
             see("Strategy", strategy(&fork.strategy));
             21
         }
+        EventKind::ServerAsked { .. } => 22,
     };
     see("EventKind", n);
 }

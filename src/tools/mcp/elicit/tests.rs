@@ -40,6 +40,22 @@ fn accepting_a_form_untouched_sends_each_default_with_its_type() {
 }
 
 #[test]
+fn the_trace_keeps_the_question_and_the_answer_but_not_what_seems_secret() {
+    let form = form(json!({"name": {"type": "string"}, "api_key": {"type": "string"}}), &["name"]);
+    let asked = Asked::Form(Form { message: "Who are you?".into(), ..form });
+    let sent = Answer::Accept(Map::from_iter([("name".to_string(), json!("Ada")), ("api_key".to_string(), json!("abc-123"))]));
+    let kept = exchange("https://s.example/mcp", &asked, &sent);
+    assert_eq!((kept.server.as_str(), kept.question.as_str(), kept.accepted), ("https://s.example/mcp", "Who are you?", true));
+    assert!(kept.answer.contains("\"name\":\"Ada\"") && kept.answer.contains("\"api_key\":\"•••\"") && !kept.answer.contains("abc-123"), "{}", kept.answer);
+    let declined = exchange("s", &asked, &Answer::Decline);
+    assert_eq!((declined.answer.as_str(), declined.accepted), ("Declined.", false));
+    assert!(!exchange("s", &asked, &Answer::Cancel).accepted);
+    let url = read(&json!({"mode": "url", "message": "Pay here", "url": "https://pay.example/x", "elicitationId": "e1"})).unwrap();
+    let visited = exchange("s", &url, &Answer::Accept(Map::new()));
+    assert_eq!((visited.question.as_str(), visited.answer.as_str()), ("Pay here (visit https://pay.example/x)", "Agreed, and opened the address."));
+}
+
+#[test]
 fn decline_and_cancel_carry_no_content() {
     assert_eq!(Answer::Decline.result(), json!({"action": "decline"}));
     assert_eq!(Answer::Cancel.result(), json!({"action": "cancel"}));
