@@ -223,13 +223,13 @@ export async function openWithQuota(browser, origin, scope, quotaSize) {
 }
 
 /** The trace as "kind:tone" strings, in order. */
-export async function traceTones(page) {
+export async function traceTones(page, { timeout = 15_000 } = {}) {
   // Rows arrive after the answer's bubble: their code is a part fetched on use, and a trace
   // read from the database is drawn a screenful per frame. Read them once all are there.
   await page.waitForFunction(() => {
     const list = document.querySelector('[data-testid="trace"]');
     return list && list.querySelectorAll('[data-testid="event"]').length === Number(list.dataset.events);
-  }, null, { timeout: 15_000 });
+  }, null, { timeout });
   return page.getByTestId('event').evaluateAll((els) => els.map((e) => `${e.dataset.kind}:${e.dataset.tone}`));
 }
 

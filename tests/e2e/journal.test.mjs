@@ -25,7 +25,9 @@ async function questionIsBack(page, question) {
   await page.locator('.bubble.problem').waitFor({ timeout: 30_000 });
   assert.equal(await page.locator('.bubble.user .text').textContent(), question);
   assert.match(await page.locator('.bubble.problem').textContent(), /interrupted/);
-  assert.equal((await traceTones(page)).at(-1), 'run_stopped:error');
+  // The rows' part comes as some 170 files; over the loopback server's HTTP/1.1 (six at a time),
+  // each waiting 400 ms, that alone is about 12 s (docs/performance.md, "Parts on a slow link").
+  assert.equal((await traceTones(page, { timeout: 45_000 })).at(-1), 'run_stopped:error');
   await page.locator('.chat-title', { hasText: question }).waitFor();
   assert.equal(await page.getByTestId('chat-item').count(), 1);
   // Stored, and the journal's record gone once it was.

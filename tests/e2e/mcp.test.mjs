@@ -5,41 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { startMcp } from './mcp-server.mjs';
+import { connect, pressConnect } from './mcp-settings.mjs';
 import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, showAll, untilStored, exportMenu } from './harness.mjs';
 
 const env = suite();
 const finalAnswer = (text) => ({ text: `Thought: I can answer now.\nFinal Answer: ${text}` });
-
-
-
-/** Adds a server in Settings → Tools → MCP servers and presses Connect; returns its status text.
- *  Its tools are then set to "Always allow" unless `ask` (new tools ask before each call). */
-async function connect(page, url, { secret = '', index = 0, ask = false } = {}) {
-  await page.getByTestId('settings-toggle').click();
-  if (!(await page.getByTestId('mcp-servers').evaluate((e) => e.open))) await page.getByTestId('mcp-servers').locator('summary').click();
-  if (!(await page.getByTestId(`mcp-url-${index}`).count())) await page.getByTestId('mcp-add').click();
-  await page.getByTestId(`mcp-url-${index}`).fill(url);
-  await page.getByTestId(`mcp-url-${index}`).press('Tab');
-  if (secret) {
-    await page.getByTestId(`mcp-secret-${index}`).fill(secret);
-    await page.getByTestId(`mcp-secret-${index}`).press('Tab');
-  }
-  return pressConnect(page, index, { ask });
-}
-
-async function pressConnect(page, index = 0, { ask = false } = {}) {
-  const status = page.getByTestId(`mcp-status-${index}`);
-  await page.getByTestId(`mcp-connect-${index}`).click();
-  await page.waitForFunction((id) => {
-    const el = document.querySelector(`[data-testid="${id}"]`);
-    return el && el.textContent && !el.textContent.includes('Connecting');
-  }, `mcp-status-${index}`, { timeout: 20_000 });
-  const result = { text: await status.textContent(), ok: (await status.getAttribute('class')) === 'ok' };
-  if (!ask) {
-    for (const select of await page.locator(`select[data-testid^="mcp-approval-${index}-"]:enabled`).all()) await select.selectOption('allow');
-  }
-  return result;
-}
 
 const closeSettings = (page) => page.getByTestId('settings-close').click();
 
@@ -618,7 +588,7 @@ test('an approval panel that cannot be fetched says so with Try again; the run w
   await ask(page, 'Echo later');
   const missing = page.getByTestId('part-missing');
   await missing.waitFor();
-  assert.match(await missing.textContent(), /^The approval panel could not be loaded/);
+  assert.match(await missing.textContent(), /^The panel for approvals and servers' questions could not be loaded/);
   assert.equal(await page.getByTestId('fatal-banner').count(), 0);
   assert.equal((await mcp.state()).calls.length, 0, 'nothing is called unapproved');
   // Once the part arrives, the waiting call can be answered.

@@ -1103,7 +1103,7 @@ fn remove_while_listening(server: &Rc<Server>, run_holds: bool) -> Option<Rc<Mcp
     let client = hub.client(&server_settings("http://127.0.0.1:9/mcp", ""));
     run(client.connect()).unwrap();
     let clock = crate::agent::time::SystemClock::default();
-    let listening = Rc::clone(&client).keep_listening(&clock);
+    let listening = Rc::clone(&client).keep_listening(&clock, true);
     let held = run_holds.then(|| Rc::clone(&client));
     drop(client);
     let removed = async {
@@ -1243,6 +1243,33 @@ impl crate::tools::mcp::elicit::Asker for Person {
 
 fn elicitation(id: u64, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params})
+}
+
+#[test]
+fn a_question_on_the_servers_own_stream_is_answered_and_a_server_without_one_is_left_alone() {
+    use crate::tools::mcp::elicit::Answer;
+    let form = json!({"message": "Go on?", "requestedSchema": {"type": "object", "properties": {}}});
+    let server = Server::new([handshake(), vec![Reply::sse(&[elicitation(9, form)]), Reply::accepted()]].concat());
+    let c = client(&server, "");
+    let person = Rc::new(Person { answer: Answer::Accept(serde_json::Map::new()), asked: RefCell::new(Vec::new()) });
+    c.set_asker(person.clone());
+    run(c.connect()).unwrap();
+    assert!(matches!(run(c.listen()), ListenEnd::Ended));
+    assert_eq!(person.asked.borrow().len(), 1);
+    let seen = server.seen();
+    assert_eq!((seen[2].method.as_str(), seen[3].method.as_str()), ("GET", "POST"));
+    assert_eq!(seen[3].body, json!({"jsonrpc": "2.0", "id": 9, "result": {"action": "accept"}}));
+
+    // A server that announced no list changes and answers the stream's GET with a 404: the
+    // listener stops at once, and the server is not said to have failed.
+    let server = Server::new([handshake(), vec![Reply::status(404, "text/html", "Cannot GET /mcp")]].concat());
+    let hub = McpHub::new(server.clone(), Rc::new(|_: &str| {}), Rc::new(|_: &str, _| {}));
+    let c = hub.client(&server_settings("http://127.0.0.1:9/mcp", ""));
+    let said = states(&c);
+    run(c.connect()).unwrap();
+    run(Rc::clone(&c).keep_listening(&crate::agent::time::SystemClock::default(), false));
+    assert_eq!(server.seen().len(), 3, "one GET, not tried again");
+    assert!(said.borrow().iter().all(|s| !s.starts_with("failed")), "{:?}", said.borrow());
 }
 
 #[test]

@@ -146,9 +146,8 @@ mod io {
                     let count = store_tools(page, &url, Some((&info, offers)), tools);
                     let more = more.iter().map(|m| format!(", {m}")).collect::<String>();
                     page.set_status(&url, true, format!("Connected to {name} (MCP {}): {}{more}.{}", info.protocol, plural(count, "tool"), problems.concat()));
-                    if info.lists_changes {
-                        listen(client);
-                    }
+                    // Its stream carries list changes, and may carry its questions to the person.
+                    listen(client, info.lists_changes);
                 }
                 Err(message) => page.set_status(&url, false, message),
             }
@@ -170,10 +169,10 @@ mod io {
         });
     }
 
-    /// Keeps the server's event stream open while this client is the one in use, so tool-list
-    /// changes arrive (`McpClient::keep_listening`).
-    fn listen(client: Rc<McpClient>) {
-        leptos::task::spawn_local(client.keep_listening(&BrowserClock));
+    /// Keeps the server's event stream open while this client is the one in use, so list
+    /// changes and the server's questions arrive (`McpClient::keep_listening`).
+    fn listen(client: Rc<McpClient>, announced: bool) {
+        leptos::task::spawn_local(client.keep_listening(&BrowserClock, announced));
     }
 }
 

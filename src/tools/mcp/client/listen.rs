@@ -39,18 +39,24 @@ const SESSION_END_WAIT_MS: f64 = 2000.0;
 
 impl McpClient {
     /// Keeps the server's event stream open while this client is the one in use, so tool-list
-    /// changes arrive; listens again after a stream ends, and gives up after repeated quick
-    /// failures or when the server has no such stream. A second call while one listens returns
-    /// at once.
-    pub async fn keep_listening(self: Rc<Self>, clock: &dyn Clock) {
+    /// changes and the server's own requests (a question for the person) arrive; listens again
+    /// after a stream ends, and gives up after repeated quick failures or when the server has no
+    /// such stream. A second call while one listens returns at once.
+    ///
+    /// `announced`: the server said it sends list changes, so a stream that fails is reported
+    /// as the server failing. Otherwise the stream is opened only in case the server asks there,
+    /// and a server that answers with anything but a stream is left alone, nothing reported
+    /// (many answer 404 or 400 where they should say 405).
+    pub async fn keep_listening(self: Rc<Self>, clock: &dyn Clock, announced: bool) {
         if self.listening.replace(true) {
             return;
         }
         let mut failures = 0;
         while !self.is_retired() && failures < GIVE_UP_AFTER {
             let started = clock.now_ms();
-            match self.listen_while_current(clock).await {
+            match self.listen_while_current(clock, announced).await {
                 None | Some(ListenEnd::Unsupported) => break,
+                Some(ListenEnd::Failed(_)) if !announced => break,
                 Some(_) => {}
             }
             failures = if clock.now_ms() - started > LASTED_MS { 0 } else { failures + 1 };
@@ -63,8 +69,14 @@ impl McpClient {
 
     /// One `listen`, or `None` when the client was retired meanwhile. Retired while nothing
     /// else holds it, the client ends its session before letting go of the stream.
-    async fn listen_while_current(self: &Rc<Self>, clock: &dyn Clock) -> Option<ListenEnd> {
-        let mut listening = pin!(self.listen());
+    async fn listen_while_current(self: &Rc<Self>, clock: &dyn Clock, announced: bool) -> Option<ListenEnd> {
+        let mut listening = pin!(async {
+            if announced {
+                self.listen().await
+            } else {
+                self.listen_once(false).await
+            }
+        });
         match race(listening.as_mut(), self.retired()).await {
             Either::Left(end) => Some(end),
             Either::Right(()) => {
@@ -85,14 +97,15 @@ impl McpClient {
     /// Waits on the server's own event stream (GET) for notifications until it ends. The caller
     /// decides whether and when to listen again.
     pub async fn listen(&self) -> ListenEnd {
-        let end = self.listen_once().await;
+        let end = self.listen_once(true).await;
         if let ListenEnd::Failed(e) = &end {
             self.report_failure(e);
         }
         end
     }
 
-    async fn listen_once(&self) -> ListenEnd {
+    /// One stream. Not `announced`, any answer but a stream means the server has none for us.
+    async fn listen_once(&self, announced: bool) -> ListenEnd {
         if self.session.borrow().is_none() {
             if let Err(e) = self.connect().await {
                 return ListenEnd::Failed(e);
@@ -110,8 +123,9 @@ impl McpClient {
         }
         match stream.status() {
             405 => return ListenEnd::Unsupported,
-            404 if sent_session => return self.forgotten(),
             200..=299 => {}
+            _ if !announced => return ListenEnd::Unsupported,
+            404 if sent_session => return self.forgotten(),
             status => {
                 let body = read_body(stream.as_mut(), ERROR_BODY_LIMIT).await.unwrap_or_default();
                 if sent_session && session_unknown(status, &body) {

@@ -51,14 +51,42 @@ async fn first<T>(fetch: &dyn Fetch, urls: &[String], read: impl Fn(&str) -> Res
 pub async fn discover(fetch: &dyn Fetch, server_url: &str, challenge: Option<&Challenge>) -> Result<Discovered, OAuthError> {
     let said = |what: &str, tried: Vec<String>| OAuthError(format!("{what}: {}.", tried.join("; ")));
     let urls = resource_metadata_urls(server_url, challenge);
-    let resource = first(fetch, &urls, |body| read_resource_metadata(body, server_url))
-        .await
-        .map_err(|tried| said("This server asks for a sign-in, but its protected resource metadata could not be found", tried))?;
+    let resource = match first(fetch, &urls, |body| read_resource_metadata(body, server_url)).await {
+        Ok(resource) => resource,
+        // Every address answered, with no metadata: a server of the 2025-03-26 revision.
+        Err(tried) if tried.iter().all(|t| t.contains(" answered HTTP ")) && challenge.is_none_or(|c| c.resource_metadata.is_none()) => {
+            return earlier_revision(fetch, server_url).await.map_err(|more| said("This server asks for a sign-in, but neither its protected resource metadata nor an authorization server at its origin could be found", [tried, more].concat()));
+        }
+        Err(tried) => return Err(said("This server asks for a sign-in, but its protected resource metadata could not be found", tried)),
+    };
     let issuer = &resource.authorization_servers[0];
     let server = first(fetch, &auth_server_metadata_urls(issuer), |body| read_auth_server(body, issuer))
         .await
         .map_err(|tried| said(&format!("The metadata of the authorization server {issuer} could not be found"), tried))?;
     Ok(Discovered { resource: super::canonical_resource(server_url), scope: scopes(challenge, &resource), server })
+}
+
+/// A server of the 2025-03-26 revision is its own authorization server, found at its origin: its
+/// metadata at the well-known addresses, else the paths that revision set (`/authorize`,
+/// `/token`, `/register`). Without metadata, nothing says the server offers PKCE; the page uses
+/// it all the same, as every revision requires.
+async fn earlier_revision(fetch: &dyn Fetch, server_url: &str) -> Result<Discovered, Vec<String>> {
+    let Some(origin) = crate::net::origin(server_url) else { return Err(vec![format!("{server_url} is not an http or https address")]) };
+    let resource = super::canonical_resource(server_url);
+    let server = match first(fetch, &auth_server_metadata_urls(&origin), |body| read_auth_server(body, &origin)).await {
+        Ok(server) => server,
+        Err(tried) if tried.iter().all(|t| t.contains(" answered HTTP 404")) => AuthServer {
+            issuer: origin.clone(),
+            authorization_endpoint: format!("{origin}/authorize"),
+            token_endpoint: format!("{origin}/token"),
+            registration_endpoint: Some(format!("{origin}/register")),
+            revocation_endpoint: None,
+            scopes_supported: Vec::new(),
+            client_documents: false,
+        },
+        Err(tried) => return Err(tried),
+    };
+    Ok(Discovered { resource, server, scope: None })
 }
 
 #[cfg(test)]

@@ -93,7 +93,26 @@ fn what_went_wrong_is_said_with_what_the_server_must_do() {
     let said = pollster::block_on(discover(&web, MCP, None)).unwrap_err().0;
     assert!(said.contains("wrong issuer"), "{said}");
     assert_eq!(web.asked.borrow().len(), 2, "a wrong answer ends the search");
-    // Nothing anywhere.
-    let said = pollster::block_on(discover(&Web::default(), MCP, None)).unwrap_err().0;
+    // A challenge that names metadata which is not there.
+    let asked = Challenge { resource_metadata: Some("https://mcp.example.com/prm".into()), ..Default::default() };
+    let said = pollster::block_on(discover(&Web::default(), MCP, Some(&asked))).unwrap_err().0;
     assert!(said.starts_with("This server asks for a sign-in, but its protected resource metadata could not be found"), "{said}");
+    // No resource metadata, and an authorization server at the origin that cannot be read.
+    let web = Web::default().page("https://mcp.example.com/.well-known/oauth-authorization-server", 500, "down");
+    let said = pollster::block_on(discover(&web, MCP, None)).unwrap_err().0;
+    assert!(said.starts_with("This server asks for a sign-in, but neither its protected resource metadata nor an authorization server at its origin could be found"), "{said}");
+    assert!(said.contains("oauth-authorization-server answered HTTP 500"), "{said}");
+}
+
+#[test]
+fn a_server_of_the_earlier_revision_is_its_own_authorization_server() {
+    // Its metadata at its origin's well-known address.
+    let web = Web::default().page("https://mcp.example.com/.well-known/oauth-authorization-server", 200, &issuer_metadata("https://mcp.example.com"));
+    let found = pollster::block_on(discover(&web, MCP, None)).unwrap();
+    assert_eq!((found.resource.as_str(), found.server.token_endpoint.as_str(), found.scope), (MCP, "https://mcp.example.com/token", None));
+    // No metadata anywhere: the paths that revision set, at the origin.
+    let found = pollster::block_on(discover(&Web::default(), MCP, None)).unwrap();
+    assert_eq!(found.server.authorization_endpoint, "https://mcp.example.com/authorize");
+    assert_eq!(found.server.token_endpoint, "https://mcp.example.com/token");
+    assert_eq!(found.server.registration_endpoint.as_deref(), Some("https://mcp.example.com/register"));
 }

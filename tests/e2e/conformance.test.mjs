@@ -1,0 +1,41 @@
+// The official MCP conformance suite (@modelcontextprotocol/conformance, npm) against the page:
+// for each client scenario below, the suite starts its server and runs the page as the client
+// (tests/conformance/client.mjs: Chromium, the page connected in Settings, the scenario's tool
+// called in a run). A scenario passes when every check the suite makes passes. The scenarios the
+// page does not pass yet, and why, are in docs/testing.md.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from './harness.mjs';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const server = {};
+before(async () => Object.assign(server, await startServer()));
+after(() => server.stop?.());
+
+/** Runs the suite for `scenario`: its exit code and everything it printed. */
+function conformance(scenario) {
+  const args = [
+    '--import', './tests/conformance/node20.mjs', '--import', './tests/conformance/cors.mjs',
+    'node_modules/@modelcontextprotocol/conformance/dist/index.js', 'client',
+    '--command', `"${process.execPath}" tests/conformance/client.mjs`, '--scenario', scenario, '--timeout', '60000',
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, THOUGHTLINE_ORIGIN: server.origin }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
+
+for (const scenario of ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults']) {
+  test(`MCP conformance, client scenario ${scenario}: every check passes with the page as the client`, async () => {
+    const { code, out } = await conformance(scenario);
+    assert.equal(code, 0, out);
+    assert.doesNotMatch(out, /FAILURE|✗/, out);
+  });
+}
