@@ -161,12 +161,14 @@ fn object(body: &str, what: &str) -> Result<Value, OAuthError> {
 }
 
 /// Reads protected resource metadata fetched for `server`. The `resource` it names must be the
-/// server's own address: a document that speaks for another resource is not used.
+/// server's own address, or an address that holds it (its origin, a path above it): a document
+/// that speaks for another resource is not used.
 pub fn read_resource_metadata(body: &str, server: &str) -> Result<ResourceMetadata, OAuthError> {
     let value = object(body, "The server's protected resource metadata")?;
     let resource = text(&value, "resource").unwrap_or_default();
     let ours = canonical_resource(server);
-    if canonical_resource(&resource) != ours {
+    let theirs = canonical_resource(&resource);
+    if !(theirs == ours || (!theirs.is_empty() && ours.starts_with(&format!("{theirs}/")))) {
         return fail(format!("The server's protected resource metadata is for {resource:?}, not for {ours}: it is not used."));
     }
     let authorization_servers = strings(&value, "authorization_servers");

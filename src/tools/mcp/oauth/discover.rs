@@ -73,7 +73,15 @@ pub async fn discover(fetch: &dyn Fetch, server_url: &str, challenge: Option<&Ch
 async fn earlier_revision(fetch: &dyn Fetch, server_url: &str) -> Result<Discovered, Vec<String>> {
     let Some(origin) = crate::net::origin(server_url) else { return Err(vec![format!("{server_url} is not an http or https address")]) };
     let resource = super::canonical_resource(server_url);
-    let server = match first(fetch, &auth_server_metadata_urls(&origin), |body| read_auth_server(body, &origin)).await {
+    // Its metadata's issuer may carry a path (`/oauth`): one on the server's own origin is taken.
+    let at_origin = |body: &str| {
+        let issuer = serde_json::from_str::<serde_json::Value>(body).ok().and_then(|v| v.get("issuer").and_then(|i| i.as_str()).map(str::to_string));
+        match issuer.filter(|issuer| crate::net::origin(issuer).as_deref() == Some(origin.as_str())) {
+            Some(issuer) => read_auth_server(body, &issuer),
+            None => read_auth_server(body, &origin),
+        }
+    };
+    let server = match first(fetch, &auth_server_metadata_urls(&origin), at_origin).await {
         Ok(server) => server,
         Err(tried) if tried.iter().all(|t| t.contains(" answered HTTP 404")) => AuthServer {
             issuer: origin.clone(),

@@ -46,6 +46,15 @@ fn resource_metadata_must_speak_for_this_server() {
     let asked = Challenge { scope: Some("read".into()), ..Default::default() };
     assert_eq!(scopes(Some(&asked), &read).as_deref(), Some("read"), "the challenge's scope first");
     assert!(read_resource_metadata(body, "https://evil.example/mcp").unwrap_err().0.contains("not used"));
+    // Metadata for an address that holds the server's (its origin, at the root well-known
+    // address) speaks for it; a sibling path or a longer name does not.
+    let origin = r#"{"resource": "https://mcp.example.com", "authorization_servers": ["https://auth.example.com"]}"#;
+    assert!(read_resource_metadata(origin, "https://mcp.example.com/mcp").is_ok());
+    let sibling = r#"{"resource": "https://mcp.example.com/other", "authorization_servers": ["https://auth.example.com"]}"#;
+    assert!(read_resource_metadata(sibling, "https://mcp.example.com/mcp").is_err());
+    let longer = r#"{"resource": "https://mcp.example.com/mc", "authorization_servers": ["https://auth.example.com"]}"#;
+    assert!(read_resource_metadata(longer, "https://mcp.example.com/mcp").is_err());
+    assert!(read_resource_metadata(body, "https://mcp.example.com").is_err(), "not the other way round");
     assert!(read_resource_metadata(r#"{"resource": "https://mcp.example.com/mcp"}"#, "https://mcp.example.com/mcp").unwrap_err().0.contains("no authorization server"));
     assert!(read_resource_metadata("<html>", "https://mcp.example.com/mcp").unwrap_err().0.contains("not a JSON object"));
 }

@@ -106,10 +106,14 @@ fn what_went_wrong_is_said_with_what_the_server_must_do() {
 
 #[test]
 fn a_server_of_the_earlier_revision_is_its_own_authorization_server() {
-    // Its metadata at its origin's well-known address.
-    let web = Web::default().page("https://mcp.example.com/.well-known/oauth-authorization-server", 200, &issuer_metadata("https://mcp.example.com"));
+    // Its metadata at its origin's well-known address, its issuer on that origin.
+    let web = Web::default().page("https://mcp.example.com/.well-known/oauth-authorization-server", 200, &issuer_metadata("https://mcp.example.com/oauth"));
     let found = pollster::block_on(discover(&web, MCP, None)).unwrap();
-    assert_eq!((found.resource.as_str(), found.server.token_endpoint.as_str(), found.scope), (MCP, "https://mcp.example.com/token", None));
+    assert_eq!((found.resource.as_str(), found.server.token_endpoint.as_str(), found.scope), (MCP, "https://mcp.example.com/oauth/token", None));
+    assert_eq!(found.server.issuer, "https://mcp.example.com/oauth");
+    // An issuer on another origin is refused there as anywhere.
+    let web = Web::default().page("https://mcp.example.com/.well-known/oauth-authorization-server", 200, &issuer_metadata("https://evil.example"));
+    assert!(pollster::block_on(discover(&web, MCP, None)).unwrap_err().0.contains("wrong issuer"));
     // No metadata anywhere: the paths that revision set, at the origin.
     let found = pollster::block_on(discover(&Web::default(), MCP, None)).unwrap();
     assert_eq!(found.server.authorization_endpoint, "https://mcp.example.com/authorize");
