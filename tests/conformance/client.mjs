@@ -7,7 +7,7 @@
 // the scenario has a tool, a scripted model calls it in a run; a server's question is answered
 // as its form stands (the server's defaults). Exits 1 when the page could not do its part.
 import { launch, openApp, script, loopbackSettings, action, ask } from '../e2e/harness.mjs';
-import { connect } from '../e2e/mcp-settings.mjs';
+import { connect, signInThroughWindow } from '../e2e/mcp-settings.mjs';
 
 const serverUrl = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -32,8 +32,7 @@ try {
   console.log(`connect: ${status.text}`);
   if (!status.ok && /needs you to sign in/.test(status.text)) {
     // Signed in as a person would: Sign in, and the window it opens, until it closes.
-    const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('mcp-sign-in').click()]);
-    await popup.waitForEvent('close', { timeout: 20_000 });
+    await signInThroughWindow(page, page.getByTestId('mcp-sign-in'));
     await page.waitForFunction(() => !/Connecting|needs you to sign in/.test(document.querySelector('[data-testid="mcp-status-0"]')?.textContent ?? 'Connecting'), null, { timeout: 20_000 });
     status = { text: await page.getByTestId('mcp-status-0').textContent(), ok: (await page.getByTestId('mcp-status-0').getAttribute('class')) === 'ok' };
     console.log(`after sign-in: ${status.text} (${await page.getByTestId('mcp-auth-state').textContent()})`);

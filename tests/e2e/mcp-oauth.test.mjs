@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { startMcpOAuth } from './mcp-server.mjs';
+import { signInThroughWindow } from './mcp-settings.mjs';
 import { suite, openApp, script, requests, ask, shot, loopbackSettings, action, exportMenu } from './harness.mjs';
 
 const env = suite();
@@ -46,12 +47,6 @@ const authState = (page) => page.getByTestId('mcp-auth-state').textContent();
 /** Until the row's sign-in state matches `pattern`. */
 async function untilState(page, pattern) {
   await page.waitForFunction((source) => new RegExp(source).test(document.querySelector('[data-testid="mcp-auth-state"]')?.textContent ?? ''), pattern.source, { timeout: 20_000 });
-}
-
-/** Presses `button` and follows the sign-in window it opens until it has closed. */
-async function signInThroughWindow(page, button) {
-  const [popup] = await Promise.all([page.waitForEvent('popup'), button.click()]);
-  await popup.waitForEvent('close', { timeout: 20_000 });
 }
 
 async function allowTools(page) {

@@ -29,3 +29,9 @@ export async function pressConnect(page, index = 0, { ask = false } = {}) {
   }
   return result;
 }
+
+/** Presses `button` and follows the sign-in window it opens until it has closed. */
+export async function signInThroughWindow(page, button) {
+  const [popup] = await Promise.all([page.waitForEvent('popup'), button.click()]);
+  await popup.waitForEvent('close', { timeout: 20_000 });
+}
