@@ -78,6 +78,11 @@ impl<'a> ToolContext<'a> {
         (self.on_asked)(exchange);
     }
 
+    /// The run's model, by name.
+    pub fn model_name(&self) -> super::model::ModelName {
+        self.model.name()
+    }
+
     /// Asks the run's model for a completion on the tool's behalf. The call appears in the trace.
     pub async fn ask_model(&self, request: ChatRequest) -> Result<ChatResponse, LlmError> {
         let started = (self.now_ms)();

@@ -106,6 +106,7 @@ fn mcp_server(value: &Value) -> Read<McpServer> {
         instructions: f.or("instructions", string, d.instructions)?,
         offers: f.or("offers", string, d.offers)?,
         resources_ask: f.or("resources_ask", boolean, d.resources_ask)?,
+        sampling_ask: f.or("sampling_ask", boolean, d.sampling_ask)?,
     })
 }
 

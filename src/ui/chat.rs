@@ -128,6 +128,7 @@ pub fn ChatPane(
             })}
             <crate::ui::widgets::approval::ApprovalPanel pending=approval/>
             <crate::ui::widgets::asking::AskingPanel/>
+            <crate::ui::widgets::sampling::SamplingPanel/>
             <Show when=move || compose.has_offers()>
                 {crate::ui::services::parts::part_view("mcp_compose", move || Box::pin(crate::ui::chat::compose::pickers(compose, draft)), None, crate::ui::services::parts::Around::Nothing)}
             </Show>

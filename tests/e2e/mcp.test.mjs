@@ -695,3 +695,81 @@ test('a server that asks to visit an address: nothing opens until the person agr
   assert.equal(await page.locator('.bubble.problem .text').textContent(), 'Stopped by you.');
   await context.close();
 });
+
+test('a server that asks for the model: shown first, run on the loopback model after Approve as a step of the call, refused on Deny, edited, then always allowed', async () => {
+  const mcp = await startMcp('--asks');
+  const { page, context, scope, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, mcp.url)).ok);
+  await closeSettings(page);
+  await script(env.server.origin, scope, [
+    action('write-haiku', { subject: 'the sea' }), { text: 'Grey waves fold to foam' }, finalAnswer('A haiku came back.'),
+    action('write-haiku', { subject: 'rain' }), finalAnswer('No haiku.'),
+    action('write-haiku', { subject: 'snow' }), { text: 'White hush on the hill' }, finalAnswer('Edited.'),
+    action('write-haiku', { subject: 'wind' }), { text: 'Leaves run down the lane' }, finalAnswer('Allowed.'),
+    action('write-haiku', { subject: 'sun' }), { text: 'Warm stone, slow lizard' }, finalAnswer('Without asking.'),
+  ]);
+  await ask(page, 'Write a haiku about the sea');
+  const asked = page.getByTestId('sampling');
+  await asked.waitFor();
+  const text = await asked.textContent();
+  assert.ok(text.includes(`${mcp.url} asks your model to write`) && text.includes('(at most 60 tokens)'), text);
+  assert.ok(text.includes('You are a poet who answers with the poem only.') && text.includes('Write a haiku about the sea.'), text);
+  await page.waitForTimeout(300);
+  assert.deepEqual((await mcp.state()).samples, [], 'nothing runs before the person approves');
+  assert.equal((await requests(env.server.origin, scope)).length, 1, 'the model was not asked yet');
+  await page.getByTestId('sampling-approve').click();
+  await asked.waitFor({ state: 'detached' });
+  await page.locator('.bubble.assistant').waitFor();
+  let sent = await requests(env.server.origin, scope);
+  // The server's request, as the model got it: its instructions, its message, its limit.
+  assert.equal(sent[1].body.messages[0].content, 'You are a poet who answers with the poem only.');
+  assert.equal(sent[1].body.messages.at(-1).content, 'Write a haiku about the sea.');
+  assert.equal(sent[1].body.max_tokens, 60);
+  assert.match(sent[2].body.messages.at(-1).content, /Observation: The model \(.+\) wrote: Grey waves fold to foam/);
+  assert.equal((await mcp.state()).samples[0].content.text, 'Grey waves fold to foam');
+  // The trace: the review and the model call are steps of the tool call's.
+  const review = page.locator('[data-testid="event"][data-kind="server_asked"]');
+  assert.match(await review.textContent(), /Wants your model to write \(at most 60 tokens\): Write a haiku about the sea\.[\s\S]*Approved; your model writes it\./);
+  assert.equal(await review.getAttribute('data-tone'), 'success');
+  const kinds = await page.locator('[data-testid="event"]').evaluateAll((rows) => rows.map((r) => r.dataset.kind));
+  const call = kinds.indexOf('tool_call');
+  assert.ok(call >= 0 && kinds.indexOf('server_asked') > call && kinds.lastIndexOf('llm_request') > kinds.indexOf('server_asked') && kinds.indexOf('tool_result') > kinds.lastIndexOf('llm_request'), kinds.join(' '));
+
+  // Deny: the server hears a refusal, the model is not asked.
+  await ask(page, 'And one about rain');
+  await asked.waitFor();
+  await page.getByTestId('sampling-deny').click();
+  await page.locator('.bubble.assistant').nth(1).waitFor();
+  assert.equal((await mcp.state()).samples[1].error.code, -1);
+  sent = await requests(env.server.origin, scope);
+  assert.equal(sent.length, 5, 'the action and the answer only');
+  assert.match(sent[4].body.messages.at(-1).content, /Observation: No haiku: .*declined to let the server use their model/);
+
+  // Edit: the model gets the person's words.
+  await ask(page, 'And one about snow');
+  await asked.waitFor();
+  await page.getByTestId('sampling-edit').click();
+  const message = asked.locator('[data-testid="sampling-text"][data-at="1"]');
+  await message.fill('Write a haiku about snow, in lower case.');
+  await page.getByTestId('sampling-approve').click();
+  await page.locator('.bubble.assistant').nth(2).waitFor();
+  sent = await requests(env.server.origin, scope);
+  assert.equal(sent[6].body.messages.at(-1).content, 'Write a haiku about snow, in lower case.');
+  assert.match(await review.last().textContent(), /Approved after you edited it/);
+
+  // Always allow: this one runs, and the next runs without asking.
+  await ask(page, 'And one about wind');
+  await asked.waitFor();
+  await page.getByTestId('sampling-always').click();
+  await page.locator('.bubble.assistant').nth(3).waitFor();
+  await ask(page, 'And one about the sun');
+  await page.locator('.bubble.assistant').nth(4).waitFor();
+  assert.equal(await asked.count(), 0);
+  assert.deepEqual((await mcp.state()).samples.slice(3).map((s) => s.content.text), ['Leaves run down the lane', 'Warm stone, slow lizard']);
+  assert.match(await review.last().textContent(), /Allowed by your rule for this server/);
+  // The rule is the server's setting, kept with the others.
+  await page.getByTestId('settings-toggle').click();
+  assert.equal(await page.getByTestId('mcp-sampling-ask-0').isChecked(), false);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

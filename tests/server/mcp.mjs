@@ -16,7 +16,8 @@
 //                 a prompt "summarise" {topic*, style}, and the tool "find-note", whose result
 //                 links to note://today
 //   --asks        also lists tools that ask the person back (elicitation): "book-table" asks for
-//                 a form with defaults and says what came back, "pay" asks to visit an address
+//                 a form with defaults and says what came back, "pay" asks to visit an address;
+//                 "write-haiku" asks the client's model for a haiku (sampling) and says what came back
 //   --legacy      speaks only the older HTTP+SSE transport (the SDK's SSEServerTransport): GET
 //                 /mcp opens the event stream and names /messages; POST /mcp is 405
 //
@@ -24,6 +25,7 @@
 // slow {seconds} (waits, then answers). Test-only endpoints (never part of MCP):
 //   GET  /__state     {"calls": [{name, arguments, aborted, cancelled}], "sessions": N, "headers": [...],
 //                     "asks": [the answers to its elicitations], "paid": N (visits of /__pay),
+//                     "samples": [the results or errors of its sampling requests],
 //                     "openStreams": N (GET event streams still open)}
 //   POST /__add_tool  adds the tool "late-tool" and tells every session the list changed
 //   POST /__expire    forgets every session (the next request gets 404)
@@ -75,6 +77,7 @@ const NOTE = 'Buy milk; call Ada at three.';
 if (asks) {
   tools.push({ name: 'book-table', description: 'Books a table, asking the person how.', inputSchema: { type: 'object', properties: {} } });
   tools.push({ name: 'pay', description: 'Asks the person to pay on the payment page.', inputSchema: { type: 'object', properties: {} } });
+  tools.push({ name: 'write-haiku', description: "Has the client's model write a haiku about a subject.", inputSchema: { type: 'object', properties: { subject: { type: 'string' } } } });
 }
 /** The form "book-table" asks for: every kind of field, most with a default. */
 const BOOKING = {
@@ -89,7 +92,7 @@ const BOOKING = {
   required: ['guests', 'name'],
 };
 
-const state = { calls: [], headers: [], openStreams: 0, reads: [], asks: [], paid: 0 };
+const state = { calls: [], headers: [], openStreams: 0, reads: [], asks: [], paid: 0, samples: [] };
 const sessions = new Map(); // session id -> { transport, server }
 
 function newServer() {
@@ -139,6 +142,21 @@ function newServer() {
         const answer = await server.elicitInput({ mode: 'url', message: 'Pay for the booking on the payment page.', url: `http://127.0.0.1:${port || http_server.address().port}/__pay`, elicitationId: randomUUID() }, { relatedRequestId: extra.requestId });
         state.asks.push(answer);
         return { content: [{ type: 'text', text: `Payment page: ${answer.action}.` }] };
+      }
+      case 'write-haiku': {
+        const request = {
+          messages: [{ role: 'user', content: { type: 'text', text: `Write a haiku about ${input.subject || 'the sea'}.` } }],
+          systemPrompt: 'You are a poet who answers with the poem only.',
+          maxTokens: 60,
+        };
+        try {
+          const result = await server.createMessage(request, { relatedRequestId: extra.requestId });
+          state.samples.push(result);
+          return { content: [{ type: 'text', text: `The model (${result.model}) wrote: ${result.content.text}` }] };
+        } catch (e) {
+          state.samples.push({ error: { code: e.code, message: e.message } });
+          return { content: [{ type: 'text', text: `No haiku: ${e.message}` }] };
+        }
       }
       case 'get-sum':
         return { content: [{ type: 'text', text: `The sum of ${input.a} and ${input.b} is ${Number(input.a) + Number(input.b)}.` }] };

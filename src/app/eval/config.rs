@@ -21,8 +21,9 @@ pub struct Config {
     pub model: String,
     pub strategy: Option<Strategy>,
     pub template: String,
-    /// Tools that ask before each call run without asking, for this evaluation only. Without
-    /// it, a call that needs approval waits for the person, and the evaluation says so.
+    /// Tools that ask before each call, and servers that ask for the model, run without asking,
+    /// for this evaluation only. Without it, a call that needs approval waits for the person,
+    /// and the evaluation says so.
     pub allow_tools: bool,
 }
 
@@ -51,6 +52,7 @@ impl Config {
         if self.allow_tools {
             for server in &mut settings.tools.mcp.servers {
                 server.resources_ask = false;
+                server.sampling_ask = false;
                 server.tools.iter_mut().for_each(|t| t.ask = false);
             }
         }

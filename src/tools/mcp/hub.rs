@@ -20,11 +20,13 @@ pub struct McpHub {
     authorizer: RefCell<Option<Rc<dyn Authorizer>>>,
     /// Who answers servers' questions (elicitation), given to every client.
     asker: RefCell<Option<Rc<dyn super::elicit::Asker>>>,
+    /// Who reviews servers' requests to use the model (sampling), given to every client.
+    sampler: RefCell<Option<Rc<dyn super::sample::Sampler>>>,
 }
 
 impl McpHub {
     pub fn new(fetch: Rc<dyn Fetch>, on_list_changed: Rc<dyn Fn(&str)>, on_state: Rc<dyn Fn(&str, McpState)>) -> Self {
-        McpHub { fetch, clients: RefCell::new(Vec::new()), on_list_changed, on_state, authorizer: RefCell::new(None), asker: RefCell::new(None) }
+        McpHub { fetch, clients: RefCell::new(Vec::new()), on_list_changed, on_state, authorizer: RefCell::new(None), asker: RefCell::new(None), sampler: RefCell::new(None) }
     }
 
     /// The page's sign-ins, for the clients made from now on.
@@ -36,6 +38,12 @@ impl McpHub {
     /// elicitation when they connect.
     pub fn set_asker(&self, asker: Rc<dyn super::elicit::Asker>) {
         *self.asker.borrow_mut() = Some(asker);
+    }
+
+    /// Who reviews servers' requests to use the model, for the clients made from now on:
+    /// they declare sampling when they connect.
+    pub fn set_sampler(&self, sampler: Rc<dyn super::sample::Sampler>) {
+        *self.sampler.borrow_mut() = Some(sampler);
     }
 
     /// The page's sign-ins, for Sign in and Sign out.
@@ -54,6 +62,9 @@ impl McpHub {
         }
         if let Some(asker) = self.asker.borrow().clone() {
             client.set_asker(asker);
+        }
+        if let Some(sampler) = self.sampler.borrow().clone() {
+            client.set_sampler(sampler);
         }
         let url = server.url.trim().to_string();
         let notify = self.on_list_changed.clone();

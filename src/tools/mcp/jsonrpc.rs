@@ -41,6 +41,8 @@ pub const METHOD_NOT_FOUND: i64 = -32601;
 /// JSON-RPC's "invalid params": a server request this page serves, asked in a way it cannot
 /// take (an elicitation whose schema a form cannot show).
 pub const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC's "internal error": a server request this page took but could not carry out.
+pub const INTERNAL_ERROR: i64 = -32603;
 
 /// One message from the server.
 #[derive(Debug, Clone, PartialEq)]

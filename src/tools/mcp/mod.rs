@@ -4,7 +4,8 @@
 //!
 //! Files of one job each: `jsonrpc.rs` (framing), `client.rs` (the transport: sessions,
 //! protocol version, JSON and SSE answers, errors a person can act on), `elicit.rs` (what a
-//! server asks the person in the middle of a call: forms and addresses, checked answers), `tool.rs` (an MCP tool
+//! server asks the person in the middle of a call: forms and addresses, checked answers),
+//! `sample.rs` (what a server asks the model to write, reviewed by the person), `tool.rs` (an MCP tool
 //! as an `agent::Tool`), `result.rs` (a call's content as an observation), `schema.rs` (input
 //! schemas said compactly for prompts), `names.rs` (unique model-facing names), `settings.rs`
 //! (what is stored), `hub.rs` (the page's clients, shared across runs).
@@ -17,6 +18,7 @@ pub mod names;
 pub mod oauth;
 pub mod read;
 pub mod result;
+pub mod sample;
 pub mod schema;
 pub mod settings;
 pub mod tool;

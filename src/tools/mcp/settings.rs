@@ -48,6 +48,9 @@ pub struct McpServer {
     pub offers: String,
     /// The agent's reading of this server's resources asks before each read.
     pub resources_ask: bool,
+    /// The server's requests to use the model (sampling) wait for the person's review; off:
+    /// "always allow sampling for this server".
+    pub sampling_ask: bool,
 }
 
 /// What a server offers besides tools, as listed on Connect.
@@ -103,6 +106,7 @@ impl Default for McpServer {
             instructions: String::new(),
             offers: String::new(),
             resources_ask: true,
+            sampling_ask: true,
         }
     }
 }

@@ -1223,6 +1223,7 @@ fn offers_are_kept_as_text_and_read_back_tolerantly() {
     assert_eq!(McpServer { offers: "{not json".into(), ..McpServer::default() }.offers(), McpOffers::default());
 }
 
+mod sampling;
 mod signing;
 
 // ---- a server that asks back (elicitation) ------------------------------------------------

@@ -117,9 +117,25 @@ impl McpTool {
         let mut call = Box::pin(self.client.call_tool(&self.remote, arguments.clone(), Some(feed.clone())));
         loop {
             match race(&mut call, feed.next()).await {
-                Either::Left(result) => return result,
+                Either::Left(result) => {
+                    // What the person was asked and answered just before the call's answer
+                    // arrived is still a step of it.
+                    for heard in feed.drain() {
+                        if let Heard::Answered(exchange) = heard {
+                            cx.asked(exchange);
+                        }
+                    }
+                    return result;
+                }
                 Either::Right(Heard::Progress(text)) => cx.progress(&text),
                 Either::Right(Heard::Answered(exchange)) => cx.asked(exchange),
+                // An approved request of the server's to use the model: the run's model writes
+                // it, a model call of this step's in the trace.
+                Either::Right(Heard::Sample(job)) => {
+                    cx.progress(&format!("Your model writes what {} asked for…", self.origin));
+                    let answer = cx.ask_model(job.request()).await;
+                    job.give(answer.map(|response| (response, cx.model_name().model)).map_err(|e| e.message));
+                }
                 Either::Right(Heard::Asking(on)) => {
                     cx.asking(on);
                     if on {

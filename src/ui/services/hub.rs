@@ -46,6 +46,9 @@ mod io {
             hub.set_authorizer(Rc::new(crate::ui::services::sign_in::PageAuthorizer { page, reconnect: connect }));
             // Servers may ask the person (elicitation): the panel above the composer answers.
             hub.set_asker(Rc::new(crate::ui::services::asking::PageAsker));
+            // Servers may ask for the model (sampling): the person reviews each request, or
+            // always allows a server.
+            hub.set_sampler(Rc::new(crate::ui::services::sampling::PageSampler::new(page)));
             crate::ui::services::sign_in::resume(page, connect);
             hub
         };

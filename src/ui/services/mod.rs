@@ -11,6 +11,7 @@
 //!   the chat's side of it (asking, branches); `approval.rs`, the channel a waiting call asks on;
 //! - `mcp.rs`, `hub.rs`, `sign_in.rs`: the page's MCP servers, their clients and sign-ins;
 //!   `asking.rs`, the questions servers ask the person (elicitation) and the calls waiting on them;
+//!   `sampling.rs`, servers' requests to use the model, reviewed by the person or their rule;
 //! - `in_page.rs`: the model in the page as the page shares it;
 //! - `documents.rs`: the person's documents: files in, PDFs read, indexing in steps, their
 //!   database, and the index each run's `documents` tool searches;
@@ -33,6 +34,7 @@ pub mod otel;
 pub mod page;
 pub mod parts;
 pub mod run;
+pub mod sampling;
 pub mod secrets;
 pub mod session;
 pub mod settings;

@@ -55,6 +55,7 @@ fn ServerRow(page: Page, index: usize) -> impl IntoView {
             {check_field(page, index, "Remember the secret on this device (stored in this browser's localStorage)", "remember", |s| s.remember_secret, |s, v| s.remember_secret = v)}
             {check_field(page, index, "Use this server's tools", "enabled", |s| s.common.enabled, |s, v| s.common.enabled = v)}
             {text_field(page, index, "Client ID for its sign-in (only when its authorization server registers no clients itself)", "client-id", "registered on sign-in", |s| s.client_id.clone(), |s, v| s.client_id = v)}
+            {check_field(page, index, "Ask me before it uses my model (sampling); off: always allow", "sampling-ask", |s| s.sampling_ask, |s, v| s.sampling_ask = v)}
             {super::sign_in::auth_line(page, index)}
             <label>
                 "Time limit per call (seconds)"

@@ -8,4 +8,5 @@ pub mod bubbles;
 pub mod in_page;
 pub mod markdown;
 pub mod runs;
+pub mod sampling;
 pub mod trace;

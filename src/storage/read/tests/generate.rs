@@ -97,6 +97,7 @@ pub fn mcp_server(rng: &mut Rng) -> McpServer {
         instructions: text(rng),
         offers: if flag(rng) { String::new() } else { McpOffers { resources: many(rng, 2, mcp_item), templates: many(rng, 2, mcp_item), prompts: many(rng, 2, mcp_item) }.to_text() },
         resources_ask: flag(rng),
+        sampling_ask: flag(rng),
     }
 }
 
