@@ -57,3 +57,31 @@ export async function startMcpOAuth(...flags) {
     stop: async () => { child.kill('SIGTERM'); await stopped; },
   };
 }
+
+/** Starts the official "everything" server (`@modelcontextprotocol/server-everything`, its
+ *  Streamable HTTP transport; it allows any origin itself) on a free port of 127.0.0.1;
+ *  resolves to { url, stop() }. It offers its sampling and elicitation tools only to a client
+ *  that declares those capabilities. */
+export async function startEverything() {
+  const net = await import('node:net');
+  const port = await new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+  const main = path.join(here, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+  const child = spawn(process.execPath, [main, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  running.push(child);
+  await new Promise((resolve, reject) => {
+    let out = '';
+    child.stderr.on('data', (d) => {
+      out += d;
+      if (/listening on port/.test(out)) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`the everything server exited with ${code}: ${out}`)));
+  });
+  const stopped = new Promise((resolve) => child.on('exit', resolve));
+  return { url: `http://127.0.0.1:${port}/mcp`, stop: async () => { child.kill('SIGTERM'); await stopped; } };
+}

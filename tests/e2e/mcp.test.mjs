@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startMcp } from './mcp-server.mjs';
+import { startMcp, startEverything } from './mcp-server.mjs';
 import { connect, pressConnect } from './mcp-settings.mjs';
-import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, showAll, untilStored, exportMenu } from './harness.mjs';
+import { suite, openApp, script, requests, ask, shot, loopbackSettings, traceTones, action, showAll, untilStored, exportMenu, moreMenu } from './harness.mjs';
 
 const env = suite();
 const finalAnswer = (text) => ({ text: `Thought: I can answer now.\nFinal Answer: ${text}` });
@@ -732,8 +732,9 @@ test('a server that asks for the model: shown first, run on the loopback model a
   assert.match(await review.textContent(), /Wants your model to write \(at most 60 tokens\): Write a haiku about the sea\.[\s\S]*Approved; your model writes it\./);
   assert.equal(await review.getAttribute('data-tone'), 'success');
   const kinds = await page.locator('[data-testid="event"]').evaluateAll((rows) => rows.map((r) => r.dataset.kind));
-  const call = kinds.indexOf('tool_call');
-  assert.ok(call >= 0 && kinds.indexOf('server_asked') > call && kinds.lastIndexOf('llm_request') > kinds.indexOf('server_asked') && kinds.indexOf('tool_result') > kinds.lastIndexOf('llm_request'), kinds.join(' '));
+  const [call, reviewed] = [kinds.indexOf('tool_call'), kinds.indexOf('server_asked')];
+  const writes = kinds.indexOf('llm_request', reviewed);
+  assert.ok(call >= 0 && reviewed > call && writes > reviewed && kinds.indexOf('tool_result') > writes, kinds.join(' '));
 
   // Deny: the server hears a refusal, the model is not asked.
   await ask(page, 'And one about rain');
@@ -767,9 +768,54 @@ test('a server that asks for the model: shown first, run on the loopback model a
   assert.equal(await asked.count(), 0);
   assert.deepEqual((await mcp.state()).samples.slice(3).map((s) => s.content.text), ['Leaves run down the lane', 'Warm stone, slow lizard']);
   assert.match(await review.last().textContent(), /Allowed by your rule for this server/);
+  // On the timeline, the model's writing for the server is a model call inside the tool's bar,
+  // with its tokens.
+  await moreMenu(page);
+  await page.getByTestId('view-timeline').click();
+  const bars = page.getByTestId('timeline').getByTestId('timeline-bar');
+  await bars.first().waitFor();
+  assert.deepEqual(await bars.evaluateAll((els) => els.map((e) => e.dataset.kind)), ['model', 'tool', 'model', 'model']);
+  assert.match(await bars.nth(2).getAttribute('aria-label'), /^Model call for write-haiku, step 1, .* · 100 in · \d+ out tokens$/);
   // The rule is the server's setting, kept with the others.
   await page.getByTestId('settings-toggle').click();
   assert.equal(await page.getByTestId('mcp-sampling-ask-0').isChecked(), false);
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('the official "everything" server: its sampling tool runs on the loopback model after approval, its elicitation form is answered', async () => {
+  const everything = await startEverything();
+  const { page, context, scope, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, everything.url)).ok);
+  // It offers these two only to a client that declared sampling and elicitation.
+  const names = await page.getByTestId('mcp-tool').locator('code').allTextContents();
+  assert.ok(names.includes('trigger-sampling-request') && names.includes('trigger-elicitation-request'), names.join(', '));
+  await closeSettings(page);
+  await script(env.server.origin, scope, [
+    action('trigger-sampling-request', { prompt: 'Say hello', maxTokens: 30 }), { text: 'Hello from the loopback model' }, finalAnswer('Sampled.'),
+    action('trigger-elicitation-request', {}), finalAnswer('Answered.'),
+  ]);
+  await ask(page, 'Trigger a sampling request');
+  await page.getByTestId('sampling').waitFor();
+  assert.match(await page.getByTestId('sampling').textContent(), /You are a helpful test server\.[\s\S]*Say hello/);
+  await page.getByTestId('sampling-approve').click();
+  await page.locator('.bubble.assistant').waitFor();
+  let sent = await requests(env.server.origin, scope);
+  assert.equal(sent[1].body.max_tokens, 30);
+  assert.match(sent[2].body.messages.at(-1).content, /Observation: LLM sampling result:[\s\S]*Hello from the loopback model/);
+
+  await ask(page, 'Trigger an elicitation');
+  const form = page.getByTestId('elicitation');
+  await form.waitFor();
+  const field = (name) => form.locator(`[data-field="${name}"]`);
+  assert.equal(await field('integer').inputValue(), '42');
+  assert.equal(await field('firstLine').inputValue(), 'It was a dark and stormy night.');
+  await field('name').fill('Ada Lovelace');
+  await page.getByTestId('elicitation-accept').click();
+  await page.locator('.bubble.assistant').nth(1).waitFor();
+  sent = await requests(env.server.origin, scope);
+  assert.match(sent.at(-1).body.messages.at(-1).content, /User provided the requested information![\s\S]*- Name: Ada Lovelace[\s\S]*- Favorite Integer: 42/);
+  assert.deepEqual(errors, []);
+  await context.close();
+  await everything.stop();
 });
