@@ -29,6 +29,8 @@ pub struct SseDecoder {
     event_type: String,
     data: String,
     last_id: String,
+    /// The reconnection time the stream asked for (`retry:`), in milliseconds.
+    retry: Option<u64>,
 }
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -63,6 +65,17 @@ impl SseDecoder {
         }
         self.line.extend_from_slice(rest);
         out
+    }
+
+    /// The stream's last event ID so far, priming events (an ID and no data) included: what a
+    /// reconnecting reader sends as `Last-Event-ID`.
+    pub fn last_id(&self) -> Option<&str> {
+        Some(self.last_id.as_str()).filter(|id| !id.is_empty())
+    }
+
+    /// The reconnection time the stream asked for, in milliseconds, if it did.
+    pub fn retry_ms(&self) -> Option<u64> {
+        self.retry
     }
 
     /// Ends the body. Unlike a browser `EventSource`, which drops an unterminated last event,
@@ -117,7 +130,9 @@ impl SseDecoder {
                 self.data.push_str(value);
                 self.data.push('\n');
             }
-            // `retry` only matters to a reconnecting EventSource, which a chat request is not.
+            // Kept for a reader that reconnects (an MCP client resuming a stream); a chat
+            // request ignores it.
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => self.retry = value.parse().ok(),
             _ => {}
         }
     }

@@ -161,3 +161,16 @@ fn invalid_utf8_and_odd_bytes_do_not_panic() {
     }
     d.finish();
 }
+
+#[test]
+fn a_priming_event_leaves_its_id_and_the_retry_time_for_a_reader_that_reconnects() {
+    let mut d = SseDecoder::new();
+    assert_eq!((d.last_id(), d.retry_ms()), (None, None));
+    assert!(d.push(b"id: event-2\nretry: 500\ndata: \n\n").iter().all(|e| e.data.is_empty()), "a priming event carries no message");
+    assert_eq!((d.last_id(), d.retry_ms()), (Some("event-2"), Some(500)));
+    d.push(b"retry: soon\nretry: 12x\n\n");
+    assert_eq!(d.retry_ms(), Some(500), "a retry that is not all digits is ignored");
+    let events = d.push(b"id: event-3\ndata: {}\n\n");
+    assert_eq!(events[0].id.as_deref(), Some("event-3"));
+    assert_eq!(d.last_id(), Some("event-3"));
+}

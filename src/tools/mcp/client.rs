@@ -29,6 +29,7 @@ use super::jsonrpc::{self, Incoming, RpcError};
 use super::schema::DESCRIPTION_LIMIT;
 use super::settings::{McpArgument, McpItem, McpServer, McpToolInfo};
 pub use listen::ListenEnd;
+pub use sampling::SampleJob;
 use crate::agent::CancelToken;
 use crate::net::sse::SseDecoder;
 use crate::net::{Fetch, FetchFailed, HttpRequest, OwnedRequest, Redirects, Streaming};
@@ -56,6 +57,10 @@ const TOOL_LIMIT: usize = 300;
 mod errors;
 mod items;
 mod listen;
+mod resume;
+#[cfg(test)]
+pub(crate) use resume::RESUME_LIMIT_FOR_TESTS;
+mod sampling;
 mod session;
 mod signing;
 mod wire;
@@ -115,6 +120,13 @@ pub fn session_unknown(status: u16, body: &str) -> bool {
     }
 }
 
+/// How reading an answer's stream ended.
+enum Read {
+    Answer(Incoming),
+    /// The stream ended first: its last event ID, and the wait it asked for (`retry`).
+    Closed { last_id: Option<String>, retry_ms: Option<u64> },
+}
+
 /// What a call hears while it waits, besides its answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Heard {
@@ -128,90 +140,6 @@ pub enum Heard {
     Sample(SampleJob),
 }
 
-/// Refusal of a sampling request that arrives when no call of a run waits on the server.
-fn no_run() -> RpcError {
-    RpcError { code: jsonrpc::INTERNAL_ERROR, message: "No run is using this server now, so there is no model to write it.".into() }
-}
-
-/// The model's reply and the model's name, or why it failed.
-type Sampled = Result<(crate::agent::model::ChatResponse, String), String>;
-
-/// An approved sampling request handed to the call that runs it: the request, and the slot its
-/// answer goes in. The server's request waits on `answer`, which is `None` once every holder
-/// of the job has let go of it unanswered (the call ended).
-#[derive(Clone)]
-pub struct SampleJob(Rc<RefCell<JobState>>, Rc<()>);
-
-struct JobState {
-    request: crate::agent::model::ChatRequest,
-    answer: Option<Sampled>,
-    waker: Option<std::task::Waker>,
-}
-
-impl SampleJob {
-    fn new(request: crate::agent::model::ChatRequest) -> Self {
-        SampleJob(Rc::new(RefCell::new(JobState { request, answer: None, waker: None })), Rc::new(()))
-    }
-
-    pub fn request(&self) -> crate::agent::model::ChatRequest {
-        self.0.borrow().request.clone()
-    }
-
-    /// The model's reply (with the model's name), or why there is none.
-    pub fn give(&self, answer: Sampled) {
-        let waker = {
-            let mut state = self.0.borrow_mut();
-            state.answer = Some(answer);
-            state.waker.take()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-    }
-
-    /// Waits for the answer; `None` when nobody else holds the job any more.
-    fn answer(self) -> impl std::future::Future<Output = Option<Sampled>> {
-        let (state, holders) = (self.0.clone(), self.1.clone());
-        drop(self);
-        std::future::poll_fn(move |cx| {
-            let mut s = state.borrow_mut();
-            if let Some(answer) = s.answer.take() {
-                return std::task::Poll::Ready(Some(answer));
-            }
-            if Rc::strong_count(&holders) == 1 {
-                return std::task::Poll::Ready(None);
-            }
-            s.waker = Some(cx.waker().clone());
-            std::task::Poll::Pending
-        })
-    }
-}
-
-impl Drop for SampleJob {
-    fn drop(&mut self) {
-        // The last holder but the waiter lets go: the waiter hears there is no answer coming.
-        if Rc::strong_count(&self.1) == 2 {
-            if let Ok(mut state) = self.0.try_borrow_mut() {
-                if let Some(waker) = state.waker.take() {
-                    drop(state);
-                    waker.wake();
-                }
-            }
-        }
-    }
-}
-
-impl std::fmt::Debug for SampleJob {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SampleJob")
-    }
-}
-
-impl PartialEq for SampleJob {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
 
 /// What a call hears while it waits (`next`): its progress, and the person being asked.
 #[derive(Clone, Default)]
@@ -337,6 +265,13 @@ pub struct McpClient {
     /// Who reviews the server's requests to use the model (`sampling/createMessage`); none:
     /// the client declares no sampling and refuses such requests.
     sampler: RefCell<Option<Rc<dyn super::sample::Sampler>>>,
+    /// The page's clock: with one, an answer's stream that closes before the answer is resumed
+    /// (a GET with `Last-Event-ID`, after the wait the stream asked for); without one, such a
+    /// close is a lost answer.
+    clock: RefCell<Option<Rc<dyn crate::agent::Clock>>>,
+    /// Where the server's own stream left off when it last ended gracefully: its last event ID
+    /// (sent as `Last-Event-ID` when listening again) and the wait it asked for.
+    listened_to: RefCell<(Option<String>, Option<u64>)>,
 }
 
 impl McpClient {
@@ -360,6 +295,8 @@ impl McpClient {
             unauthorized: Cell::new(false),
             asker: RefCell::new(None),
             sampler: RefCell::new(None),
+            clock: RefCell::new(None),
+            listened_to: RefCell::new((None, None)),
         }
     }
 
@@ -373,6 +310,11 @@ impl McpClient {
     /// run by the call waiting on the server: declared at the next connect, so set it before.
     pub fn set_sampler(&self, sampler: Rc<dyn super::sample::Sampler>) {
         *self.sampler.borrow_mut() = Some(sampler);
+    }
+
+    /// The clock that times the resumption of a stream the server closed before its answer.
+    pub fn set_clock(&self, clock: Rc<dyn crate::agent::Clock>) {
+        *self.clock.borrow_mut() = Some(clock);
     }
 
     /// What this client offers the server in `initialize`.
@@ -724,8 +666,30 @@ impl McpClient {
         }
     }
 
-    /// Reads an SSE answer until the response to `id`, handling what comes before it.
+    /// Reads an SSE answer until the response to `id`, handling what comes before it. A stream
+    /// that ends before the answer, having given an event ID, is resumed (`resume.rs`).
     async fn read_stream(&self, stream: &mut dyn Streaming, id: u64) -> Result<Incoming, McpError> {
+        let mut read = self.read_events(stream, id, None).await?;
+        let mut resumed = 0;
+        loop {
+            match read {
+                Read::Answer(message) => return Ok(message),
+                Read::Closed { last_id, retry_ms } => {
+                    let clock = self.clock.borrow().clone();
+                    let (Some(clock), Some(last_id)) = (clock, last_id) else { return Err(self.closed_early()) };
+                    if resumed >= resume::RESUME_LIMIT {
+                        return Err(self.closed_early());
+                    }
+                    resumed += 1;
+                    read = self.resume(clock.as_ref(), &last_id, retry_ms, id).await?;
+                }
+            }
+        }
+    }
+
+    /// Reads events until the response to `id`, or until the stream ends (with its last event
+    /// ID, or `last_id` when it gave none, and the wait it asked for before a reconnection).
+    async fn read_events(&self, stream: &mut dyn Streaming, id: u64, last_id: Option<String>) -> Result<Read, McpError> {
         let mut decoder = SseDecoder::new();
         let mut read = 0;
         loop {
@@ -748,18 +712,23 @@ impl McpClient {
                 let messages = jsonrpc::parse(&event.data).map_err(|why| self.not_json_rpc(&why))?;
                 for message in messages {
                     if message.answers(id) {
-                        return Ok(message);
+                        return Ok(Read::Answer(message));
                     }
                     self.handle(message).await;
                 }
             }
             if ended {
-                return Err(McpError::new(
-                    McpErrorKind::Lost,
-                    format!("The MCP server {} closed the stream before it answered. It may have stopped or restarted; check it and try again.", self.label),
-                ));
+                let last_id = decoder.last_id().map(str::to_string).or(last_id);
+                return Ok(Read::Closed { last_id, retry_ms: decoder.retry_ms() });
             }
         }
+    }
+
+    fn closed_early(&self) -> McpError {
+        McpError::new(
+            McpErrorKind::Lost,
+            format!("The MCP server {} closed the stream before it answered. It may have stopped or restarted; check it and try again.", self.label),
+        )
     }
 
     /// A message that is not the awaited response: notifications are noted, and the server's
@@ -816,49 +785,7 @@ impl McpClient {
         }
     }
 
-    /// A server's request to use the model: shown to the person (or allowed by their rule),
-    /// then run on the model of a run whose call waits on this server. The calls waiting pause
-    /// their silence limits meanwhile, as for a question.
-    async fn sample(&self, params: &Value) -> Result<Value, RpcError> {
-        use super::sample::{Review, REFUSED};
-        let Some(sampler) = self.sampler.borrow().clone() else {
-            return Err(RpcError { code: jsonrpc::METHOD_NOT_FOUND, message: "This client does not offer sampling/createMessage.".into() });
-        };
-        let asked = super::sample::read(params).map_err(|why| RpcError { code: jsonrpc::INVALID_PARAMS, message: why })?;
-        if !asked.tools.is_empty() {
-            let refused = "Refused: it offered the model tools, which this page does not run for a server.";
-            self.tell_calls(Heard::Answered(crate::agent::AskedYou { server: self.label.clone(), question: asked.summary(), answer: refused.into(), accepted: false }));
-            return Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: "This client does not offer tools in sampling (it declares no sampling.tools).".into() });
-        }
-        struct Asking<'c>(&'c McpClient);
-        impl Drop for Asking<'_> {
-            fn drop(&mut self) {
-                self.0.tell_calls(Heard::Asking(false));
-            }
-        }
-        self.tell_calls(Heard::Asking(true));
-        let _asking = Asking(self);
-        let review = sampler.review(&self.label, asked.clone()).await;
-        self.tell_calls(Heard::Answered(super::sample::exchange(&self.label, &asked, &review)));
-        let Review::Approve { asked, .. } = review else {
-            return Err(RpcError { code: REFUSED, message: "The person declined to let the server use their model.".into() });
-        };
-        // The first call waiting on this server runs it on its run's model.
-        let job = SampleJob::new(asked.request());
-        let taken = {
-            let Ok(progress) = self.progress.try_borrow() else { return Err(no_run()) };
-            progress.first().map(|(_, feed)| feed.clone())
-        };
-        let Some(feed) = taken else { return Err(no_run()) };
-        feed.push(Heard::Sample(job.clone()));
-        match job.answer().await {
-            Some(Ok((response, model))) => Ok(super::sample::result(&response, &model)),
-            Some(Err(why)) => Err(RpcError { code: jsonrpc::INTERNAL_ERROR, message: format!("The model could not write it: {}", self.scrub(&why)) }),
-            None => Err(RpcError { code: jsonrpc::INTERNAL_ERROR, message: "The call that would have run it ended first.".into() }),
-        }
-    }
-
-    fn tell_calls(&self, heard: Heard) {
+    pub(super) fn tell_calls(&self, heard: Heard) {
         let Ok(progress) = self.progress.try_borrow() else { return };
         let feeds: Vec<ProgressFeed> = progress.iter().map(|(_, feed)| feed.clone()).collect();
         drop(progress);

@@ -22,11 +22,13 @@ pub struct McpHub {
     asker: RefCell<Option<Rc<dyn super::elicit::Asker>>>,
     /// Who reviews servers' requests to use the model (sampling), given to every client.
     sampler: RefCell<Option<Rc<dyn super::sample::Sampler>>>,
+    /// The page's clock, given to every client (streams resumed after the wait they ask for).
+    clock: RefCell<Option<Rc<dyn crate::agent::Clock>>>,
 }
 
 impl McpHub {
     pub fn new(fetch: Rc<dyn Fetch>, on_list_changed: Rc<dyn Fn(&str)>, on_state: Rc<dyn Fn(&str, McpState)>) -> Self {
-        McpHub { fetch, clients: RefCell::new(Vec::new()), on_list_changed, on_state, authorizer: RefCell::new(None), asker: RefCell::new(None), sampler: RefCell::new(None) }
+        McpHub { fetch, clients: RefCell::new(Vec::new()), on_list_changed, on_state, authorizer: RefCell::new(None), asker: RefCell::new(None), sampler: RefCell::new(None), clock: RefCell::new(None) }
     }
 
     /// The page's sign-ins, for the clients made from now on.
@@ -44,6 +46,11 @@ impl McpHub {
     /// they declare sampling when they connect.
     pub fn set_sampler(&self, sampler: Rc<dyn super::sample::Sampler>) {
         *self.sampler.borrow_mut() = Some(sampler);
+    }
+
+    /// The page's clock, for the clients made from now on.
+    pub fn set_clock(&self, clock: Rc<dyn crate::agent::Clock>) {
+        *self.clock.borrow_mut() = Some(clock);
     }
 
     /// The page's sign-ins, for Sign in and Sign out.
@@ -65,6 +72,9 @@ impl McpHub {
         }
         if let Some(sampler) = self.sampler.borrow().clone() {
             client.set_sampler(sampler);
+        }
+        if let Some(clock) = self.clock.borrow().clone() {
+            client.set_clock(clock);
         }
         let url = server.url.trim().to_string();
         let notify = self.on_list_changed.clone();

@@ -50,6 +50,10 @@ impl Reply {
         let chunks = text.as_bytes().chunks(7).map(|c| Ok(String::from_utf8_lossy(c).into_owned())).collect();
         Reply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], chunks, fails: false, redirect: false, hangs: false, stays_open: false }
     }
+    /// An event stream of exactly `text`.
+    fn sse_text(text: &str) -> Self {
+        Reply { chunks: vec![Ok(text.to_string())], ..Reply::sse(&[]) }
+    }
     fn status(status: u16, content_type: &str, body: &str) -> Self {
         Reply { status, headers: vec![("Content-Type".into(), content_type.into())], chunks: vec![Ok(body.into())], fails: false, redirect: false, hangs: false, stays_open: false }
     }
@@ -1223,6 +1227,7 @@ fn offers_are_kept_as_text_and_read_back_tolerantly() {
     assert_eq!(McpServer { offers: "{not json".into(), ..McpServer::default() }.offers(), McpOffers::default());
 }
 
+mod resume;
 mod sampling;
 mod signing;
 

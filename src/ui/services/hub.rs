@@ -49,6 +49,8 @@ mod io {
             // Servers may ask for the model (sampling): the person reviews each request, or
             // always allows a server.
             hub.set_sampler(Rc::new(crate::ui::services::sampling::PageSampler::new(page)));
+            // A stream a server closes before its answer is resumed after the wait it asks for.
+            hub.set_clock(Rc::new(BrowserClock));
             crate::ui::services::sign_in::resume(page, connect);
             hub
         };

@@ -34,6 +34,10 @@ const GIVE_UP_AFTER: u32 = 5;
 const LASTED_MS: f64 = 60_000.0;
 /// The wait before listening again grows by this much with each failure in a row.
 const BACKOFF_MS: f64 = 2000.0;
+/// The shortest wait before listening again to a stream that asked for a wait (`retry`).
+const SHORTEST_RETRY_MS: f64 = 250.0;
+/// The longest wait such a stream may ask for.
+const LONGEST_RETRY_MS: f64 = 60_000.0;
 /// How long a retired client waits for the server to answer the end of its session.
 const SESSION_END_WAIT_MS: f64 = 2000.0;
 
@@ -59,8 +63,17 @@ impl McpClient {
                 Some(ListenEnd::Failed(_)) if !announced => break,
                 Some(_) => {}
             }
-            failures = if clock.now_ms() - started > LASTED_MS { 0 } else { failures + 1 };
-            if let Either::Right(()) = race(clock.sleep(BACKOFF_MS * f64::from(failures)), self.retired()).await {
+            // A stream the server closed having asked for a wait (SEP-1699) is listened to again
+            // after that wait, from where it left off: a server that polls, not one failing.
+            let asked = self.listened_to.borrow().1;
+            let wait = match asked {
+                Some(ms) => (ms as f64).clamp(SHORTEST_RETRY_MS, LONGEST_RETRY_MS),
+                None => {
+                    failures = if clock.now_ms() - started > LASTED_MS { 0 } else { failures + 1 };
+                    BACKOFF_MS * f64::from(failures)
+                }
+            };
+            if let Either::Right(()) = race(clock.sleep(wait), self.retired()).await {
                 break;
             }
         }
@@ -111,7 +124,12 @@ impl McpClient {
                 return ListenEnd::Failed(e);
             }
         }
-        let headers = self.headers("text/event-stream");
+        let mut headers = self.headers("text/event-stream");
+        // Where the last stream left off, for the server to send what came after it.
+        let (from, _) = self.listened_to.replace((None, None));
+        if let Some(last_id) = from {
+            headers.push(("Last-Event-ID".into(), last_id));
+        }
         let sent_session = self.session_id().is_some();
         let request = HttpRequest { method: "GET", url: &self.url, headers: &headers, body: None, redirects: self.redirects() };
         let mut stream = match self.fetch.open(request).await {
@@ -138,7 +156,11 @@ impl McpClient {
         loop {
             let events = match stream.chunk().await {
                 Ok(Some(bytes)) => decoder.push(&bytes),
-                Ok(None) | Err(_) => return ListenEnd::Ended,
+                Ok(None) => {
+                    *self.listened_to.borrow_mut() = (decoder.last_id().map(str::to_string), decoder.retry_ms());
+                    return ListenEnd::Ended;
+                }
+                Err(_) => return ListenEnd::Ended,
             };
             for event in events {
                 if let Ok(messages) = jsonrpc::parse(&event.data) {
