@@ -4,7 +4,7 @@
 //! secrets: each is sent only to its own server's origin, kept in storage only with "Remember",
 //! and listed for masking. The window, storage and requests are the views'.
 
-use crate::tools::mcp::oauth::{authorization_url, callback_from, code_body, pkce, refresh_body, Challenge, Discovered, Grant, SignIn, Tokens};
+use crate::tools::mcp::oauth::{authorization_url, callback_from, code_body, pkce, refresh_body, AuthMethod, Challenge, Client, Discovered, Grant, SignIn, Tokens};
 
 /// How long a sign-in may take before its return is no longer accepted.
 pub const SIGN_IN_TTL_MS: u64 = 10 * 60_000;
@@ -52,6 +52,11 @@ pub struct Pending {
     pub state: String,
     pub verifier: String,
     pub client_id: String,
+    /// The client's secret and method, when its registration made it a confidential client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    #[serde(default)]
+    pub auth_method: AuthMethod,
     pub redirect_uri: String,
     pub issuer: String,
     pub token_endpoint: String,
@@ -72,11 +77,18 @@ impl Pending {
         code_body(code, &self.verifier, &SignIn { client_id: &self.client_id, redirect_uri: &self.redirect_uri, resource: &self.resource, scope: None })
     }
 
+    /// The client the sign-in is for, as the token endpoint knows it.
+    pub fn client(&self) -> Client {
+        Client { id: self.client_id.clone(), secret: self.client_secret.clone(), method: self.auth_method }
+    }
+
     /// The grant its tokens make.
     pub fn grant(&self, tokens: Tokens) -> Grant {
         Grant {
             tokens,
             client_id: self.client_id.clone(),
+            client_secret: self.client_secret.clone(),
+            auth_method: self.auth_method,
             issuer: self.issuer.clone(),
             token_endpoint: self.token_endpoint.clone(),
             revocation_endpoint: self.revocation_endpoint.clone(),
@@ -95,7 +107,7 @@ pub fn left_the_page(state: &str) -> bool {
 /// goes to the sign-in (no window could open).
 #[derive(Debug, Clone, Copy)]
 pub struct Begin<'a> {
-    pub client_id: &'a str,
+    pub client: &'a Client,
     pub redirect_uri: &'a str,
     pub leaves: bool,
 }
@@ -195,7 +207,8 @@ impl SignIns {
     /// A sign-in at the authorization server `found` names starts, as `how` says; `random`
     /// gives the PKCE verifier and the `state`. The address to send the person to.
     pub fn begin(&mut self, server: &str, found: &Discovered, how: Begin<'_>, random: &[u8; 48], now_ms: u64) -> String {
-        let Begin { client_id, redirect_uri, leaves } = how;
+        let Begin { client, redirect_uri, leaves } = how;
+        let client_id = client.id.as_str();
         let mut verifier_bytes = [0u8; 32];
         verifier_bytes.copy_from_slice(&random[..32]);
         let mut state_bytes = [0u8; 16];
@@ -209,6 +222,8 @@ impl SignIns {
             state,
             verifier: pair.verifier,
             client_id: client_id.to_string(),
+            client_secret: client.secret.clone(),
+            auth_method: client.method,
             redirect_uri: redirect_uri.to_string(),
             issuer: found.server.issuer.clone(),
             token_endpoint: found.server.token_endpoint.clone(),
@@ -334,10 +349,10 @@ impl SignIns {
         servers
     }
 
-    /// Every token and verifier held, for the masking of everything that leaves.
+    /// Every token, client secret and verifier held, for the masking of everything that leaves.
     pub fn secrets(&self) -> Vec<String> {
-        let tokens = self.grants.iter().flat_map(|(_, g)| std::iter::once(g.tokens.access.clone()).chain(g.tokens.refresh.clone()));
-        tokens.chain(self.pending.iter().map(|p| p.verifier.clone())).collect()
+        let tokens = self.grants.iter().flat_map(|(_, g)| std::iter::once(g.tokens.access.clone()).chain(g.tokens.refresh.clone()).chain(g.client_secret.clone()));
+        tokens.chain(self.pending.iter().flat_map(|p| std::iter::once(p.verifier.clone()).chain(p.client_secret.clone()))).collect()
     }
 
     /// What storage keeps, as text: the grants of the servers whose secret is remembered

@@ -27,8 +27,10 @@ use sha2::Digest;
 
 use crate::net::encode_component;
 
+mod client;
 mod discover;
 mod exchange;
+pub use client::{read_registration, registration_method, AuthMethod, Client};
 pub use discover::{discover, Discovered};
 pub use exchange::{redeem, register, revoke};
 
@@ -202,6 +204,8 @@ pub struct AuthServer {
     pub registration_endpoint: Option<String>,
     pub revocation_endpoint: Option<String>,
     pub scopes_supported: Vec<String>,
+    /// How it takes clients to prove themselves at its token endpoint, when it says.
+    pub auth_methods: Vec<String>,
     /// It takes a client ID metadata document's address as a client ID.
     pub client_documents: bool,
 }
@@ -229,6 +233,7 @@ pub fn read_auth_server(body: &str, issuer: &str) -> Result<AuthServer, OAuthErr
         registration_endpoint: endpoint("registration_endpoint"),
         revocation_endpoint: endpoint("revocation_endpoint"),
         scopes_supported: strings(&value, "scopes_supported"),
+        auth_methods: strings(&value, "token_endpoint_auth_methods_supported"),
         client_documents: value.get("client_id_metadata_document_supported").and_then(Value::as_bool).unwrap_or(false),
     })
 }
@@ -353,24 +358,18 @@ fn decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The body of a dynamic client registration (RFC 7591): a public client of this page, which
-/// signs in with PKCE and keeps no secret.
-pub fn registration_body(redirect_uri: &str, client_name: &str) -> String {
+/// The body of a dynamic client registration (RFC 7591): this page, which signs in with PKCE,
+/// as a public client unless the server takes none (`method`, from `registration_method`).
+pub fn registration_body(redirect_uri: &str, client_name: &str, method: AuthMethod) -> String {
     serde_json::json!({
         "client_name": client_name,
         "redirect_uris": [redirect_uri],
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],
-        "token_endpoint_auth_method": "none",
+        "token_endpoint_auth_method": method.name(),
         "application_type": "web",
     })
     .to_string()
-}
-
-/// The client ID a registration answered with.
-pub fn read_registration(body: &str) -> Result<String, OAuthError> {
-    let value = object(body, "The registration's answer")?;
-    text(&value, "client_id").map_or_else(|| fail("The authorization server registered this page but sent no client ID."), Ok)
 }
 
 /// The token request for a sign-in's code.
@@ -438,15 +437,34 @@ pub fn read_tokens(status: u16, body: &str, now_ms: u64, previous_refresh: Optio
 }
 
 /// A sign-in's outcome: the tokens, and what renewing and revoking them needs.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Grant {
     pub tokens: Tokens,
     pub client_id: String,
+    /// The secret its registration issued, when it made this page a confidential client, and
+    /// how the token endpoint takes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    #[serde(default)]
+    pub auth_method: AuthMethod,
     pub issuer: String,
     pub token_endpoint: String,
     pub revocation_endpoint: Option<String>,
     /// The server's address as the `resource` the tokens are for.
     pub resource: String,
+}
+
+impl std::fmt::Debug for Grant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Grant").field("tokens", &self.tokens).field("client", &self.client()).field("issuer", &self.issuer).finish_non_exhaustive()
+    }
+}
+
+impl Grant {
+    /// The client its tokens were issued to, as the token endpoint knows it.
+    pub fn client(&self) -> Client {
+        Client { id: self.client_id.clone(), secret: self.client_secret.clone(), method: self.auth_method }
+    }
 }
 
 /// The body of a token revocation (RFC 7009).

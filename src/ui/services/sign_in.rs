@@ -24,7 +24,7 @@ mod io {
     use crate::app::mcp::sign_in::{After401, AuthState, Begin, Pending, SignIns};
     use crate::browser::BrowserClock;
     use crate::net::browser::BrowserFetch;
-    use crate::tools::mcp::oauth::{discover, redeem, register, revoke, Challenge, Grant};
+    use crate::tools::mcp::oauth::{discover, redeem, register, revoke, Challenge, Client, Grant};
     use crate::tools::mcp::{Authorizer, Waited};
 
     /// Where remembered sign-ins are kept (`SignIns::kept`).
@@ -177,7 +177,7 @@ mod io {
         }
         let _renewing = Renewing(page, server.to_string());
         let Some(body) = SignIns::refresh_body(grant) else { return false };
-        let outcome = redeem(&BrowserFetch, &BrowserClock, &grant.token_endpoint, &body, now(), grant.tokens.refresh.as_deref()).await;
+        let outcome = redeem(&BrowserFetch, &BrowserClock, &grant.token_endpoint, &grant.client(), &body, now(), grant.tokens.refresh.as_deref()).await;
         match outcome {
             Ok(tokens) => page.sign_ins().update(|s| s.refreshed(server, tokens)),
             Err(e) => page.sign_ins().update(|s| s.needs(server, &format!("renewing the access failed: {e}"))),
@@ -263,12 +263,12 @@ mod io {
             true => client_document(&redirect_uri).await,
             false => None,
         };
-        let client_id = if !entered.is_empty() {
-            entered
+        let client = if !entered.is_empty() {
+            Client::public(entered)
         } else if let Some(document) = document {
-            document
+            Client::public(document)
         } else if let Some(endpoint) = &found.server.registration_endpoint {
-            register(&BrowserFetch, &BrowserClock, endpoint, &redirect_uri).await.map_err(|e| e.0)?
+            register(&BrowserFetch, &BrowserClock, endpoint, &redirect_uri, &found.server.auth_methods).await.map_err(|e| e.0)?
         } else {
             return Err(format!(
                 "{} registers no clients itself: enter the client ID it issued for this page (redirect address {redirect_uri}) under the server in Settings → Tools → MCP servers.",
@@ -276,7 +276,7 @@ mod io {
             ));
         };
         let random = random().ok_or("this browser gave no random numbers for the sign-in")?;
-        Ok(page.sign_ins().try_update(|s| s.begin(server, &found, Begin { client_id: &client_id, redirect_uri: &redirect_uri, leaves }, &random, now())).unwrap_or_default())
+        Ok(page.sign_ins().try_update(|s| s.begin(server, &found, Begin { client: &client, redirect_uri: &redirect_uri, leaves }, &random, now())).unwrap_or_default())
     }
 
     /// The address of the page's client ID metadata document (`oauth-client.json` beside the
@@ -337,7 +337,7 @@ mod io {
             changed(page);
             return;
         };
-        match redeem(&BrowserFetch, &BrowserClock, &pending.token_endpoint, &pending.code_body(&code), now(), None).await {
+        match redeem(&BrowserFetch, &BrowserClock, &pending.token_endpoint, &pending.client(), &pending.code_body(&code), now(), None).await {
             Ok(tokens) => page.sign_ins().update(|s| s.signed_in(&pending.server, pending.grant(tokens))),
             Err(e) => page.sign_ins().update(|s| s.refused(&pending.server, &e.0)),
         }

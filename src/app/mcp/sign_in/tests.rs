@@ -9,6 +9,8 @@ fn pending(state: &str, started_ms: u64) -> Pending {
         state: state.into(),
         verifier: "verifier-123".into(),
         client_id: "c-1".into(),
+        client_secret: None,
+        auth_method: AuthMethod::None,
         redirect_uri: "https://me.github.io/tl/".into(),
         issuer: "https://auth.example.com".into(),
         token_endpoint: "https://auth.example.com/token".into(),
@@ -133,11 +135,12 @@ fn a_sign_in_begins_with_pkce_a_state_that_says_where_it_returns_and_checks_the_
             registration_endpoint: None,
             revocation_endpoint: Some("https://auth.example.com/revoke".into()),
             scopes_supported: vec![],
+            auth_methods: vec![],
             client_documents: false,
         },
     };
     let mut s = SignIns::default();
-    let url = s.begin(MCP, &found, Begin { client_id: "c-9", redirect_uri: "https://me.github.io/tl/signed-in.html", leaves: false }, &[7; 48], 5);
+    let url = s.begin(MCP, &found, Begin { client: &Client::public("c-9"), redirect_uri: "https://me.github.io/tl/signed-in.html", leaves: false }, &[7; 48], 5);
     let pending = s.pending(MCP).unwrap().clone();
     assert!(pending.state.starts_with("w.") && !left_the_page(&pending.state));
     assert!(url.starts_with("https://auth.example.com/authorize?response_type=code&client_id=c-9&redirect_uri=https%3A%2F%2Fme.github.io%2Ftl%2Fsigned-in.html&code_challenge="));
@@ -147,7 +150,7 @@ fn a_sign_in_begins_with_pkce_a_state_that_says_where_it_returns_and_checks_the_
     // A return from another issuer (a mix-up) is refused.
     let query = format!("code=abc&state={}&iss=https%3A%2F%2Fevil.example", pending.state);
     assert!(s.came_back(&query, 10).unwrap_err().contains("wrong issuer"));
-    let url = s.begin(MCP, &found, Begin { client_id: "c-9", redirect_uri: "https://me.github.io/tl/signed-in.html", leaves: true }, &[8; 48], 5);
+    let url = s.begin(MCP, &found, Begin { client: &Client::public("c-9"), redirect_uri: "https://me.github.io/tl/signed-in.html", leaves: true }, &[8; 48], 5);
     let pending = s.pending(MCP).unwrap().clone();
     assert!(left_the_page(&pending.state) && url.contains(&pending.state));
     let query = format!("code=abc&state={}&iss=https%3A%2F%2Fauth.example.com", pending.state);

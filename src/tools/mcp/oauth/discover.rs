@@ -90,6 +90,7 @@ async fn earlier_revision(fetch: &dyn Fetch, server_url: &str) -> Result<Discove
             registration_endpoint: Some(format!("{origin}/register")),
             revocation_endpoint: None,
             scopes_supported: Vec::new(),
+            auth_methods: Vec::new(),
             client_documents: false,
         },
         Err(tried) => return Err(tried),

@@ -4,7 +4,7 @@
 //! has a time limit of its own (`EXCHANGE_TIMEOUT_MS`): a server that takes the request and
 //! never answers ends in an error a person can act on, never in a renewal that hangs.
 
-use super::{read_registration, read_tokens, registration_body, revocation_body, Grant, OAuthError, Tokens};
+use super::{read_registration, read_tokens, registration_body, registration_method, revocation_body, Client, Grant, OAuthError, Tokens};
 use crate::agent::time::{race, Either};
 use crate::base::Clock;
 use crate::net::{Fetch, HttpRequest, Redirects};
@@ -15,10 +15,10 @@ const ANSWER_LIMIT: usize = 64 << 10;
 /// How long one request to the authorization server may take, answer read and all.
 pub const EXCHANGE_TIMEOUT_MS: f64 = 20_000.0;
 
-/// POSTs `body` as `content_type` to `url` within `EXCHANGE_TIMEOUT_MS`: the status and the
-/// body, or why nothing came back.
-async fn post(fetch: &dyn Fetch, clock: &dyn Clock, url: &str, content_type: &str, body: &str) -> Result<(u16, String), OAuthError> {
-    match race(exchange(fetch, url, content_type, body), clock.sleep(EXCHANGE_TIMEOUT_MS)).await {
+/// POSTs `body` as `content_type` to `url` within `EXCHANGE_TIMEOUT_MS`, with the client's
+/// `Authorization` header when it has one: the status and the body, or why nothing came back.
+async fn post(fetch: &dyn Fetch, clock: &dyn Clock, url: &str, content_type: &str, body: &str, authorization: Option<&str>) -> Result<(u16, String), OAuthError> {
+    match race(exchange(fetch, url, content_type, body, authorization), clock.sleep(EXCHANGE_TIMEOUT_MS)).await {
         Either::Left(answer) => answer,
         Either::Right(()) => Err(OAuthError(format!(
             "The authorization server at {url} did not answer within {:.0} s. Check that it is running, then try again.",
@@ -27,8 +27,11 @@ async fn post(fetch: &dyn Fetch, clock: &dyn Clock, url: &str, content_type: &st
     }
 }
 
-async fn exchange(fetch: &dyn Fetch, url: &str, content_type: &str, body: &str) -> Result<(u16, String), OAuthError> {
-    let headers = [("Content-Type".to_string(), content_type.to_string()), ("Accept".to_string(), "application/json".to_string())];
+async fn exchange(fetch: &dyn Fetch, url: &str, content_type: &str, body: &str, authorization: Option<&str>) -> Result<(u16, String), OAuthError> {
+    let mut headers = vec![("Content-Type".to_string(), content_type.to_string()), ("Accept".to_string(), "application/json".to_string())];
+    if let Some(authorization) = authorization {
+        headers.push(("Authorization".to_string(), authorization.to_string()));
+    }
     let request = HttpRequest { method: "POST", url, headers: &headers, body: Some(body), redirects: Redirects::Refuse };
     let unread = |why: String| {
         OAuthError(format!(
@@ -52,19 +55,23 @@ async fn exchange(fetch: &dyn Fetch, url: &str, content_type: &str, body: &str) 
 
 const FORM: &str = "application/x-www-form-urlencoded";
 
-/// Registers this page at `endpoint` with `redirect_uri`: the client ID it is given.
-pub async fn register(fetch: &dyn Fetch, clock: &dyn Clock, endpoint: &str, redirect_uri: &str) -> Result<String, OAuthError> {
-    let (status, body) = post(fetch, clock, endpoint, "application/json", &registration_body(redirect_uri, "Thoughtline")).await?;
+/// Registers this page at `endpoint` with `redirect_uri`, as a public client unless the server
+/// takes none (`supported`: its token endpoint's methods): the client it is made.
+pub async fn register(fetch: &dyn Fetch, clock: &dyn Clock, endpoint: &str, redirect_uri: &str, supported: &[String]) -> Result<Client, OAuthError> {
+    let asked = registration_method(supported);
+    let (status, body) = post(fetch, clock, endpoint, "application/json", &registration_body(redirect_uri, "Thoughtline", asked), None).await?;
     if !(200..300).contains(&status) {
         let said = serde_json::from_str::<serde_json::Value>(&body).ok().and_then(|v| v.get("error_description").and_then(|d| d.as_str()).map(|d| format!(": {d}"))).unwrap_or_default();
         return Err(OAuthError(format!("The authorization server refused to register this page (HTTP {status}{said}). Enter a client ID it issued for this page in Settings instead.")));
     }
-    read_registration(&body)
+    read_registration(&body, asked)
 }
 
-/// Redeems a token request (`code_body` or `refresh_body`) at `token_endpoint`, at `now_ms`.
-pub async fn redeem(fetch: &dyn Fetch, clock: &dyn Clock, token_endpoint: &str, body: &str, now_ms: u64, previous_refresh: Option<&str>) -> Result<Tokens, OAuthError> {
-    let (status, answer) = post(fetch, clock, token_endpoint, FORM, body).await?;
+/// Redeems a token request (`code_body` or `refresh_body`) of `client`'s at `token_endpoint`,
+/// at `now_ms`, the client proving itself as it registered.
+pub async fn redeem(fetch: &dyn Fetch, clock: &dyn Clock, token_endpoint: &str, client: &Client, body: &str, now_ms: u64, previous_refresh: Option<&str>) -> Result<Tokens, OAuthError> {
+    let (body, authorization) = client.authenticate(body.to_string());
+    let (status, answer) = post(fetch, clock, token_endpoint, FORM, &body, authorization.as_deref()).await?;
     read_tokens(status, &answer, now_ms, previous_refresh)
 }
 
@@ -78,7 +85,8 @@ pub async fn revoke(fetch: &dyn Fetch, clock: &dyn Clock, grant: &Grant) -> Resu
     }
     tokens.push((grant.tokens.access.as_str(), "access_token"));
     for (token, hint) in tokens {
-        let (status, _) = post(fetch, clock, endpoint, FORM, &revocation_body(token, hint, &grant.client_id)).await?;
+        let (body, authorization) = grant.client().authenticate(revocation_body(token, hint, &grant.client_id));
+        let (status, _) = post(fetch, clock, endpoint, FORM, &body, authorization.as_deref()).await?;
         if !(200..300).contains(&status) {
             return Err(OAuthError(format!("The authorization server did not revoke the {} (HTTP {status}); it was forgotten here all the same.", hint.replace('_', " "))));
         }

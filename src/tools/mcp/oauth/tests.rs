@@ -113,12 +113,40 @@ fn the_callback_is_taken_only_with_the_state_sent() {
 
 #[test]
 fn registration_asks_for_a_public_client_and_reads_its_id() {
-    let body: Value = serde_json::from_str(&registration_body("https://me.github.io/tl/oauth.html", "Thoughtline")).unwrap();
+    let body: Value = serde_json::from_str(&registration_body("https://me.github.io/tl/oauth.html", "Thoughtline", AuthMethod::None)).unwrap();
     assert_eq!(body["redirect_uris"][0], "https://me.github.io/tl/oauth.html");
     assert_eq!(body["token_endpoint_auth_method"], "none");
     assert_eq!(body["grant_types"], serde_json::json!(["authorization_code", "refresh_token"]));
-    assert_eq!(read_registration(r#"{"client_id": "c-9", "client_id_issued_at": 1}"#).unwrap(), "c-9");
-    assert!(read_registration("{}").is_err());
+    assert_eq!(read_registration(r#"{"client_id": "c-9", "client_id_issued_at": 1}"#, AuthMethod::None).unwrap(), Client::public("c-9"));
+    assert!(read_registration("{}", AuthMethod::None).is_err());
+    // A secret issued to a public client is not used.
+    assert_eq!(read_registration(r#"{"client_id": "c-9", "client_secret": "s"}"#, AuthMethod::None).unwrap(), Client::public("c-9"));
+}
+
+#[test]
+fn a_server_that_takes_no_public_clients_gets_a_confidential_one_proving_itself_as_it_registered() {
+    let methods = |m: &[&str]| m.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(registration_method(&methods(&[])), AuthMethod::None, "a server that says nothing");
+    assert_eq!(registration_method(&methods(&["client_secret_basic", "none"])), AuthMethod::None);
+    assert_eq!(registration_method(&methods(&["client_secret_post", "client_secret_basic"])), AuthMethod::ClientSecretBasic);
+    assert_eq!(registration_method(&methods(&["client_secret_post"])), AuthMethod::ClientSecretPost);
+    let body: Value = serde_json::from_str(&registration_body("https://p.example/cb", "Thoughtline", AuthMethod::ClientSecretPost)).unwrap();
+    assert_eq!(body["token_endpoint_auth_method"], "client_secret_post");
+
+    // Basic: the form names the client, the header proves it (each part form-encoded first).
+    let basic = read_registration(r#"{"client_id": "c 1", "client_secret": "s:cr&t"}"#, AuthMethod::ClientSecretBasic).unwrap();
+    assert_eq!(basic.method, AuthMethod::ClientSecretBasic);
+    let (form, header) = basic.authenticate(refresh_body("rt", "c 1", "https://m.example"));
+    assert!(!form.contains("client_secret"), "{form}");
+    let pair = base64::engine::general_purpose::STANDARD.decode(header.unwrap().strip_prefix("Basic ").unwrap()).unwrap();
+    assert_eq!(String::from_utf8(pair).unwrap(), "c%201:s%3Acr%26t");
+    // Post: the secret in the form, no header. The answer's own method wins over the one asked.
+    let post = read_registration(r#"{"client_id": "c", "client_secret": "x y", "token_endpoint_auth_method": "client_secret_post"}"#, AuthMethod::ClientSecretBasic).unwrap();
+    assert_eq!(post.authenticate("client_id=c".into()), ("client_id=c&client_secret=x%20y".to_string(), None));
+    // A confidential registration without its secret cannot be used.
+    assert!(read_registration(r#"{"client_id": "c"}"#, AuthMethod::ClientSecretBasic).unwrap_err().0.contains("no client secret"));
+    // The secret never shows in a debug print.
+    assert!(!format!("{post:?}").contains("x y"));
 }
 
 #[test]

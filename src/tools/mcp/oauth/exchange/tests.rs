@@ -26,6 +26,8 @@ impl Fetch for Silent {
 fn grant() -> Grant {
     Grant {
         client_id: "thoughtline-test".into(),
+        client_secret: None,
+        auth_method: Default::default(),
         token_endpoint: "https://auth.test/token".into(),
         issuer: "https://auth.test".into(),
         revocation_endpoint: Some("https://auth.test/revoke".into()),
@@ -37,7 +39,7 @@ fn grant() -> Grant {
 #[test]
 fn a_token_request_that_hangs_ends_at_its_time_limit() {
     let (server, clock) = (Silent::default(), Impatient::default());
-    let err = pollster::block_on(redeem(&server, &clock, "https://auth.test/token", "grant_type=refresh_token", 0, None)).unwrap_err();
+    let err = pollster::block_on(redeem(&server, &clock, "https://auth.test/token", &Client::public("c"), "grant_type=refresh_token", 0, None)).unwrap_err();
     assert!(err.0.contains("https://auth.test/token") && err.0.contains("did not answer within 20 s"), "{}", err.0);
     assert_eq!(*clock.0.borrow(), [EXCHANGE_TIMEOUT_MS]);
     assert_eq!(*server.0.borrow(), ["https://auth.test/token"]);
@@ -46,7 +48,7 @@ fn a_token_request_that_hangs_ends_at_its_time_limit() {
 #[test]
 fn a_registration_that_hangs_ends_at_its_time_limit() {
     let (server, clock) = (Silent::default(), Impatient::default());
-    let err = pollster::block_on(register(&server, &clock, "https://auth.test/register", "https://page.test/signed-in.html")).unwrap_err();
+    let err = pollster::block_on(register(&server, &clock, "https://auth.test/register", "https://page.test/signed-in.html", &[])).unwrap_err();
     assert!(err.0.contains("https://auth.test/register") && err.0.contains("did not answer"), "{}", err.0);
 }
 
