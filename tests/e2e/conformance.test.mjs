@@ -37,6 +37,7 @@ const PASSED = [
   'initialize',
   'tools_call',
   'elicitation-sep1034-client-defaults',
+  'sse-retry',
   'auth/metadata-default',
   'auth/metadata-var1',
   'auth/metadata-var2',
@@ -46,6 +47,8 @@ const PASSED = [
   'auth/scope-omitted-when-undefined',
   'auth/scope-retry-limit',
   'auth/token-endpoint-auth-none',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
   'auth/2025-03-26-oauth-metadata-backcompat',
   'auth/2025-03-26-oauth-endpoint-fallback',
 ];

@@ -2,7 +2,7 @@
 //! server that allows browser requests (CORS, with `Mcp-Session-Id` exposed) lends its tools to
 //! the agent, in every strategy.
 //!
-//! Files of one job each: `jsonrpc.rs` (framing), `client.rs` (the transport: sessions,
+//! Files of one job each: `jsonrpc.rs` (framing), `app.rs` (tools' views, MCP Apps: read, bounded, their CSP), `client.rs` (the transport: sessions,
 //! protocol version, JSON and SSE answers, errors a person can act on), `elicit.rs` (what a
 //! server asks the person in the middle of a call: forms and addresses, checked answers),
 //! `sample.rs` (what a server asks the model to write, reviewed by the person), `tool.rs` (an MCP tool
@@ -10,6 +10,7 @@
 //! schemas said compactly for prompts), `names.rs` (unique model-facing names), `settings.rs`
 //! (what is stored), `hub.rs` (the page's clients, shared across runs).
 
+pub mod app;
 pub mod client;
 pub mod elicit;
 pub mod hub;
