@@ -45,6 +45,8 @@ pub trait RunObserver {
     fn on_reasoning(&self, _step: u32, _delta: &str) {}
     /// The tool call in progress in `step` said how far it is (`ToolContext::progress`).
     fn on_tool_progress(&self, _step: u32, _tool: &str, _text: &str) {}
+    /// A tool call's result comes with a view (an MCP App's), to show beside the run's answer.
+    fn on_tool_view(&self, _step: u32, _tool: &str, _view: &Value) {}
     /// Asks the person whether `tool` (which `needs_approval`) may be called with `input`.
     /// Whoever cannot ask anyone denies: a call that needs approval is never made unasked.
     /// The run drops the future when it is stopped.

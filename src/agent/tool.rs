@@ -44,6 +44,8 @@ pub struct ToolContext<'a> {
     pub(crate) on_asking: &'a dyn Fn(bool),
     /// Told what the person was asked and answered (see `asked`).
     pub(crate) on_asked: &'a dyn Fn(AskedYou),
+    /// Told of a view the call's result comes with (see `show_view`).
+    pub(crate) on_view: &'a dyn Fn(Value),
 }
 
 /// A question a tool's service asked the person while the tool ran (an MCP server's
@@ -78,6 +80,12 @@ impl<'a> ToolContext<'a> {
         (self.on_asked)(exchange);
     }
 
+    /// The call's result comes with a view of its own (an MCP App): what the page needs to
+    /// show it beside the run's answer. Live only: the record keeps the text result.
+    pub fn show_view(&self, view: Value) {
+        (self.on_view)(view);
+    }
+
     /// The run's model, by name.
     pub fn model_name(&self) -> super::model::ModelName {
         self.model.name()
@@ -96,7 +104,7 @@ impl<'a> ToolContext<'a> {
 /// to `model` and are not recorded anywhere.
 pub async fn call_with_model(tool: &dyn Tool, input: &Value, model: &dyn ChatModel) -> Result<String, ToolError> {
     let now = || 0.0;
-    let cx = ToolContext { model, on_model_call: &|_, _, _| {}, now_ms: &now, on_progress: &|_| {}, on_asking: &|_| {}, on_asked: &|_| {} };
+    let cx = ToolContext { model, on_model_call: &|_, _, _| {}, now_ms: &now, on_progress: &|_| {}, on_asking: &|_| {}, on_asked: &|_| {}, on_view: &|_| {} };
     tool.call(input, &cx).await
 }
 

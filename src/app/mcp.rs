@@ -139,6 +139,7 @@ pub fn allow_always(now: &mut McpSettings, run: &McpSettings, model_name: &str) 
 
 pub mod asking;
 pub mod sampling;
+pub mod views;
 pub mod sign_in;
 
 #[cfg(test)]

@@ -149,6 +149,9 @@ fn mcp_tool(value: &Value) -> Read<McpToolInfo> {
         enabled: f.or("enabled", boolean, d.enabled)?,
         ask: f.or("ask", boolean, d.ask)?,
         unavailable: f.or("unavailable", string, d.unavailable)?,
+        view: f.or("view", string, d.view)?,
+        for_model: f.or("for_model", boolean, d.for_model)?,
+        for_views: f.or("for_views", boolean, d.for_views)?,
     })
 }
 

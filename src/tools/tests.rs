@@ -83,7 +83,7 @@ fn call(tool: &dyn Tool, input: Value, model_reply: &'static str) -> (Result<Str
     let calls = Cell::new(0);
     let on_call = |_: &ChatRequest, _: &Result<ChatResponse, LlmError>, _: f64| calls.set(calls.get() + 1);
     let now = || 0.0;
-    let cx = ToolContext { model: &model, on_model_call: &on_call, now_ms: &now, on_progress: &|_| {}, on_asking: &|_| {}, on_asked: &|_| {} };
+    let cx = ToolContext { model: &model, on_model_call: &on_call, now_ms: &now, on_progress: &|_| {}, on_asking: &|_| {}, on_asked: &|_| {}, on_view: &|_| {} };
     let result = pollster::block_on(tool.call(&input, &cx));
     (result, calls.get())
 }

@@ -90,6 +90,15 @@ pub fn ChatPane(
     // The bubbles are derived from the conversation's runs.
     let messages = Memo::new(move |_| chat.with(Conversation::messages));
     let draft = RwSignal::new(String::new());
+    // A message a tool's view suggests (MCP Apps' `ui/message`) waits in the composer for the
+    // person to send.
+    let suggested: RwSignal<_> = crate::ui::services::views::suggested().into();
+    Effect::new(move |_| {
+        if let Some(text) = suggested.get() {
+            draft.set(text);
+            suggested.set(None);
+        }
+    });
     let send = move || {
         let text = draft.get_untracked();
         if running.get_untracked() || text.trim().is_empty() {

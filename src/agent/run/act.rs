@@ -75,7 +75,9 @@ impl Run<'_, '_> {
         let on_asked = |asked: crate::agent::AskedYou| {
             rec.record(step, rec.now(), EventKind::ServerAsked { server: asked.server, question: asked.question, answer: asked.answer, accepted: asked.accepted });
         };
-        let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms, on_progress: &on_progress, on_asking: &on_asking, on_asked: &on_asked };
+        // A view the result comes with goes to the page, beside the run's answer.
+        let on_view = |view: serde_json::Value| rec.observer.on_tool_view(step, tool.name(), &view);
+        let cx = ToolContext { model: input.model, on_model_call: &on_model_call, now_ms: &now_ms, on_progress: &on_progress, on_asking: &on_asking, on_asked: &on_asked, on_view: &on_view };
         let timeout_ms = tool.timeout_ms().unwrap_or(settings.tool_timeout_ms);
         let outcome = guarded_quiet(tool.call(&tool_input, &cx), input, self.run_left(), Some(timeout_ms), &heard, &paused).await;
         let name = tool.name().to_string();

@@ -29,7 +29,7 @@ fn a_row_never_says_connected_about_a_session_the_server_forgot() {
 fn server(url: &str, tools: &[&str]) -> McpServer {
     let mut s = McpServer { url: url.into(), ..Default::default() };
     s.common.enabled = true;
-    s.tools = tools.iter().map(|n| McpToolInfo { name: n.to_string(), title: String::new(), description: String::new(), input_schema: serde_json::Value::Null, enabled: true, ask: true, unavailable: String::new() }).collect();
+    s.tools = tools.iter().map(|n| McpToolInfo { name: n.to_string(), title: String::new(), description: String::new(), input_schema: serde_json::Value::Null, ask: true, ..McpToolInfo::default() }).collect();
     s
 }
 

@@ -272,6 +272,8 @@ pub struct McpClient {
     /// Where the server's own stream left off when it last ended gracefully: its last event ID
     /// (sent as `Last-Event-ID` when listening again) and the wait it asked for.
     listened_to: RefCell<(Option<String>, Option<u64>)>,
+    /// The page shows tools' views (MCP Apps): said in `initialize`, under `extensions`.
+    shows_views: Cell<bool>,
 }
 
 impl McpClient {
@@ -297,6 +299,7 @@ impl McpClient {
             sampler: RefCell::new(None),
             clock: RefCell::new(None),
             listened_to: RefCell::new((None, None)),
+            shows_views: Cell::new(false),
         }
     }
 
@@ -312,6 +315,11 @@ impl McpClient {
         *self.sampler.borrow_mut() = Some(sampler);
     }
 
+    /// The page shows tools' views (MCP Apps): declared at the next connect.
+    pub fn set_shows_views(&self) {
+        self.shows_views.set(true);
+    }
+
     /// The clock that times the resumption of a stream the server closed before its answer.
     pub fn set_clock(&self, clock: Rc<dyn crate::agent::Clock>) {
         *self.clock.borrow_mut() = Some(clock);
@@ -325,6 +333,9 @@ impl McpClient {
         }
         if self.sampler.borrow().is_some() {
             offered.insert("sampling".into(), json!({}));
+        }
+        if self.shows_views.get() {
+            offered.insert("extensions".into(), json!({(super::app::EXTENSION): {"mimeTypes": [super::app::MIME]}}));
         }
         Value::Object(offered)
     }
@@ -467,6 +478,11 @@ impl McpClient {
     }
 
     /// `resources/read`: the resource's text contents, bounded; binary contents summarised.
+    /// `resources/read` as the server answered it (a tool's view, MCP Apps).
+    pub async fn read_resource_whole(&self, uri: &str) -> Result<Value, McpError> {
+        self.request("resources/read", json!({"uri": uri})).await
+    }
+
     pub async fn read_resource(&self, uri: &str) -> Result<String, McpError> {
         let result = self.request("resources/read", json!({"uri": uri})).await?;
         let parts: Vec<String> = result

@@ -24,11 +24,13 @@ pub struct McpHub {
     sampler: RefCell<Option<Rc<dyn super::sample::Sampler>>>,
     /// The page's clock, given to every client (streams resumed after the wait they ask for).
     clock: RefCell<Option<Rc<dyn crate::agent::Clock>>>,
+    /// The page shows tools' views (MCP Apps), as every client says.
+    shows_views: std::cell::Cell<bool>,
 }
 
 impl McpHub {
     pub fn new(fetch: Rc<dyn Fetch>, on_list_changed: Rc<dyn Fn(&str)>, on_state: Rc<dyn Fn(&str, McpState)>) -> Self {
-        McpHub { fetch, clients: RefCell::new(Vec::new()), on_list_changed, on_state, authorizer: RefCell::new(None), asker: RefCell::new(None), sampler: RefCell::new(None), clock: RefCell::new(None) }
+        McpHub { fetch, clients: RefCell::new(Vec::new()), on_list_changed, on_state, authorizer: RefCell::new(None), asker: RefCell::new(None), sampler: RefCell::new(None), clock: RefCell::new(None), shows_views: std::cell::Cell::new(false) }
     }
 
     /// The page's sign-ins, for the clients made from now on.
@@ -46,6 +48,11 @@ impl McpHub {
     /// they declare sampling when they connect.
     pub fn set_sampler(&self, sampler: Rc<dyn super::sample::Sampler>) {
         *self.sampler.borrow_mut() = Some(sampler);
+    }
+
+    /// The page shows tools' views, for the clients made from now on.
+    pub fn set_shows_views(&self) {
+        self.shows_views.set(true);
     }
 
     /// The page's clock, for the clients made from now on.
@@ -75,6 +82,9 @@ impl McpHub {
         }
         if let Some(clock) = self.clock.borrow().clone() {
             client.set_clock(clock);
+        }
+        if self.shows_views.get() {
+            client.set_shows_views();
         }
         let url = server.url.trim().to_string();
         let notify = self.on_list_changed.clone();

@@ -141,18 +141,35 @@ pub struct McpToolInfo {
     /// Why the page cannot call this tool (empty when it can): it is shown greyed with this
     /// reason and never offered to the model, whatever `enabled` says.
     pub unavailable: String,
+    /// The `ui://` resource of its view (MCP Apps), shown beside its result (empty: none).
+    pub view: String,
+    /// Offered to the model (off: a tool only the server's views call).
+    pub for_model: bool,
+    /// Callable from the server's views.
+    pub for_views: bool,
 }
 
 impl McpToolInfo {
-    /// Switched on, and a tool the page can call.
+    /// Switched on, and a tool the page can call and the model may see.
     pub fn offered(&self) -> bool {
-        self.enabled && self.unavailable.is_empty()
+        self.enabled && self.unavailable.is_empty() && self.for_model
     }
 }
 
 impl Default for McpToolInfo {
     fn default() -> Self {
-        McpToolInfo { name: String::new(), title: String::new(), description: String::new(), input_schema: Value::Null, enabled: true, ask: false, unavailable: String::new() }
+        McpToolInfo {
+            name: String::new(),
+            title: String::new(),
+            description: String::new(),
+            input_schema: Value::Null,
+            enabled: true,
+            ask: false,
+            unavailable: String::new(),
+            view: String::new(),
+            for_model: true,
+            for_views: true,
+        }
     }
 }
 

@@ -29,6 +29,9 @@ pub struct McpTool {
     timeout_ms: Option<f64>,
     ask: bool,
     instructions: String,
+    /// Its view's `ui://` resource (MCP Apps; empty: none), and the server's address as set.
+    view: String,
+    server: String,
 }
 
 impl McpTool {
@@ -50,6 +53,8 @@ impl McpTool {
             timeout_ms: (server.common.timeout_s > 0.0).then_some(server.common.timeout_s * 1000.0),
             ask: tool.ask,
             instructions: server.instructions.clone(),
+            view: tool.view.clone(),
+            server: server.url.trim().to_string(),
         }
     }
 }
@@ -103,6 +108,17 @@ impl Tool for McpTool {
                 }
             }
             let result = result.map_err(|e| ToolError::new(e.message))?;
+            // A tool with a view: the page shows it beside the answer, given the call's input
+            // and its whole result (the model gets the text, as from any tool).
+            if !self.view.is_empty() {
+                cx.show_view(serde_json::json!({
+                    "server": self.server,
+                    "uri": self.view,
+                    "tool": {"name": self.remote, "description": self.description, "inputSchema": self.schema},
+                    "arguments": arguments,
+                    "result": result,
+                }));
+            }
             observation(&result).map(|text| self.client.scrub(&text)).map_err(|text| {
                 ToolError::new(format!("The MCP server {} reported an error: {}", self.origin, self.client.scrub(&text)))
             })

@@ -51,6 +51,8 @@ mod io {
             hub.set_sampler(Rc::new(crate::ui::services::sampling::PageSampler::new(page)));
             // A stream a server closes before its answer is resumed after the wait it asks for.
             hub.set_clock(Rc::new(BrowserClock));
+            // Tools' views (MCP Apps) are shown under the answer.
+            hub.set_shows_views();
             crate::ui::services::sign_in::resume(page, connect);
             hub
         };

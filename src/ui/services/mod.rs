@@ -40,3 +40,4 @@ pub mod session;
 pub mod settings;
 pub mod sign_in;
 pub mod theme;
+pub mod views;

@@ -81,6 +81,7 @@ pub const MANIFEST: &[Part] = &[
     Part { chunk: "otel_send", what: "Sending runs to the collector", fetched: &[IdleIf(Needs::Collector)] },
     Part { chunk: "find_bar", what: "Finding steps", fetched: &[Idle] },
     Part { chunk: "approval", what: "The panel for approvals and servers' questions", fetched: &[IdleIf(Needs::McpServer), OnUse] },
+    Part { chunk: "mcp_views", what: "Views of tools' results", fetched: &[OnUse] },
     Part { chunk: "in_page_warm", what: "Readying the model in this page", fetched: &[IdleIf(Needs::ModelInPage)] },
     Part { chunk: "chat_list", what: "The chat list", fetched: &[Returning, Idle] },
     Part { chunk: "read_chat", what: "Reading chats", fetched: &[Returning, OnUse] },

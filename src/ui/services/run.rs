@@ -371,6 +371,10 @@ impl RunObserver for Observer<'_> {
             choice
         })
     }
+    fn on_tool_view(&self, step: u32, _tool: &str, view: &serde_json::Value) {
+        let chat = self.control.chat.with_untracked(|c| c.id.clone());
+        crate::ui::services::views::shown(self.control.mcp, chat, self.run, step, view);
+    }
     fn on_tool_progress(&self, _step: u32, tool: &str, text: &str) {
         self.control.progress.set(mask(&format!("{tool}: {text}"), self.secrets));
     }
@@ -510,6 +514,11 @@ mod page {
             let mut job = job;
             if !job.attachments.is_empty() {
                 job.question = attach(&job.question, &job.attachments, control.mcp).await;
+            }
+            // What the chat's tool views last told the model (MCP Apps' context updates).
+            let chat = leptos::prelude::WithUntracked::with_untracked(&control.chat, |c| c.id.clone());
+            for (tool, told) in leptos::prelude::WithUntracked::with_untracked(&crate::ui::services::views::views(), |v| v.context(&chat)) {
+                job.question.push_str(&format!("\n\n(The view of {tool} says: {told})"));
             }
             control.drive(job, Env { model, tools: &tools, clock: &BrowserClock }).await
         }

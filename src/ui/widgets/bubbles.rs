@@ -76,6 +76,8 @@ fn Bubble(message: ChatMessage, chat: RwSignal<Conversation>, running: ReadSigna
                 view! { <div class="attached-to" data-testid="run-attached" title="Attached resources">{names.join(" · ")}</div> }
             })}
             {(!message.branch.is_empty()).then(|| view! { <div class="branch-note" data-testid="message-branch">{message.branch}</div> })}
+            // Views of this run's tools' results (MCP Apps), while the page is open.
+            {message.ends_run.then(|| view! { <crate::ui::widgets::views::RunViews chat run/> })}
             {steps}
         </li>
     }

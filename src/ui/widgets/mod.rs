@@ -9,4 +9,5 @@ pub mod in_page;
 pub mod markdown;
 pub mod runs;
 pub mod sampling;
+pub mod views;
 pub mod trace;

@@ -78,7 +78,7 @@ pub fn common(rng: &mut Rng) -> Common {
 
 pub fn mcp_tool(rng: &mut Rng) -> McpToolInfo {
     let schema = rng.pick(&[Value::Null, json!({"type": "object", "properties": {"q": {"type": "string"}}}), json!([1, "x"]), json!(true)]);
-    McpToolInfo { name: text(rng), title: text(rng), description: text(rng), input_schema: schema, enabled: flag(rng), ask: flag(rng), unavailable: if flag(rng) { String::new() } else { text(rng) } }
+    McpToolInfo { name: text(rng), title: text(rng), description: text(rng), input_schema: schema, enabled: flag(rng), ask: flag(rng), unavailable: if flag(rng) { String::new() } else { text(rng) }, view: text(rng), for_model: flag(rng), for_views: flag(rng) }
 }
 
 /// A server whose secret survives a round trip through the stored settings: one only when

@@ -16,6 +16,7 @@ pub(super) fn tool_info(tool: &Value) -> Option<McpToolInfo> {
         _ => json!({"type": "object"}),
     };
     let unavailable = unservable(tool, &input_schema);
+    let view = crate::tools::mcp::app::tool_view(tool);
     Some(McpToolInfo {
         name: name.chars().take(128).collect(),
         title: jsonrpc::bounded(title),
@@ -25,6 +26,9 @@ pub(super) fn tool_info(tool: &Value) -> Option<McpToolInfo> {
         // A tool a server lists asks before each call until the person says otherwise.
         ask: true,
         unavailable,
+        view: view.uri,
+        for_model: view.model,
+        for_views: view.app,
     })
 }
 
