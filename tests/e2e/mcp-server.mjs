@@ -85,3 +85,32 @@ export async function startEverything() {
   const stopped = new Promise((resolve) => child.on('exit', resolve));
   return { url: `http://127.0.0.1:${port}/mcp`, stop: async () => { child.kill('SIGTERM'); await stopped; } };
 }
+
+/** Starts an MCP App example server of `@modelcontextprotocol/ext-apps` (`package`, for
+ *  example `server-basic-vanillajs`; it allows any origin itself) on a free port; resolves to
+ *  { url, stop() }. */
+export async function startAppServer(pkg) {
+  const net = await import('node:net');
+  const port = await new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+  const main = path.join(here, '..', '..', 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js');
+  const child = spawn(process.execPath, [main], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  await new Promise((resolve, reject) => {
+    let out = '';
+    const heard = (d) => {
+      out += d;
+      if (/listening on/.test(out)) resolve();
+    };
+    child.stdout.on('data', heard);
+    child.stderr.on('data', heard);
+    child.on('exit', (code) => reject(new Error(`${pkg} exited with ${code}: ${out}`)));
+  });
+  const stopped = new Promise((resolve) => child.on('exit', resolve));
+  return { url: `http://127.0.0.1:${port}/mcp`, stop: async () => { child.kill('SIGTERM'); await stopped; } };
+}

@@ -15,9 +15,10 @@ use crate::ui::services::views::{send, views};
 pub fn RunViews(chat: RwSignal<crate::conversation::Conversation>, run: usize) -> impl IntoView {
     let all: RwSignal<_> = views().into();
     let id = Memo::new(move |_| chat.with(|c| c.id.clone()));
-    let any = move || id.with(|chat| all.with(|v| !v.of(chat, run).is_empty()));
+    // A memo: the part is drawn once when the first view comes, not again on every change.
+    let any = Memo::new(move |_| id.with(|chat| all.with(|v| !v.of(chat, run).is_empty())));
     move || {
-        any().then(|| {
+        any.get().then(|| {
             let chat = id.get_untracked();
             crate::ui::services::parts::part_view("mcp_views", move || Box::pin(run_views(chat.clone(), run)), None, crate::ui::services::parts::Around::Nothing)
         })
