@@ -16,6 +16,9 @@ use crate::ui::services::mcp::Mcp;
 thread_local! {
     /// The page's views, made on first use, never owned by a view that may go away.
     static VIEWS: std::cell::OnceCell<ArcRwSignal<Views>> = const { std::cell::OnceCell::new() };
+    /// Where views are, by conversation id and run: all the first screen reads (the views
+    /// themselves, and the code that draws them, come with their part).
+    static PLACES: std::cell::OnceCell<ArcRwSignal<Vec<(String, usize)>>> = const { std::cell::OnceCell::new() };
     /// A message a view suggests, for the composer to take.
     static SUGGESTED: std::cell::OnceCell<ArcRwSignal<Option<String>>> = const { std::cell::OnceCell::new() };
     /// The page's MCP servers (set when a run first shows a view).
@@ -29,6 +32,11 @@ pub fn views() -> ArcRwSignal<Views> {
     VIEWS.with(|v| v.get_or_init(|| ArcRwSignal::new(Views::default())).clone())
 }
 
+/// The runs that have views, by conversation id and run.
+pub fn places() -> ArcRwSignal<Vec<(String, usize)>> {
+    PLACES.with(|p| p.get_or_init(|| ArcRwSignal::new(Vec::new())).clone())
+}
+
 /// A message a view suggested (the composer takes it, then clears it).
 pub fn suggested() -> ArcRwSignal<Option<String>> {
     SUGGESTED.with(|s| s.get_or_init(|| ArcRwSignal::new(None)).clone())
@@ -39,6 +47,9 @@ pub fn suggested() -> ArcRwSignal<Option<String>> {
 pub fn shown(page: Mcp, chat: String, run: usize, step: u32, view: &Value) {
     let Some(call) = ViewCall::read(view) else { return };
     PAGE.with(|p| p.set(Some(page)));
+    if !places().with_untracked(|p| p.iter().any(|(c, r)| *c == chat && *r == run)) {
+        places().update(|p| p.push((chat.clone(), run)));
+    }
     let id = views().try_update(|v| {
         v.handle(Msg::Shown { chat, run, step, call: call.clone() }, &Host::default());
         v.last_id()
@@ -57,6 +68,21 @@ fn host(view: u64) -> Host {
         .unwrap_or_default();
     let (locale, time_zone) = io::locale();
     Host { theme: crate::ui::services::theme::current_name(), locale, time_zone, tools }
+}
+
+/// The view of `run`'s call in `step`, in the chat `chat`, when one is shown.
+pub fn view_of(chat: &str, run: usize, step: u32) -> Option<u64> {
+    views().with(|v| v.of(chat, run).iter().find(|l| l.step == step).map(|l| l.id))
+}
+
+/// Brings view `view` into sight (a trace row's "its view").
+pub fn scroll_to_view(view: u64) {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(element) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(&format!("[data-testid=\"mcp-app-view\"][data-view=\"{view}\"]")).ok().flatten()) {
+        crate::ui::services::dom::scroll_to(&element);
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = view;
 }
 
 /// What a view (or the person, about it) did.

@@ -13,10 +13,10 @@ use crate::ui::services::views::{send, views};
 /// page whose tools have no views never loads it.
 #[component]
 pub fn RunViews(chat: RwSignal<crate::conversation::Conversation>, run: usize) -> impl IntoView {
-    let all: RwSignal<_> = views().into();
+    let places: RwSignal<_> = crate::ui::services::views::places().into();
     let id = Memo::new(move |_| chat.with(|c| c.id.clone()));
     // A memo: the part is drawn once when the first view comes, not again on every change.
-    let any = Memo::new(move |_| id.with(|chat| all.with(|v| !v.of(chat, run).is_empty())));
+    let any = Memo::new(move |_| id.with(|chat| places.with(|p| p.iter().any(|(c, r)| c == chat && *r == run))));
     move || {
         any.get().then(|| {
             let chat = id.get_untracked();
@@ -85,7 +85,7 @@ fn Frame(id: u64) -> impl IntoView {
     let title = format!("View of {tool}, from {server}");
     let label = title.clone();
     view! {
-        <section class="mcp-app-view" data-testid="mcp-app-view" aria-label=label>
+        <section class="mcp-app-view" data-testid="mcp-app-view" data-view=id aria-label=label>
             <header class="mcp-app-head">
                 <span>{format!("▣ {tool}")}<span class="hint">{format!(" · {server}")}</span></span>
                 <button class="ghost small" data-testid="mcp-app-close" aria-label="Close the view" on:click=move |_| send(Msg::Close { view: id })>"Close"</button>

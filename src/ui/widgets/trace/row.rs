@@ -107,9 +107,31 @@ pub fn EventRow(event: Event, open: Memo<Option<u32>>, trace: Steps, look: Look,
                     <pre></pre>
                 </details>
             })}
+            {view_link(forking, &event)}
             {forking.and_then(|forking| super::fork::row_controls(forking, &event))}
         </li>
     }
+}
+
+/// On a tool's result that came with a view (MCP Apps): a link to it, under the answer, while
+/// the view lives.
+fn view_link(forking: Option<super::fork::Forking>, event: &Event) -> Option<AnyView> {
+    if !matches!(event.kind, EventKind::ToolResult { .. }) {
+        return None;
+    }
+    let chat = forking?.chat;
+    let step = event.step;
+    let view = move || chat.with(|c| c.shown().and_then(|run| crate::ui::services::views::view_of(&c.id, run, step)));
+    Some(
+        view! {
+            {move || view().map(|id| view! {
+                <button class="link small" data-testid="row-view" on:click=move |_| crate::ui::services::views::scroll_to_view(id)>
+                    "▣ This call has a view, under the answer"
+                </button>
+            })}
+        }
+        .into_any(),
+    )
 }
 
 /// A long text as a row shows it: its preview with a mark where it was cut, or all of it.
