@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer, script, requests, loopbackSettings, action } from '../e2e/harness.mjs';
-import { startMcp, startMcpOAuth } from '../e2e/mcp-server.mjs';
+import { startMcp, startMcpOAuth, startAppServer } from '../e2e/mcp-server.mjs';
 import { llamaModel } from '../e2e/llama.mjs';
 import { pdf } from '../e2e/pdf.mjs';
 import { chosenEngines, startDriver, session, Key } from './driver.mjs';
@@ -71,6 +71,20 @@ async function untilStored(b, text) {
     if (Date.now() > end) throw new Error(`${b.name}: "${text}" was not stored within 20 s`);
     await new Promise((r) => setTimeout(r, 150));
   }
+}
+
+/** Adds the MCP server at `url` in Settings (opening them) and connects it. */
+async function connectServer(b, url) {
+  await b.click('settings-toggle');
+  await b.click('[data-testid="mcp-servers"] summary');
+  await b.click('mcp-add');
+  await b.fill('mcp-url-0', url);
+  await b.click('mcp-connect-0');
+  const status = await b.until(() => {
+    const el = document.querySelector('[data-testid="mcp-status-0"]');
+    return el && el.textContent && !el.textContent.includes('Connecting') ? `${el.className}|${el.textContent}` : null;
+  }, [], { what: 'Connect ends' });
+  assert.match(status, /^ok\|/, status);
 }
 
 /** Chooses an option of a <select>, as a person would (by clicking it). */
@@ -339,6 +353,59 @@ for (const engine of chosenEngines) {
       assert.equal(await answer(b), '2 + 3 is 5.');
       const sent = await requests(server.origin, scope);
       assert.match(sent[1].body.messages.at(-1).content, /Observation: The sum of 2 and 3 is 5\./);
+    });
+
+    test("an MCP App's view shows its call's result, in the sandbox proxy's frame", async () => {
+      const app = await startAppServer('server-basic-vanillajs');
+      try {
+        const { scope } = await openApp(b, { seed: loopbackSettings });
+        await connectServer(b, app.url);
+        await choose(b, 'mcp-approval-0-get-time', 'allow');
+        await b.click('settings-close');
+        await script(server.origin, scope, [action('get-time', {}), { text: 'Final Answer: The server told the time.' }]);
+        await ask(b, 'What time is it on the server?');
+        assert.equal(await answer(b), 'The server told the time.');
+        const sent = await requests(server.origin, scope);
+        const time = sent[1].body.messages.at(-1).content.match(/Observation: (\S+)/)[1];
+        const frame = await b.find('mcp-app');
+        assert.equal(await frame.getAttribute('sandbox'), 'allow-scripts');
+        // Into the proxy's frame, then the view's own.
+        await b.driver.switchTo().frame(frame);
+        try {
+          await b.until(() => document.querySelector('iframe') !== null, [], { what: "the view's frame" });
+          await b.driver.switchTo().frame(await b.driver.findElement({ css: 'iframe' }));
+          const shown = await b.until((t) => {
+            const text = document.getElementById('server-time')?.textContent ?? '';
+            return text.includes(t) ? text : null;
+          }, [time], { what: "the call's result in the view" });
+          assert.ok(shown.includes(time));
+          assert.equal(await b.run(() => { try { return localStorage.length; } catch (e) { return e.name; } }), 'SecurityError');
+        } finally {
+          await b.driver.switchTo().defaultContent();
+        }
+      } finally {
+        await app.stop();
+      }
+    });
+
+    test("an MCP server's question: its form starts at the server's defaults and is sent on Accept", async () => {
+      const asking = await startMcp('--asks');
+      try {
+        const { scope } = await openApp(b, { seed: loopbackSettings });
+        await connectServer(b, asking.url);
+        await choose(b, 'mcp-approval-0-book-table', 'allow');
+        await b.click('settings-close');
+        await script(server.origin, scope, [action('book-table', {}), { text: 'Final Answer: Booked.' }]);
+        await ask(b, 'Book a table');
+        await b.find('elicitation');
+        assert.equal(await b.run(() => document.querySelector('[data-field="guests"]').value), '2');
+        assert.equal(await b.run(() => document.querySelector('[data-field="seating"]').value), 'out');
+        await b.click('elicitation-accept');
+        assert.equal(await answer(b), 'Booked.');
+        assert.deepEqual((await asking.state()).asks, [{ action: 'accept', content: { guests: 2, name: 'Ada', seating: 'out', newsletter: false } }]);
+      } finally {
+        await asking.stop();
+      }
     });
 
     test('an MCP server that needs a sign-in: signed in through its window, its tool runs with the token', async () => {
