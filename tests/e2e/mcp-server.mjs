@@ -112,5 +112,7 @@ export async function startAppServer(pkg) {
     child.on('exit', (code) => reject(new Error(`${pkg} exited with ${code}: ${out}`)));
   });
   const stopped = new Promise((resolve) => child.on('exit', resolve));
-  return { url: `http://127.0.0.1:${port}/mcp`, stop: async () => { child.kill('SIGTERM'); await stopped; } };
+  // SIGKILL: on SIGTERM it waits for its open connections to close, which a browser still
+  // open keeps alive.
+  return { url: `http://127.0.0.1:${port}/mcp`, stop: async () => { child.kill('SIGKILL'); await stopped; } };
 }
