@@ -99,8 +99,10 @@ test('an MCP App: shown with its result, its tool called through the page with a
   const policy = await inner.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.content);
   assert.match(policy, /connect-src 'none'/);
 
-  // Close: the view is told, then taken away.
+  // Close: the view is told (it says so on its console), then taken away.
+  const tornDown = page.waitForEvent('console', { predicate: (m) => m.text().includes('App is being torn down'), timeout: 10_000 });
   await page.getByTestId('mcp-app-close').click();
+  await tornDown;
   await page.getByTestId('mcp-app-view').waitFor({ state: 'detached' });
   // The view's own code logs what it meets (the refused call, its reads of storage failing in
   // the sandbox): the page's own errors are none.

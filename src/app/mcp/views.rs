@@ -51,6 +51,8 @@ pub enum Stage {
     Shown,
     /// It could not be shown: why (the call's text result is in the trace).
     Failed(String),
+    /// Closed: told so (`ui/resource-teardown`), it goes once it answers or its time is up.
+    Closing,
 }
 
 /// Something a view asks that waits for the person.
@@ -94,6 +96,10 @@ pub enum Do {
     Open { url: String },
     /// Put `text` in the composer (a message the view suggests; the person sends it).
     Compose { text: String },
+    /// A closing view is told; send `Gone` when it answers or after a moment.
+    Closing { view: u64 },
+    /// The view is gone: its frame is taken away.
+    Remove { view: u64 },
 }
 
 /// What the page knows of itself that a view is told (its host context).
@@ -121,8 +127,12 @@ pub enum Msg {
     Called { view: u64, id: Value, outcome: Result<Value, String> },
     /// The view is closed (or its run or chat goes away): told first, then removed.
     Close { view: u64 },
+    /// A closing view's time to answer is up (or it answered): it goes.
+    Gone { view: u64 },
 }
 
+/// The id of the page's `ui/resource-teardown` request.
+const TEARDOWN: &str = "teardown";
 /// Heights a view may take.
 const SHORTEST: u32 = 60;
 const TALLEST: u32 = 2000;
@@ -191,10 +201,17 @@ impl Views {
                 self.with(view, |v| v.stage = Stage::Failed(why));
                 Vec::new()
             }
-            Msg::FromView { view, message } => match self.live.iter_mut().find(|v| v.id == view) {
-                Some(live) => from_view(live, &message, host),
-                None => Vec::new(),
-            },
+            Msg::FromView { view, message } => {
+                // The answer to our teardown: a closing view goes now.
+                let answered = message.get("method").is_none() && message.get("id").and_then(Value::as_str) == Some(TEARDOWN);
+                if answered && self.get(view).is_some_and(|v| v.stage == Stage::Closing) {
+                    return self.handle(Msg::Gone { view }, host);
+                }
+                match self.live.iter_mut().find(|v| v.id == view) {
+                    Some(live) if live.stage != Stage::Closing => from_view(live, &message, host),
+                    _ => Vec::new(),
+                }
+            }
             Msg::Answer { view, allow } => {
                 let Some(live) = self.live.iter_mut().find(|v| v.id == view) else { return Vec::new() };
                 match (live.asking.pop_front(), allow) {
@@ -215,14 +232,24 @@ impl Views {
                 vec![Do::Post { view, message }]
             }
             Msg::Close { view } => {
-                let Some(at) = self.live.iter().position(|v| v.id == view) else { return Vec::new() };
-                let live = self.live.remove(at);
-                // Told before it goes, so it can tidy up; its answer is not awaited.
+                let Some(live) = self.live.iter_mut().find(|v| v.id == view) else { return Vec::new() };
                 match live.stage {
-                    Stage::Shown => vec![Do::Post { view, message: json!({"jsonrpc": "2.0", "id": "teardown", "method": "ui/resource-teardown", "params": {}}) }],
-                    _ => Vec::new(),
+                    // Told before it goes, so it can tidy up; it goes when it answers, or soon.
+                    Stage::Shown => {
+                        live.stage = Stage::Closing;
+                        vec![Do::Post { view, message: json!({"jsonrpc": "2.0", "id": TEARDOWN, "method": "ui/resource-teardown", "params": {}}) }, Do::Closing { view }]
+                    }
+                    Stage::Closing => Vec::new(),
+                    _ => self.handle(Msg::Gone { view }, host),
                 }
             }
+            Msg::Gone { view } => match self.live.iter().position(|v| v.id == view) {
+                Some(at) => {
+                    self.live.remove(at);
+                    vec![Do::Remove { view }]
+                }
+                None => Vec::new(),
+            },
         }
     }
 
@@ -239,7 +266,7 @@ fn from_view(live: &mut Live, message: &Value, host: &Host) -> Vec<Do> {
     let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
     let params = message.get("params").cloned().unwrap_or(Value::Null);
     let Some(id) = message.get("id").filter(|_| !method.is_empty()).cloned() else {
-        // A notification, or the answer to a request of ours (teardown): nothing to answer.
+        // A notification, or an answer (to our teardown, handled before): nothing to answer.
         return match method {
             "ui/notifications/initialized" => {
                 live.initialized = true;

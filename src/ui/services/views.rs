@@ -89,10 +89,9 @@ pub fn scroll_to_view(view: u64) {
 pub fn send(msg: Msg) {
     let view = match &msg {
         Msg::Shown { .. } => 0,
-        Msg::Loaded { view } | Msg::Failed { view, .. } | Msg::FromView { view, .. } | Msg::Answer { view, .. } | Msg::Called { view, .. } | Msg::Close { view } => *view,
+        Msg::Loaded { view } | Msg::Failed { view, .. } | Msg::FromView { view, .. } | Msg::Answer { view, .. } | Msg::Called { view, .. } | Msg::Close { view } | Msg::Gone { view } => *view,
     };
     let host = host(view);
-    let closing = matches!(msg, Msg::Close { .. });
     let todo = views().try_update(|v| v.handle(msg, &host)).unwrap_or_default();
     for step in todo {
         match step {
@@ -102,12 +101,15 @@ pub fn send(msg: Msg) {
             Do::Compose { text } => {
                 suggested().set(Some(text));
             }
+            // A closing view has a moment to answer its teardown before it goes.
+            Do::Closing { view } => crate::ui::services::page::after(std::time::Duration::from_millis(CLOSING_MS), move || send(Msg::Gone { view })),
+            Do::Remove { view } => io::forget(view),
         }
     }
-    if closing {
-        io::forget(view);
-    }
 }
+
+/// How long a closing view has to answer its teardown.
+const CLOSING_MS: u64 = 500;
 
 #[cfg(target_arch = "wasm32")]
 mod io {
@@ -168,14 +170,8 @@ mod io {
 
     pub fn forget(view: u64) {
         PAGES.with(|p| p.borrow_mut().retain(|(v, _)| *v != view));
-        // The frame stays a moment, for the view to hear it is closing.
-        let frame = FRAMES.with(|f| {
-            let mut frames = f.borrow_mut();
-            frames.iter().position(|(v, _)| *v == view).map(|at| frames.remove(at).1)
-        });
-        if let Some(frame) = frame {
-            crate::ui::services::page::after(std::time::Duration::from_millis(300), move || frame.remove());
-        }
+        // Its frame goes with its place in the views (`widgets::views`).
+        FRAMES.with(|f| f.borrow_mut().retain(|(v, _)| *v != view));
     }
 
     fn frame_of(view: u64) -> Option<web_sys::HtmlIFrameElement> {

@@ -85,7 +85,7 @@ fn Frame(id: u64) -> impl IntoView {
     let title = format!("View of {tool}, from {server}");
     let label = title.clone();
     view! {
-        <section class="mcp-app-view" data-testid="mcp-app-view" data-view=id aria-label=label>
+        <section class="mcp-app-view" class:closing=move || matches!(stage(), Some(Stage::Closing)) data-testid="mcp-app-view" data-view=id aria-label=label>
             <header class="mcp-app-head">
                 <span>{format!("▣ {tool}")}<span class="hint">{format!(" · {server}")}</span></span>
                 <button class="ghost small" data-testid="mcp-app-close" aria-label="Close the view" on:click=move |_| send(Msg::Close { view: id })>"Close"</button>

@@ -96,12 +96,25 @@ fn links_open_only_when_the_person_agrees_and_messages_go_to_the_composer() {
 fn a_closed_view_is_told_first_and_a_failed_one_says_why() {
     let mut views = Views::default();
     let view = shown(&mut views);
-    let told = posted(&views.handle(Msg::Close { view }, &host(false)));
+    let closing = views.handle(Msg::Close { view }, &host(false));
+    let told = posted(&closing);
     assert_eq!(told[0]["method"], "ui/resource-teardown");
+    assert!(closing.contains(&Do::Closing { view }));
+    assert_eq!(views.get(view).unwrap().stage, Stage::Closing, "kept until it answers or its time is up");
+    assert!(views.handle(Msg::Close { view }, &host(false)).is_empty(), "told once");
+    // Its answer: it goes, and the page takes its frame away.
+    let answered = views.handle(Msg::FromView { view, message: json!({"jsonrpc": "2.0", "id": "teardown", "result": {}}) }, &host(false));
+    assert_eq!(answered, vec![Do::Remove { view }]);
     assert!(views.get(view).is_none());
+    assert!(views.handle(Msg::Gone { view }, &host(false)).is_empty(), "its time up after it went: nothing more");
+    // A view that never answers goes when its time is up.
+    let other = shown(&mut views);
+    views.handle(Msg::Close { view: other }, &host(false));
+    assert_eq!(views.handle(Msg::Gone { view: other }, &host(false)), vec![Do::Remove { view: other }]);
     views.handle(Msg::Shown { chat: "c1".into(), run: 3, step: 1, call: call() }, &host(false));
     let second = views.last_id();
     views.handle(Msg::Failed { view: second, why: "the server sent no view".into() }, &host(false));
     assert_eq!(views.get(second).unwrap().stage, Stage::Failed("the server sent no view".into()));
-    assert!(views.handle(Msg::Close { view: second }, &host(false)).is_empty(), "nothing to tell a view never shown");
+    assert_eq!(views.handle(Msg::Close { view: second }, &host(false)), vec![Do::Remove { view: second }], "nothing to tell a view never shown");
+    assert!(views.get(second).is_none());
 }
