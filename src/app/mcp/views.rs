@@ -108,7 +108,8 @@ pub struct Host {
     pub theme: String,
     pub locale: String,
     pub time_zone: String,
-    /// The tools of the view's server, as listed on Connect.
+    /// The tools of the view's server, as listed on Connect (none while the server's tools are
+    /// switched off).
     pub tools: Vec<McpToolInfo>,
 }
 
@@ -311,7 +312,9 @@ fn from_view(live: &mut Live, message: &Value, host: &Host) -> Vec<Do> {
             let name = params.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
             let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
             match host.tools.iter().find(|t| t.name == name) {
-                Some(tool) if !tool.for_views => vec![Do::Post { view, message: error(&id, -32602, &format!("{name} is not offered to views."))}],
+                Some(tool) if !tool.for_views => vec![Do::Post { view, message: error(&id, -32602, &format!("{name} is not offered to views.")) }],
+                // Switched off in Settings: no more a view's than the model's.
+                Some(tool) if !tool.enabled => vec![Do::Post { view, message: error(&id, -32602, &format!("{name} is switched off in Settings.")) }],
                 Some(tool) if !tool.unavailable.is_empty() => vec![Do::Post { view, message: error(&id, -32602, &format!("{name} cannot be called: {}", tool.unavailable)) }],
                 Some(tool) if tool.ask => {
                     live.asking.push_back(Ask::Call { id, name, arguments });

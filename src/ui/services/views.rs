@@ -64,7 +64,7 @@ fn host(view: u64) -> Host {
     let server = views().with_untracked(|v| v.get(view).map(|l| l.call.server.clone())).unwrap_or_default();
     let tools = PAGE
         .with(std::cell::Cell::get)
-        .and_then(|page| page.settings().with_untracked(|s| s.tools.mcp.servers.iter().find(|s| s.url.trim() == server).map(|s| s.tools.clone())))
+        .and_then(|page| page.settings().with_untracked(|s| s.tools.mcp.servers.iter().find(|s| s.url.trim() == server && s.common.enabled).map(|s| s.tools.clone())))
         .unwrap_or_default();
     let (locale, time_zone) = io::locale();
     Host { theme: crate::ui::services::theme::current_name(), locale, time_zone, tools }

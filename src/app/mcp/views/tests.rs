@@ -15,7 +15,8 @@ fn call() -> ViewCall {
 
 fn host(ask: bool) -> Host {
     let tool = |name: &str| McpToolInfo { name: name.into(), ask, ..McpToolInfo::default() };
-    Host { theme: "dark".into(), locale: "en-GB".into(), time_zone: "Europe/London".into(), tools: vec![tool("get-time"), McpToolInfo { for_views: false, ..tool("secret-admin") }] }
+    let tools = vec![tool("get-time"), McpToolInfo { for_views: false, ..tool("secret-admin") }, McpToolInfo { enabled: false, ..tool("switched-off") }];
+    Host { theme: "dark".into(), locale: "en-GB".into(), time_zone: "Europe/London".into(), tools }
 }
 
 fn shown(views: &mut Views) -> u64 {
@@ -68,8 +69,9 @@ fn a_views_tool_call_goes_through_the_page_asking_first_where_the_tool_asks() {
     assert!(denied[0]["error"]["message"].as_str().unwrap().contains("did not allow"));
     views.handle(Msg::FromView { view, message: request(7, "tools/call", json!({"name": "get-time"})) }, &host(true));
     assert_eq!(views.handle(Msg::Answer { view, allow: true }, &host(true)), vec![Do::Call { view, id: json!(7), name: "get-time".into(), arguments: json!({}) }]);
-    // Tools not for views, and tools the server does not list, are refused.
-    for name in ["secret-admin", "rm-rf"] {
+    // Tools not for views, tools switched off in Settings, and tools the server does not list,
+    // are refused.
+    for name in ["secret-admin", "switched-off", "rm-rf"] {
         let refused = posted(&views.handle(Msg::FromView { view, message: request(8, "tools/call", json!({"name": name})) }, &host(false)));
         assert_eq!(refused[0]["error"]["code"], -32602, "{name}");
     }
