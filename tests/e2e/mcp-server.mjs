@@ -6,6 +6,18 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** A port of 127.0.0.1 free now, for a server that takes its port from PORT. */
+async function freePort() {
+  const net = await import('node:net');
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
 const running = [];
 
 /** Starts tests/server/mcp.mjs with `flags`; resolves to { url, state(), post(path), stop() }. */
@@ -63,14 +75,7 @@ export async function startMcpOAuth(...flags) {
  *  resolves to { url, stop() }. It offers its sampling and elicitation tools only to a client
  *  that declares those capabilities. */
 export async function startEverything() {
-  const net = await import('node:net');
-  const port = await new Promise((resolve) => {
-    const probe = net.createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
+  const port = await freePort();
   const main = path.join(here, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
   const child = spawn(process.execPath, [main, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   running.push(child);
@@ -90,14 +95,7 @@ export async function startEverything() {
  *  example `server-basic-vanillajs`; it allows any origin itself) on a free port; resolves to
  *  { url, stop() }. */
 export async function startAppServer(pkg) {
-  const net = await import('node:net');
-  const port = await new Promise((resolve) => {
-    const probe = net.createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
+  const port = await freePort();
   const main = path.join(here, '..', '..', 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js');
   const child = spawn(process.execPath, [main], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(child);

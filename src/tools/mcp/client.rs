@@ -775,17 +775,7 @@ impl McpClient {
                     ("ping", _) => Ok(json!({})),
                     ("elicitation/create", Some(asker)) => match super::elicit::read(&params) {
                         Ok(asked) => {
-                            // The calls waiting on this server wait on the person now: their
-                            // silence limits pause until the answer, or until this wait is
-                            // dropped (Stop).
-                            struct Asking<'c>(&'c McpClient);
-                            impl Drop for Asking<'_> {
-                                fn drop(&mut self) {
-                                    self.0.tell_calls(Heard::Asking(false));
-                                }
-                            }
-                            self.tell_calls(Heard::Asking(true));
-                            let _asking = Asking(self);
+                            let _asking = self.asking();
                             let answer = asker.ask(&self.label, asked.clone()).await;
                             self.tell_calls(Heard::Answered(super::elicit::exchange(&self.label, &asked, &answer)));
                             Ok(answer.result())
@@ -799,6 +789,20 @@ impl McpClient {
             }
             _ => {}
         }
+    }
+
+    /// The calls waiting on this server wait on the person now (a question, a request for the
+    /// model): their silence limits pause until the returned guard is dropped (an answer, or
+    /// Stop dropping the wait).
+    pub(super) fn asking(&self) -> impl Drop + '_ {
+        struct Asking<'c>(&'c McpClient);
+        impl Drop for Asking<'_> {
+            fn drop(&mut self) {
+                self.0.tell_calls(Heard::Asking(false));
+            }
+        }
+        self.tell_calls(Heard::Asking(true));
+        Asking(self)
     }
 
     pub(super) fn tell_calls(&self, heard: Heard) {

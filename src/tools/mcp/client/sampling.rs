@@ -26,14 +26,7 @@ impl McpClient {
             self.tell_calls(Heard::Answered(crate::agent::AskedYou { server: self.label.clone(), question: asked.summary(), answer: refused.into(), accepted: false }));
             return Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: "This client does not offer tools in sampling (it declares no sampling.tools).".into() });
         }
-        struct Asking<'c>(&'c McpClient);
-        impl Drop for Asking<'_> {
-            fn drop(&mut self) {
-                self.0.tell_calls(Heard::Asking(false));
-            }
-        }
-        self.tell_calls(Heard::Asking(true));
-        let _asking = Asking(self);
+        let _asking = self.asking();
         let review = sampler.review(&self.label, asked.clone()).await;
         self.tell_calls(Heard::Answered(crate::tools::mcp::sample::exchange(&self.label, &asked, &review)));
         let Review::Approve { asked, .. } = review else {
