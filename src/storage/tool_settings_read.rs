@@ -100,6 +100,7 @@ fn mcp_server(value: &Value) -> Read<McpServer> {
         secret: d.secret,
         remember_secret: f.or("remember_secret", boolean, d.remember_secret)?,
         client_id: f.or("client_id", string, d.client_id)?,
+        client_secret: d.client_secret,
         common: f.or("common", common, d.common)?,
         name: f.or("name", string, d.name)?,
         tools: f.or("tools", |v| list(v, mcp_tool), d.tools)?,
@@ -159,7 +160,11 @@ fn mcp_tool(value: &Value) -> Read<McpToolInfo> {
 pub(crate) fn remembered_secret(value: &Value) -> Read<RememberedSecret> {
     let f = Fields::of(value)?;
     let d = RememberedSecret::default();
-    Ok(RememberedSecret { url: f.or("url", string, d.url)?, secret: f.or("secret", string, d.secret)? })
+    Ok(RememberedSecret {
+        url: f.or("url", string, d.url)?,
+        secret: f.or("secret", string, d.secret)?,
+        client_secret: f.or("client_secret", string, d.client_secret)?,
+    })
 }
 
 deserialize_via_value! {

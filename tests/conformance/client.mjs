@@ -22,13 +22,18 @@ const CALLS = {
   tools_call: { tool: 'add_numbers', input: { a: 5, b: 3 } },
   'elicitation-sep1034-client-defaults': { tool: 'test_client_elicitation_defaults', input: {} },
   'sse-retry': { tool: 'test_reconnection', input: {} },
+  // Its server wants a wider scope for a call than for listing tools: a second sign-in.
+  'auth/scope-step-up': { tool: 'test-tool', input: {} },
 };
+// What the scenario gives its client beside the address (a pre-registered client's ID and
+// secret), entered in Settings as a person would.
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
 
 const browser = await launch();
 let code = 0;
 try {
   const { page, scope, errors } = await openApp(browser, origin, { seed: loopbackSettings });
-  let status = await connect(page, serverUrl);
+  let status = await connect(page, serverUrl, { clientId: context.client_id, clientSecret: context.client_secret });
   console.log(`connect: ${status.text}`);
   if (!status.ok && /needs you to sign in/.test(status.text)) {
     // Signed in as a person would: Sign in, and the window it opens, until it closes.
@@ -43,11 +48,17 @@ try {
     await page.getByTestId('settings-close').click();
     await script(origin, scope, [action(call.tool, call.input), { text: 'Thought: That is all.\nFinal Answer: done' }]);
     await ask(page, `Call ${call.tool}`);
-    // Until the run ends; a question from the server on the way is sent as it stands.
+    // Until the run ends; a question from the server on the way is sent as it stands, and a
+    // sign-in the run waits for is made through its window.
     const asked = page.getByTestId('elicitation');
+    const signIn = page.getByTestId('run-sign-in');
     const ended = page.locator('.bubble.assistant, .bubble.problem');
     while (!(await ended.count())) {
       if (await asked.count()) await page.getByTestId('elicitation-accept').click();
+      if (await signIn.count()) {
+        await signInThroughWindow(page, signIn);
+        console.log('signed in again, from the Sign in of the waiting run');
+      }
       await page.waitForTimeout(100);
     }
     const steps = page.locator('[data-testid="event"][data-kind^="tool_"], [data-testid="event"][data-kind="server_asked"]');

@@ -32,7 +32,7 @@ function conformance(scenario) {
   });
 }
 
-/** The client scenarios the page passes (the others, and why not: docs/testing.md). */
+/** The client scenarios the page passes (the one it cannot on loopback, and why: docs/testing.md). */
 const PASSED = [
   'initialize',
   'tools_call',
@@ -49,9 +49,16 @@ const PASSED = [
   'auth/token-endpoint-auth-none',
   'auth/token-endpoint-auth-basic',
   'auth/token-endpoint-auth-post',
+  'auth/scope-step-up',
+  'auth/pre-registration',
   'auth/2025-03-26-oauth-metadata-backcompat',
   'auth/2025-03-26-oauth-endpoint-fallback',
 ];
+
+/** The suite's client scenarios of 2025-06-18 and 2025-11-25, with the two 2025-03-26 ones. */
+const ALL = 20;
+const passed = new Set();
+after(() => console.log(`MCP conformance: ${passed.size} of ${ALL} client scenarios pass with the page as the client`));
 
 for (const scenario of PASSED) {
   test(`MCP conformance, client scenario ${scenario}: every check passes with the page as the client`, async () => {
@@ -59,5 +66,16 @@ for (const scenario of PASSED) {
     assert.equal(code, 0, out);
     assert.match(out, /OVERALL: PASSED/, out);
     assert.doesNotMatch(out, /\bFAILURE\b/, out);
+    passed.add(scenario);
   });
 }
+
+// A URL-based client ID (a client ID metadata document) is used only by a page served over
+// HTTPS, and this scenario wants one fixed address the suite makes up: on loopback the page
+// registers itself instead. Every other check of the scenario passes, and that one warns.
+test('MCP conformance, client scenario auth/basic-cimd: every check passes but the URL-based client ID, which needs HTTPS', async () => {
+  const { out } = await conformance('auth/basic-cimd');
+  const shortfalls = out.replace(/\x1b\[[0-9;]*m/g, '').split('\n').filter((line) => /\] +(FAILURE|WARNING)\b/.test(line));
+  assert.equal(shortfalls.length, 1, out);
+  assert.match(shortfalls[0], /cimd-client-id-used\s*\]\s+WARNING/, out);
+});

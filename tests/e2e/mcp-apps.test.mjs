@@ -1,10 +1,11 @@
-// Views of tools' results (MCP Apps), with the official example server of
-// @modelcontextprotocol/ext-apps (server-basic-vanillajs, its tool get-time and its view) on
-// loopback: the view is shown under the answer in the sandbox proxy's frame and gets the
+// Views of tools' results (MCP Apps), with two official example servers of
+// @modelcontextprotocol/ext-apps on loopback. With server-basic-vanillajs (its tool get-time and
+// its view): the view is shown under the answer in the sandbox proxy's frame and gets the
 // call's result; its button calls the server's tool through the page, asking first; its
 // message goes to the composer and its link opens only when the person agrees; the frame
 // reaches neither the page's storage nor any origin its policy does not allow; Close tells it
-// and takes it away.
+// and takes it away. With server-budget-allocator: a form of sliders and a Chart.js chart, drawn
+// from the call's structured result, that answer the person's moves.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startAppServer } from './mcp-server.mjs';
@@ -108,6 +109,47 @@ test('an MCP App: shown with its result, its tool called through the page with a
   // the sandbox): the page's own errors are none.
   // The test's own fetch from the view, refused by its policy, is said too.
   const own = (e) => e.endsWith('[about:srcdoc]') || /sandboxed and lacks the 'allow-same-origin' flag/.test(e) || /connect-src/.test(e) || /Refused to connect/.test(e);
+  assert.deepEqual(errors.filter((e) => !own(e)), []);
+  await context.close();
+  await server.stop();
+});
+
+test('an MCP App with a chart and a form: drawn from the call\'s structured result, and it answers the person', async () => {
+  const server = await startAppServer('server-budget-allocator');
+  const { page, context, scope, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
+  assert.ok((await connect(page, server.url)).ok);
+  await page.getByTestId('settings-close').click();
+  await script(env.server.origin, scope, [action('get-budget-data', {}), finalAnswer('Here is the budget.')]);
+  await ask(page, 'Show me the budget');
+  await page.locator('.bubble.assistant').waitFor();
+  // The model got the tool's text, which names the categories the view draws.
+  const sent = await requests(env.server.origin, scope);
+  const observed = sent[1].body.messages.at(-1).content;
+  assert.match(observed, /Marketing/);
+
+  await page.getByTestId('mcp-app').waitFor();
+  const { inner } = await viewFrame(page);
+  // One slider per category of the result, the chart drawn, the budget balanced at first.
+  await inner.waitForFunction(() => document.querySelectorAll('.slider-row').length === 5, null, { timeout: 15_000 });
+  const names = await inner.$$eval('.slider-row .label-text', (all) => all.map((e) => e.textContent));
+  assert.deepEqual(names, ['Marketing', 'Engineering', 'Operations', 'Sales', 'R&D']);
+  for (const name of names) assert.ok(observed.includes(name), `${name} in the tool's text`);
+  assert.ok(await inner.evaluate(() => document.getElementById('budget-chart').width > 0), 'the chart is drawn');
+  assert.match(await inner.textContent('#status-bar'), /Allocated: \$100,000 \/ \$100,000/);
+  // A slider moved: the row, the total and the state follow.
+  await inner.$eval('.slider-row .slider', (slider) => {
+    slider.value = '60';
+    slider.dispatchEvent(new Event('input'));
+  });
+  await inner.waitForFunction(() => /Over/.test(document.getElementById('status-bar').textContent));
+  assert.equal(await inner.textContent('.slider-row .percent'), '60.0%');
+  // A preset budget from the result's own list.
+  const presets = await inner.$$eval('#budget-selector option', (all) => all.map((o) => o.value));
+  assert.deepEqual(presets, ['50000', '100000', '250000', '500000']);
+  await inner.selectOption('#budget-selector', '250000');
+  await inner.waitForFunction(() => /\/ \$250,000/.test(document.getElementById('status-bar').textContent));
+
+  const own = (e) => e.endsWith('[about:srcdoc]') || /sandboxed and lacks the 'allow-same-origin' flag/.test(e);
   assert.deepEqual(errors.filter((e) => !own(e)), []);
   await context.close();
   await server.stop();

@@ -3,7 +3,7 @@
 
 /** Adds a server in Settings → Tools → MCP servers and presses Connect; returns its status text.
  *  Its tools are then set to "Always allow" unless `ask` (new tools ask before each call). */
-export async function connect(page, url, { secret = '', index = 0, ask = false } = {}) {
+export async function connect(page, url, { secret = '', clientId = '', clientSecret = '', index = 0, ask = false } = {}) {
   await page.getByTestId('settings-toggle').click();
   if (!(await page.getByTestId('mcp-servers').evaluate((e) => e.open))) await page.getByTestId('mcp-servers').locator('summary').click();
   if (!(await page.getByTestId(`mcp-url-${index}`).count())) await page.getByTestId('mcp-add').click();
@@ -12,6 +12,11 @@ export async function connect(page, url, { secret = '', index = 0, ask = false }
   if (secret) {
     await page.getByTestId(`mcp-secret-${index}`).fill(secret);
     await page.getByTestId(`mcp-secret-${index}`).press('Tab');
+  }
+  for (const [what, value] of [['client-id', clientId], ['client-secret', clientSecret]]) {
+    if (!value) continue;
+    await page.getByTestId(`mcp-${what}-${index}`).fill(value);
+    await page.getByTestId(`mcp-${what}-${index}`).press('Tab');
   }
   return pressConnect(page, index, { ask });
 }

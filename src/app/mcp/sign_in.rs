@@ -112,6 +112,18 @@ pub struct Begin<'a> {
     pub leaves: bool,
 }
 
+/// The scopes of `before` and then those of `now` not in it, space-separated (`None` when
+/// neither names any).
+fn wider(before: Option<&str>, now: Option<&str>) -> Option<String> {
+    let mut scopes: Vec<&str> = Vec::new();
+    for scope in before.into_iter().chain(now).flat_map(str::split_whitespace) {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    (!scopes.is_empty()).then(|| scopes.join(" "))
+}
+
 /// What to do after a server answered 401 to a token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum After401 {
@@ -182,14 +194,27 @@ impl SignIns {
     }
 
     /// `server` answered 401 to `sent`, with `challenge`: what to do next.
+    /// A 403 whose challenge says `insufficient_scope` (step-up authorization) is told here
+    /// too: the token serves, but not for what was asked, so no refresh helps. The next
+    /// sign-in asks for the scope the server named, with the scope asked for before, and the
+    /// grant serves the rest until then.
     pub fn after_401(&mut self, server: &str, sent: Option<&str>, challenge: Option<Challenge>) -> After401 {
-        if let Some(challenge) = challenge.clone() {
+        let step_up = challenge.as_ref().is_some_and(|c| c.error.as_deref() == Some("insufficient_scope"));
+        if let Some(mut challenge) = challenge.clone() {
+            if step_up {
+                challenge.scope = wider(self.challenge(server).and_then(|c| c.scope).as_deref(), challenge.scope.as_deref());
+            }
             self.challenges.retain(|(s, _)| !same_server(s, server));
             self.challenges.push((server.to_string(), challenge));
         }
         if let Some(grant) = self.grant(server) {
             if sent != Some(grant.tokens.access.as_str()) {
                 return After401::Again;
+            }
+            if step_up {
+                let wants = self.challenge(server).and_then(|c| c.scope).map(|s| format!(" ({s})")).unwrap_or_default();
+                self.set(server, AuthState::NeedsSignIn(format!("the server asks for more access than your sign-in gave{wants}")));
+                return After401::SignIn;
             }
             if grant.tokens.refresh.is_some() {
                 return After401::Refresh(Box::new(grant.clone()));

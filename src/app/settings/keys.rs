@@ -35,6 +35,8 @@ fn each_secret(settings: &mut Settings, f: &mut dyn FnMut(Field<'_>)) {
     f(Field::Value(&mut settings.tools.arxiv.openalex_key));
     // MCP tokens: never serialised with the tool settings, stored apart only when remembered.
     settings.tools.mcp.servers.iter_mut().for_each(|server| f(Field::Value(&mut server.secret)));
+    // The client secret of a server's pre-registered sign-in, kept the same way.
+    settings.tools.mcp.servers.iter_mut().for_each(|server| f(Field::Value(&mut server.client_secret)));
     // The OpenTelemetry collector's header (`otel::send`).
     f(Field::Value(&mut settings.collector.header_value));
 }

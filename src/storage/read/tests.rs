@@ -39,7 +39,7 @@ fn random_values_of_every_type_read_back_as_written() {
         round_trip(&tools.web_search.backend);
         round_trip(&tools.calculator);
         round_trip(&generate::mcp_tool(r));
-        round_trip(&McpServer { secret: String::new(), ..generate::mcp_server(r) });
+        round_trip(&McpServer { secret: String::new(), client_secret: String::new(), ..generate::mcp_server(r) });
         round_trip(&generate::remembered_secret(r));
         round_trip(&generate::connection(r));
         round_trip(&generate::provider_keys(r));
@@ -50,7 +50,7 @@ fn random_values_of_every_type_read_back_as_written() {
         round_trip(&generate::stored_head(r));
         round_trip(&generate::stored_run(r));
         round_trip(&generate::chat_summary(r));
-        let mcp = McpSettings { servers: tools.mcp.servers.iter().map(|s| McpServer { secret: String::new(), ..s.clone() }).collect() };
+        let mcp = McpSettings { servers: tools.mcp.servers.iter().map(|s| McpServer { secret: String::new(), client_secret: String::new(), ..s.clone() }).collect() };
         round_trip(&ToolSettings { mcp, ..tools });
     }
     round_trip(&crate::agent::settings::EarlyStopping::Generate);

@@ -629,10 +629,13 @@ impl McpClient {
                 )
                 .into());
             }
-            if status == 401 && self.signs_in() {
+            let challenge = matches!(status, 401 | 403).then(|| response.header("WWW-Authenticate").and_then(|h| super::oauth::challenge(&h))).flatten();
+            // A token that serves, but not for this: the server names the wider scope it wants
+            // (step-up authorization), and a new sign-in asks for it.
+            let step_up = status == 403 && challenge.as_ref().is_some_and(|c| c.error.as_deref() == Some("insufficient_scope"));
+            if (status == 401 || step_up) && self.signs_in() {
                 // A server that says how to sign in (its challenge), or refused a token of a
                 // sign-in: a sign-in. One that says nothing may want a fixed token instead.
-                let challenge = response.header("WWW-Authenticate").and_then(|h| super::oauth::challenge(&h));
                 let sign_in = challenge.is_some() || self.bearer.borrow().is_some();
                 *self.challenge.borrow_mut() = challenge;
                 self.unauthorized.set(true);

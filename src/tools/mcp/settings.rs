@@ -32,6 +32,12 @@ pub struct McpServer {
     /// The client ID its sign-in's authorization server issued for this page, when that server
     /// registers no client itself (OAuth; empty: registered on sign-in). Not a secret.
     pub client_id: String,
+    /// The secret that came with that client ID, when the authorization server made this page
+    /// a confidential client. A secret like the token: never serialised here (see the module's
+    /// invariant), kept only when "Remember" is ticked, sent only to the token endpoint of the
+    /// server's sign-in.
+    #[serde(skip)]
+    pub client_secret: String,
     /// On/off for all of this server's tools, "return direct", and the time limit per call.
     pub common: Common,
     /// The name the server gave itself on Connect.
@@ -100,6 +106,7 @@ impl Default for McpServer {
             secret: String::new(),
             remember_secret: false,
             client_id: String::new(),
+            client_secret: String::new(),
             common: Common { timeout_s: 30.0, ..Common::default() },
             name: String::new(),
             tools: Vec::new(),
@@ -118,6 +125,7 @@ impl fmt::Debug for McpServer {
             .field("header", &self.header)
             .field("secret", &if self.secret.is_empty() { "" } else { "(hidden)" })
             .field("remember_secret", &self.remember_secret)
+            .field("client_secret", &if self.client_secret.is_empty() { "" } else { "(hidden)" })
             .field("common", &self.common)
             .field("name", &self.name)
             .field("tools", &self.tools.len())
@@ -178,6 +186,9 @@ impl Default for McpToolInfo {
 pub struct RememberedSecret {
     pub url: String,
     pub secret: String,
+    /// The client secret entered for the server's sign-in (`McpServer::client_secret`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub client_secret: String,
 }
 
 impl McpServer {
@@ -232,8 +243,8 @@ impl McpSettings {
     pub fn remembered_secrets(&self) -> Vec<RememberedSecret> {
         self.servers
             .iter()
-            .filter(|s| s.remember_secret && !s.secret.trim().is_empty())
-            .map(|s| RememberedSecret { url: s.url.clone(), secret: s.secret.clone() })
+            .filter(|s| s.remember_secret && !(s.secret.trim().is_empty() && s.client_secret.trim().is_empty()))
+            .map(|s| RememberedSecret { url: s.url.clone(), secret: s.secret.clone(), client_secret: s.client_secret.clone() })
             .collect()
     }
 
@@ -242,7 +253,9 @@ impl McpSettings {
         let mut secrets = secrets;
         for server in self.servers.iter_mut().filter(|s| s.remember_secret) {
             if let Some(at) = secrets.iter().position(|k| k.url == server.url) {
-                server.secret = secrets.remove(at).secret;
+                let kept = secrets.remove(at);
+                server.secret = kept.secret;
+                server.client_secret = kept.client_secret;
             }
         }
     }

@@ -890,14 +890,22 @@ fn secrets_are_not_serialised_and_come_back_only_when_remembered() {
     let mut s = settings(vec![("", "https://a.test/mcp", vec![]), ("", "https://b.test/mcp", vec![])]);
     s.servers[0].secret = "tok-a".into();
     s.servers[0].remember_secret = true;
+    s.servers[0].client_secret = "cs-a".into();
     s.servers[1].secret = "tok-b".into();
+    s.servers[1].client_secret = "cs-b".into();
     let json = serde_json::to_string(&s).unwrap();
-    assert!(!json.contains("tok-"), "{json}");
-    assert_eq!(s.remembered_secrets(), vec![RememberedSecret { url: "https://a.test/mcp".into(), secret: "tok-a".into() }]);
+    assert!(!json.contains("tok-") && !json.contains("cs-"), "{json}");
+    assert_eq!(s.remembered_secrets(), vec![RememberedSecret { url: "https://a.test/mcp".into(), secret: "tok-a".into(), client_secret: "cs-a".into() }]);
     let mut back: McpSettings = serde_json::from_str(&json).unwrap();
     back.restore_secrets(s.remembered_secrets());
-    assert_eq!(back.servers[0].secret, "tok-a");
-    assert_eq!(back.servers[1].secret, "");
+    assert_eq!((back.servers[0].secret.as_str(), back.servers[0].client_secret.as_str()), ("tok-a", "cs-a"));
+    assert_eq!((back.servers[1].secret.as_str(), back.servers[1].client_secret.as_str()), ("", ""));
+    // A client secret alone is remembered too, and stored secrets of an older page (no client
+    // secret) still read.
+    s.servers[0].secret.clear();
+    assert_eq!(s.remembered_secrets()[0].client_secret, "cs-a");
+    let older = crate::storage::tool_settings_read::remembered_secret(&serde_json::json!({"url": "https://a.test/mcp", "secret": "tok-a"})).unwrap();
+    assert_eq!((older.secret.as_str(), older.client_secret.as_str()), ("tok-a", ""));
 }
 
 // ---- in a run ----------------------------------------------------------------------------

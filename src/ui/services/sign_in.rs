@@ -254,8 +254,8 @@ mod io {
         let challenge = page.sign_ins().with_untracked(|s| s.challenge(server));
         let found = discover(&BrowserFetch, server, challenge.as_ref()).await.map_err(|e| e.0)?;
         let redirect_uri = callback_address();
-        let entered = page.settings().with_untracked(|s| {
-            s.tools.mcp.servers.iter().find(|s| s.url.trim() == server).map(|s| s.client_id.trim().to_string()).unwrap_or_default()
+        let (entered, entered_secret) = page.settings().with_untracked(|s| {
+            s.tools.mcp.servers.iter().find(|s| s.url.trim() == server).map(|s| (s.client_id.trim().to_string(), s.client_secret.clone())).unwrap_or_default()
         });
         // The order the specification gives: a client ID entered for the server, the page's
         // client ID metadata document where the authorization server takes one, registration.
@@ -264,7 +264,7 @@ mod io {
             false => None,
         };
         let client = if !entered.is_empty() {
-            Client::public(entered)
+            Client::entered(&entered, &entered_secret, &found.server.auth_methods)
         } else if let Some(document) = document {
             Client::public(document)
         } else if let Some(endpoint) = &found.server.registration_endpoint {

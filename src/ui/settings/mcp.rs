@@ -52,9 +52,10 @@ fn ServerRow(page: Page, index: usize) -> impl IntoView {
             {text_field(page, index, "Server address (Streamable HTTP endpoint)", "url", "https://example.org/mcp", |s| s.url.clone(), |s, v| s.url = v)}
             {text_field(page, index, "Header for the secret (empty: Authorization: Bearer …)", "header", "Authorization", |s| s.header.clone(), |s, v| s.header = v)}
             {text_field(page, index, "Token or header value", "secret", "optional", |s| s.secret.clone(), |s, v| s.secret = v)}
-            {check_field(page, index, "Remember the secret on this device (stored in this browser's localStorage)", "remember", |s| s.remember_secret, |s, v| s.remember_secret = v)}
+            {check_field(page, index, "Remember its secrets on this device (the token and the client secret, stored in this browser's localStorage)", "remember", |s| s.remember_secret, |s, v| s.remember_secret = v)}
             {check_field(page, index, "Use this server's tools", "enabled", |s| s.common.enabled, |s, v| s.common.enabled = v)}
             {text_field(page, index, "Client ID for its sign-in (only when its authorization server registers no clients itself)", "client-id", "registered on sign-in", |s| s.client_id.clone(), |s, v| s.client_id = v)}
+            {text_field(page, index, "Client secret, when that client ID came with one", "client-secret", "none", |s| s.client_secret.clone(), |s, v| s.client_secret = v)}
             {check_field(page, index, "Ask me before it uses my model (sampling); off: always allow", "sampling-ask", |s| s.sampling_ask, |s, v| s.sampling_ask = v)}
             {super::sign_in::auth_line(page, index)}
             <label>
@@ -155,7 +156,7 @@ fn text_field(
     set: fn(&mut McpServer, String),
 ) -> impl IntoView {
     let kind = match what {
-        "secret" => "password",
+        "secret" | "client-secret" => "password",
         "url" => "url",
         _ => "text",
     };

@@ -193,3 +193,28 @@ fn one_renewal_at_a_time_per_server() {
     s.end_renewal(MCP);
     assert!(!s.renewing(MCP) && s.begin_renewal(MCP));
 }
+
+#[test]
+fn a_403_for_a_wider_scope_asks_for_a_new_sign_in_with_both_scopes_and_keeps_the_token_meanwhile() {
+    let mut s = SignIns::default();
+    let first = Challenge { scope: Some("mcp:basic".into()), ..Challenge::default() };
+    assert_eq!(s.after_401(MCP, None, Some(first)), After401::SignIn);
+    s.signed_in(MCP, tokens(None));
+    let wider = Challenge { scope: Some("mcp:write mcp:basic".into()), error: Some("insufficient_scope".into()), ..Challenge::default() };
+    // A token other than the grant's: the newer one may serve already.
+    assert_eq!(s.after_401(MCP, Some("older"), Some(wider.clone())), After401::Again);
+    // The grant's own token: no refresh (it would not widen anything), a sign-in.
+    assert_eq!(s.after_401(MCP, Some("at-1"), Some(wider)), After401::SignIn);
+    assert_eq!(s.challenge(MCP).and_then(|c| c.scope).as_deref(), Some("mcp:basic mcp:write"), "what was asked before, and what is asked now");
+    assert_eq!(s.state(MCP).says(0), "Needs sign-in: the server asks for more access than your sign-in gave (mcp:basic mcp:write)");
+    assert_eq!(s.bearer_for(MCP, MCP), Some("at-1"), "the token still serves the rest");
+}
+
+#[test]
+fn a_sign_in_kept_by_an_older_page_without_a_client_secret_still_reads() {
+    let older = r#"{"server":"https://mcp.example.com/mcp","state":"w.s","verifier":"v","client_id":"c-1","redirect_uri":"https://me.github.io/tl/","issuer":"https://auth.example.com","token_endpoint":"https://auth.example.com/token","revocation_endpoint":null,"resource":"https://mcp.example.com/mcp","started_ms":5}"#;
+    let read: Pending = serde_json::from_str(older).unwrap();
+    assert_eq!((read.client_secret, read.auth_method), (None, AuthMethod::None));
+    let grant: Grant = serde_json::from_str(r#"{"tokens":{"access":"at","refresh":null,"expires_at_ms":null},"client_id":"c-1","issuer":"i","token_endpoint":"t","revocation_endpoint":null,"resource":"r"}"#).unwrap();
+    assert_eq!((grant.client_secret, grant.auth_method), (None, AuthMethod::None));
+}

@@ -91,6 +91,7 @@ pub fn mcp_server(rng: &mut Rng) -> McpServer {
         secret: if remember_secret && flag(rng) { word(rng) } else { String::new() },
         remember_secret,
         client_id: text(rng),
+        client_secret: if remember_secret && flag(rng) { word(rng) } else { String::new() },
         common: common(rng),
         name: text(rng),
         tools: many(rng, 3, mcp_tool),
@@ -144,7 +145,7 @@ pub fn provider_keys(rng: &mut Rng) -> ProviderKeys {
 }
 
 pub fn remembered_secret(rng: &mut Rng) -> RememberedSecret {
-    RememberedSecret { url: text(rng), secret: text(rng) }
+    RememberedSecret { url: text(rng), secret: text(rng), client_secret: text(rng) }
 }
 
 /// Settings that read back as they were written: "Remember" ticked (else keys are not kept).
@@ -168,7 +169,7 @@ pub fn exported_settings(rng: &mut Rng) -> ExportedSettings {
         model: text(rng),
         connection: connection(rng),
         agent: agent_settings(rng),
-        tools: ToolSettings { mcp: McpSettings { servers: many(rng, 2, |rng| McpServer { secret: String::new(), ..mcp_server(rng) }) }, ..tool_settings(rng) },
+        tools: ToolSettings { mcp: McpSettings { servers: many(rng, 2, |rng| McpServer { secret: String::new(), client_secret: String::new(), ..mcp_server(rng) }) }, ..tool_settings(rng) },
     }
 }
 

@@ -60,7 +60,15 @@ impl McpClient {
 
     /// The error of a server that wants a sign-in, with its reason when it gave one.
     pub(super) fn needs_sign_in(&self) -> McpError {
-        let said = self.challenge.borrow().as_ref().and_then(|c| c.error_description.clone()).map(|d| format!(" ({})", self.scrub(&d))).unwrap_or_default();
+        let challenge = self.challenge.borrow().clone().unwrap_or_default();
+        let said = challenge.error_description.map(|d| format!(" ({})", self.scrub(&d))).unwrap_or_default();
+        if challenge.error.as_deref() == Some("insufficient_scope") {
+            let wants = challenge.scope.map(|s| format!(" ({})", self.scrub(&s))).unwrap_or_default();
+            return McpError::new(
+                McpErrorKind::SignIn,
+                format!("The MCP server {} asks for more access than your sign-in gave{wants}: sign in again to allow it. Press Sign in beside it in Settings → Tools → MCP servers.", self.label),
+            );
+        }
         McpError::new(
             McpErrorKind::SignIn,
             format!("The MCP server {} needs you to sign in{said}. Press Sign in beside it in Settings → Tools → MCP servers.", self.label),

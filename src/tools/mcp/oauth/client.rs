@@ -57,6 +57,29 @@ impl Client {
         Client { id: id.into(), secret: None, method: AuthMethod::None }
     }
 
+    /// A client the authorization server registered beforehand, as the person entered it: its
+    /// ID, and its secret when it came with one, sent the way the server's metadata lists
+    /// (`token_endpoint_auth_methods_supported`): in a Basic header where it takes that or says
+    /// nothing (RFC 6749's default), else in the form. A server that takes only public
+    /// clients gets none.
+    pub fn entered(id: &str, secret: &str, supported: &[String]) -> Self {
+        let secret = secret.trim();
+        let offers = |m: AuthMethod| supported.iter().any(|s| s == m.name());
+        let method = if secret.is_empty() {
+            AuthMethod::None
+        } else if supported.is_empty() || offers(AuthMethod::ClientSecretBasic) {
+            AuthMethod::ClientSecretBasic
+        } else if offers(AuthMethod::ClientSecretPost) {
+            AuthMethod::ClientSecretPost
+        } else {
+            AuthMethod::None
+        };
+        match method {
+            AuthMethod::None => Client::public(id.trim()),
+            method => Client { id: id.trim().to_string(), secret: Some(secret.to_string()), method },
+        }
+    }
+
     /// A token or revocation request's form (`body`, which names the client ID) with the
     /// client's proof: the secret added to the form, or the `Authorization` header to send.
     pub fn authenticate(&self, mut body: String) -> (String, Option<String>) {

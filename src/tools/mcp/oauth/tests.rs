@@ -147,6 +147,15 @@ fn a_server_that_takes_no_public_clients_gets_a_confidential_one_proving_itself_
     assert!(read_registration(r#"{"client_id": "c"}"#, AuthMethod::ClientSecretBasic).unwrap_err().0.contains("no client secret"));
     // The secret never shows in a debug print.
     assert!(!format!("{post:?}").contains("x y"));
+
+    // A client registered beforehand, as entered: Basic where the server takes it or says
+    // nothing, the form where it takes only that; no secret, or a server of public clients
+    // only: public.
+    assert_eq!(Client::entered(" pre ", " s ", &methods(&["client_secret_basic"])), Client { id: "pre".into(), secret: Some("s".into()), method: AuthMethod::ClientSecretBasic });
+    assert_eq!(Client::entered("pre", "s", &methods(&[])).method, AuthMethod::ClientSecretBasic);
+    assert_eq!(Client::entered("pre", "s", &methods(&["none", "client_secret_post"])).method, AuthMethod::ClientSecretPost);
+    assert_eq!(Client::entered("pre", "s", &methods(&["none"])), Client::public("pre"));
+    assert_eq!(Client::entered("pre", "", &methods(&["client_secret_basic"])), Client::public("pre"));
 }
 
 #[test]
