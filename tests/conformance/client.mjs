@@ -48,16 +48,22 @@ try {
     await page.getByTestId('settings-close').click();
     await script(origin, scope, [action(call.tool, call.input), { text: 'Thought: That is all.\nFinal Answer: done' }]);
     await ask(page, `Call ${call.tool}`);
-    // Until the run ends; a question from the server on the way is sent as it stands, and a
-    // sign-in the run waits for is made through its window.
+    // Until the run ends; a question from the server on the way is sent as it stands, a call
+    // that asks first is allowed (a tool listed only after a sign-in asks), and a sign-in the
+    // run waits for is made through its window.
     const asked = page.getByTestId('elicitation');
+    const approval = page.getByTestId('approval-once');
     const signIn = page.getByTestId('run-sign-in');
     const ended = page.locator('.bubble.assistant, .bubble.problem');
+    const deadline = Date.now() + 60_000;
     while (!(await ended.count())) {
+      if (Date.now() > deadline) throw new Error(`the run did not end within 60 s; its steps: ${(await page.getByTestId('event').allTextContents()).map((t) => t.slice(0, 120)).join(' | ')}`);
       if (await asked.count()) await page.getByTestId('elicitation-accept').click();
-      if (await signIn.count()) {
+      if (await approval.count()) await approval.click();
+      if ((await signIn.count()) && (await signIn.isEnabled().catch(() => false))) {
         await signInThroughWindow(page, signIn);
         console.log('signed in again, from the Sign in of the waiting run');
+        await page.getByTestId('sign-in-wait').waitFor({ state: 'detached', timeout: 10_000 });
       }
       await page.waitForTimeout(100);
     }

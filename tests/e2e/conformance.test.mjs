@@ -24,6 +24,9 @@ function conformance(scenario) {
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, THOUGHTLINE_ORIGIN: server.origin }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The suite waits for its client however long it takes: a client that hangs fails here.
+    const limit = setTimeout(() => child.kill('SIGKILL'), 180_000);
+    child.on('exit', () => clearTimeout(limit));
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { out += d; });

@@ -363,11 +363,13 @@ impl SignIns {
         }
     }
 
-    /// The servers runs wait on, once each.
+    /// The servers runs wait on, once each; not those signed in to already (their runs go on
+    /// at their next look, and a second sign-in is not offered meanwhile).
     pub fn waited_on(&self) -> Vec<String> {
         let mut servers: Vec<String> = Vec::new();
         for server in &self.waits {
-            if !servers.iter().any(|s| same_server(s, server)) {
+            let signed_in = matches!(self.state(server), AuthState::SignedIn { .. });
+            if !signed_in && !servers.iter().any(|s| same_server(s, server)) {
                 servers.push(server.clone());
             }
         }

@@ -18,13 +18,14 @@ pub fn SignInWait(mcp: Mcp) -> impl IntoView {
                 let shown = crate::ui::services::mcp::display_url(&server);
                 let state = mcp.sign_ins().with(|s| s.state(&server));
                 let go = server.clone();
+                let signing_in = state == crate::app::mcp::sign_in::AuthState::SigningIn;
                 view! {
                     <link rel="stylesheet" href="parts/approval.css"/>
                     <div class="approval" role="group" aria-label=format!("Sign in to {shown}") data-testid="sign-in-wait">
                         <p><strong>{format!("The agent waits for you to sign in to {shown}.")}</strong></p>
                         <p class="hint">{state.says(crate::ui::services::page::now_ms() as u64)}</p>
                         <div class="approval-choices">
-                            <button class="primary" data-testid="run-sign-in" on:click=move |_| with_sign_ins(mcp, |a| a.sign_in(&go))>"Sign in"</button>
+                            <button class="primary" data-testid="run-sign-in" disabled=signing_in on:click=move |_| with_sign_ins(mcp, |a| a.sign_in(&go))>"Sign in"</button>
                         </div>
                     </div>
                 }

@@ -166,6 +166,11 @@ fn runs_waiting_are_counted_per_server() {
     s.waiting(MCP, true);
     s.waiting("https://mcp.example.com/mcp/", true);
     assert_eq!(s.waited_on(), [MCP]);
+    // Signed in: the runs go on at their next look, and no second sign-in is offered.
+    s.signed_in(MCP, tokens(None));
+    assert!(s.waited_on().is_empty());
+    s.needs(MCP, "again");
+    assert_eq!(s.waited_on(), [MCP]);
     s.waiting(MCP, false);
     assert_eq!(s.waited_on().len(), 1, "one run still waits");
     s.waiting(MCP, false);

@@ -26,6 +26,11 @@ impl McpClient {
             self.tell_calls(Heard::Answered(crate::agent::AskedYou { server: self.label.clone(), question: asked.summary(), answer: refused.into(), accepted: false }));
             return Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: "This client does not offer tools in sampling (it declares no sampling.tools).".into() });
         }
+        // No call waits on this server: no run's model could write it, so the person is not
+        // asked about it.
+        if self.waiting_call().is_none() {
+            return Err(no_run());
+        }
         let _asking = self.asking();
         let review = sampler.review(&self.label, asked.clone()).await;
         self.tell_calls(Heard::Answered(crate::tools::mcp::sample::exchange(&self.label, &asked, &review)));
@@ -33,12 +38,9 @@ impl McpClient {
             return Err(RpcError { code: REFUSED, message: "The person declined to let the server use their model.".into() });
         };
         // The first call waiting on this server runs it on its run's model.
+        // (It may have ended while the person read the request.)
         let job = SampleJob::new(asked.request());
-        let taken = {
-            let Ok(progress) = self.progress.try_borrow() else { return Err(no_run()) };
-            progress.first().map(|(_, feed)| feed.clone())
-        };
-        let Some(feed) = taken else { return Err(no_run()) };
+        let Some(feed) = self.waiting_call() else { return Err(no_run()) };
         feed.push(Heard::Sample(job.clone()));
         match job.answer().await {
             Some(Ok((response, model))) => Ok(crate::tools::mcp::sample::result(&response, &model)),
@@ -47,6 +49,10 @@ impl McpClient {
         }
     }
 
+    /// The feed of the first call waiting on this server, if any.
+    fn waiting_call(&self) -> Option<super::ProgressFeed> {
+        self.progress.try_borrow().ok()?.first().map(|(_, feed)| feed.clone())
+    }
 }
 
 /// Refusal of a sampling request that arrives when no call of a run waits on the server.

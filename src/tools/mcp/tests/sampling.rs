@@ -95,7 +95,7 @@ fn a_denied_request_is_refused_and_never_reaches_the_model() {
 }
 
 #[test]
-fn a_request_offering_tools_is_refused_without_asking_and_one_with_no_call_waiting_has_no_model() {
+fn requests_offering_tools_or_with_no_call_waiting_are_refused_without_asking() {
     let mut with_tools = colour_request();
     with_tools["tools"] = json!([{"name": "get_weather", "inputSchema": {"type": "object"}}]);
     let stream = Reply::sse(&[sampling(7, with_tools), answer(2, text_result("ok"))]);
@@ -110,7 +110,8 @@ fn a_request_offering_tools_is_refused_without_asking_and_one_with_no_call_waiti
     let seen = server.seen();
     assert_eq!(seen[3].body["error"]["code"], json!(-32602));
 
-    // On the server's own stream, with no call waiting: approved, but no model to run it.
+    // On the server's own stream, with no call waiting: no model to run it, so refused before
+    // the person is asked.
     let server = Server::new([handshake(), vec![Reply::sse(&[sampling(9, colour_request())]), Reply::accepted()]].concat());
     let c = client(&server, "");
     c.set_sampler(reviewer.clone());
@@ -119,4 +120,5 @@ fn a_request_offering_tools_is_refused_without_asking_and_one_with_no_call_waiti
     let seen = server.seen();
     assert_eq!(seen[3].body["id"], json!(9));
     assert!(seen[3].body["error"]["message"].as_str().unwrap().contains("No run is using this server"));
+    assert!(reviewer.shown.borrow().is_empty(), "not shown to the person");
 }
