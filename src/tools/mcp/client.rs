@@ -247,6 +247,9 @@ pub struct McpClient {
     /// The calls waiting for an answer that asked to hear progress, by progress token.
     progress: RefCell<Vec<(String, ProgressFeed)>>,
     next_token: Cell<u64>,
+    /// The requests in flight that carry a progress token, by request id: what a server asks
+    /// on the stream of a request's answer belongs to that request's call.
+    streams: RefCell<Vec<(u64, String)>>,
     /// Someone is listening on the server's event stream (one stream per session).
     listening: Cell<bool>,
     /// Tripped when the page stops using this client (its server was removed or changed):
@@ -289,6 +292,7 @@ impl McpClient {
             on_state: RefCell::new(None),
             progress: RefCell::new(Vec::new()),
             next_token: Cell::new(1),
+            streams: RefCell::new(Vec::new()),
             listening: Cell::new(false),
             retired: CancelToken::new(),
             authorizer: RefCell::new(None),
@@ -564,6 +568,9 @@ impl McpClient {
         }
         for attempt in 0..2 {
             let id = self.take_id();
+            if let Some(token) = params.pointer("/_meta/progressToken").and_then(Value::as_str) {
+                self.streams.borrow_mut().push((id, token.to_string()));
+            }
             let mut in_flight = InFlight { client: self, id, settled: false };
             let outcome = self.post(&jsonrpc::request(id, method, params.clone()), Some(id)).await;
             in_flight.settled = true;
@@ -657,7 +664,7 @@ impl McpClient {
                     if message.answers(id) {
                         found = Some(message);
                     } else {
-                        self.handle(message).await;
+                        self.handle(message, Some(id)).await;
                     }
                 }
                 found.ok_or_else(|| McpError::new(McpErrorKind::NotMcp, format!("The MCP server {} answered, but not to the request sent.", self.label)))?
@@ -733,7 +740,7 @@ impl McpClient {
                     if message.answers(id) {
                         return Ok(Read::Answer(message));
                     }
-                    self.handle(message).await;
+                    self.handle(message, Some(id)).await;
                 }
             }
             if ended {
@@ -753,7 +760,9 @@ impl McpClient {
     /// A message that is not the awaited response: notifications are noted, and the server's
     /// own requests answered: `ping`, and `elicitation/create` when someone answers them (the
     /// call's answer waits on the person, as the server does); anything else is declined.
-    async fn handle(&self, message: Incoming) {
+    /// `from`: the request on whose answer's stream it came, when it did (not on the server's
+    /// own stream): a question or a request for the model then belongs to that request's call.
+    async fn handle(&self, message: Incoming, from: Option<u64>) {
         match message {
             Incoming::Notification { method, params } if method == "notifications/progress" => {
                 let token = match params.get("progressToken") {
@@ -780,12 +789,12 @@ impl McpClient {
                         Ok(asked) => {
                             let _asking = self.asking();
                             let answer = asker.ask(&self.label, asked.clone()).await;
-                            self.tell_calls(Heard::Answered(super::elicit::exchange(&self.label, &asked, &answer)));
+                            self.tell_calls(Heard::Answered(super::elicit::exchange(&self.label, &asked, &answer)), from);
                             Ok(answer.result())
                         }
                         Err(why) => Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: why }),
                     },
-                    ("sampling/createMessage", _) if self.sampler.borrow().is_some() => self.sample(&params).await,
+                    ("sampling/createMessage", _) if self.sampler.borrow().is_some() => self.sample(&params, from).await,
                     _ => Err(RpcError { code: jsonrpc::METHOD_NOT_FOUND, message: format!("This client does not offer {method}.") }),
                 };
                 self.deliver(&jsonrpc::response(&id, outcome)).await;
@@ -801,20 +810,32 @@ impl McpClient {
         struct Asking<'c>(&'c McpClient);
         impl Drop for Asking<'_> {
             fn drop(&mut self) {
-                self.0.tell_calls(Heard::Asking(false));
+                self.0.tell_calls(Heard::Asking(false), None);
             }
         }
-        self.tell_calls(Heard::Asking(true));
+        self.tell_calls(Heard::Asking(true), None);
         Asking(self)
     }
 
-    pub(super) fn tell_calls(&self, heard: Heard) {
+    /// Tells `heard` to the call of request `from` where there is one; else to every call
+    /// waiting on this server (what came on the server's own stream names no call).
+    pub(super) fn tell_calls(&self, heard: Heard, from: Option<u64>) {
+        if let Some(feed) = self.feed_of(from) {
+            feed.push(heard);
+            return;
+        }
         let Ok(progress) = self.progress.try_borrow() else { return };
         let feeds: Vec<ProgressFeed> = progress.iter().map(|(_, feed)| feed.clone()).collect();
         drop(progress);
         for feed in feeds {
             feed.push(heard.clone());
         }
+    }
+
+    /// The progress feed of the call that sent request `from`, if it still waits.
+    pub(super) fn feed_of(&self, from: Option<u64>) -> Option<ProgressFeed> {
+        let token = self.streams.try_borrow().ok()?.iter().find(|(id, _)| Some(*id) == from)?.1.clone();
+        self.progress.try_borrow().ok()?.iter().find(|(t, _)| *t == token).map(|(_, feed)| feed.clone())
     }
 
     /// POSTs our answer to a server request. Whether it arrives changes nothing for the

@@ -1287,6 +1287,24 @@ fn a_question_on_the_servers_own_stream_is_answered_and_a_server_without_one_is_
 }
 
 #[test]
+fn a_question_on_the_stream_of_a_calls_answer_is_told_to_that_call_only() {
+    use crate::tools::mcp::elicit::Answer;
+    let form = json!({"message": "Which size?", "requestedSchema": {"type": "object", "properties": {}}});
+    // Call 2 waits (its answer never comes); call 3's answer stream carries the question.
+    let server = Server::new([handshake(), vec![Reply::hang(), Reply::sse(&[elicitation(7, form), answer(3, text_result("done"))]), Reply::accepted()]].concat());
+    let c = client(&server, "");
+    c.set_asker(Rc::new(Person { answer: Answer::Decline, asked: RefCell::new(Vec::new()) }));
+    run(c.connect()).unwrap();
+    let (waiting, asking) = (super::client::ProgressFeed::default(), super::client::ProgressFeed::default());
+    let mut first = Box::pin(c.call_tool("slow", json!({}), Some(waiting.clone())));
+    assert!(first.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())).is_pending());
+    run(c.call_tool("order", json!({}), Some(asking.clone()))).unwrap();
+    let told = |feed: &super::client::ProgressFeed| feed.drain().into_iter().filter(|h| matches!(h, Heard::Answered(_))).count();
+    assert_eq!((told(&asking), told(&waiting)), (1, 0), "the exchange is a step of the call it came with, not of every call");
+    drop(first);
+}
+
+#[test]
 fn a_client_with_someone_to_ask_declares_elicitation_and_answers_the_servers_form() {
     use crate::tools::mcp::elicit::{Answer, Asked};
     let form = json!({"message": "Which size?", "requestedSchema": {"type": "object", "properties": {"size": {"type": "string", "enum": ["s", "l"], "default": "l"}}}});

@@ -165,7 +165,7 @@ impl McpClient {
             for event in events {
                 if let Ok(messages) = jsonrpc::parse(&event.data) {
                     for message in messages {
-                        self.handle(message).await;
+                        self.handle(message, None).await;
                     }
                 }
             }

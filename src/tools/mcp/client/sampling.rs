@@ -15,7 +15,7 @@ impl McpClient {
     /// A server's request to use the model: shown to the person (or allowed by their rule),
     /// then run on the model of a run whose call waits on this server. The calls waiting pause
     /// their silence limits meanwhile, as for a question.
-    pub(super) async fn sample(&self, params: &Value) -> Result<Value, RpcError> {
+    pub(super) async fn sample(&self, params: &Value, from: Option<u64>) -> Result<Value, RpcError> {
         use crate::tools::mcp::sample::{Review, REFUSED};
         let Some(sampler) = self.sampler.borrow().clone() else {
             return Err(RpcError { code: jsonrpc::METHOD_NOT_FOUND, message: "This client does not offer sampling/createMessage.".into() });
@@ -23,24 +23,25 @@ impl McpClient {
         let asked = crate::tools::mcp::sample::read(params).map_err(|why| RpcError { code: jsonrpc::INVALID_PARAMS, message: why })?;
         if !asked.tools.is_empty() {
             let refused = "Refused: it offered the model tools, which this page does not run for a server.";
-            self.tell_calls(Heard::Answered(crate::agent::AskedYou { server: self.label.clone(), question: asked.summary(), answer: refused.into(), accepted: false }));
+            self.tell_calls(Heard::Answered(crate::agent::AskedYou { server: self.label.clone(), question: asked.summary(), answer: refused.into(), accepted: false }), from);
             return Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: "This client does not offer tools in sampling (it declares no sampling.tools).".into() });
         }
         // No call waits on this server: no run's model could write it, so the person is not
         // asked about it.
-        if self.waiting_call().is_none() {
+        if self.waiting_call(from).is_none() {
             return Err(no_run());
         }
         let _asking = self.asking();
         let review = sampler.review(&self.label, asked.clone()).await;
-        self.tell_calls(Heard::Answered(crate::tools::mcp::sample::exchange(&self.label, &asked, &review)));
+        self.tell_calls(Heard::Answered(crate::tools::mcp::sample::exchange(&self.label, &asked, &review)), from);
         let Review::Approve { asked, .. } = review else {
             return Err(RpcError { code: REFUSED, message: "The person declined to let the server use their model.".into() });
         };
-        // The first call waiting on this server runs it on its run's model.
+        // The call it came with (else the first waiting on this server) runs it on its run's
+        // model.
         // (It may have ended while the person read the request.)
         let job = SampleJob::new(asked.request());
-        let Some(feed) = self.waiting_call() else { return Err(no_run()) };
+        let Some(feed) = self.waiting_call(from) else { return Err(no_run()) };
         feed.push(Heard::Sample(job.clone()));
         match job.answer().await {
             Some(Ok((response, model))) => Ok(crate::tools::mcp::sample::result(&response, &model)),
@@ -49,9 +50,10 @@ impl McpClient {
         }
     }
 
-    /// The feed of the first call waiting on this server, if any.
-    fn waiting_call(&self) -> Option<super::ProgressFeed> {
-        self.progress.try_borrow().ok()?.first().map(|(_, feed)| feed.clone())
+    /// The feed of the call whose answer's stream carried the request (`from`), else of the
+    /// first call waiting on this server, if any.
+    fn waiting_call(&self, from: Option<u64>) -> Option<super::ProgressFeed> {
+        self.feed_of(from).or_else(|| self.progress.try_borrow().ok()?.first().map(|(_, feed)| feed.clone()))
     }
 }
 

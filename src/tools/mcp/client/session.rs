@@ -71,6 +71,9 @@ pub(super) struct InFlight<'a> {
 
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
+        if let Ok(mut streams) = self.client.streams.try_borrow_mut() {
+            streams.retain(|(id, _)| *id != self.id);
+        }
         if !self.settled {
             self.client.cancel(self.id);
         }
