@@ -202,7 +202,11 @@ impl SignIns {
         let step_up = challenge.as_ref().is_some_and(|c| c.error.as_deref() == Some("insufficient_scope"));
         if let Some(mut challenge) = challenge.clone() {
             if step_up {
-                challenge.scope = wider(self.challenge(server).and_then(|c| c.scope).as_deref(), challenge.scope.as_deref());
+                // What was asked for before, and what the grant says it gave.
+                let asked = self.challenge(server).and_then(|c| c.scope);
+                let given = self.grant(server).and_then(|g| g.tokens.scope.clone());
+                let before = wider(asked.as_deref(), given.as_deref());
+                challenge.scope = wider(before.as_deref(), challenge.scope.as_deref());
             }
             self.challenges.retain(|(s, _)| !same_server(s, server));
             self.challenges.push((server.to_string(), challenge));

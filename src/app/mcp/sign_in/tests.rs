@@ -213,6 +213,14 @@ fn a_403_for_a_wider_scope_asks_for_a_new_sign_in_with_both_scopes_and_keeps_the
     assert_eq!(s.challenge(MCP).and_then(|c| c.scope).as_deref(), Some("mcp:basic mcp:write"), "what was asked before, and what is asked now");
     assert_eq!(s.state(MCP).says(0), "Needs sign-in: the server asks for more access than your sign-in gave (mcp:basic mcp:write)");
     assert_eq!(s.bearer_for(MCP, MCP), Some("at-1"), "the token still serves the rest");
+
+    // Signed in at first with no scope asked (none named), the grant saying what it gave.
+    let mut s = SignIns::default();
+    let mut grant = tokens(None);
+    grant.tokens.scope = Some("files:read".into());
+    s.signed_in(MCP, grant);
+    assert_eq!(s.after_401(MCP, Some("at-1"), Some(Challenge { scope: Some("files:write".into()), error: Some("insufficient_scope".into()), ..Challenge::default() })), After401::SignIn);
+    assert_eq!(s.challenge(MCP).and_then(|c| c.scope).as_deref(), Some("files:read files:write"));
 }
 
 #[test]
