@@ -783,17 +783,19 @@ test('a server that asks for the model: shown first, run on the loopback model a
   await context.close();
 });
 
-test('the official "everything" server: its sampling tool runs on the loopback model after approval, its elicitation form is answered', async () => {
+test('the official "everything" server: its sampling tool runs on the loopback model after approval, its elicitation form is answered, its address opened after the person agrees', async () => {
   const everything = await startEverything();
   const { page, context, scope, errors } = await openApp(env.browser, env.server.origin, { seed: loopbackSettings });
   assert.ok((await connect(page, everything.url)).ok);
-  // It offers these two only to a client that declared sampling and elicitation.
+  // It offers these three only to a client that declared sampling and elicitation, forms and
+  // addresses.
   const names = await page.getByTestId('mcp-tool').locator('code').allTextContents();
-  assert.ok(names.includes('trigger-sampling-request') && names.includes('trigger-elicitation-request'), names.join(', '));
+  for (const name of ['trigger-sampling-request', 'trigger-elicitation-request', 'trigger-url-elicitation']) assert.ok(names.includes(name), names.join(', '));
   await closeSettings(page);
   await script(env.server.origin, scope, [
     action('trigger-sampling-request', { prompt: 'Say hello', maxTokens: 30 }), { text: 'Hello from the loopback model' }, finalAnswer('Sampled.'),
     action('trigger-elicitation-request', {}), finalAnswer('Answered.'),
+    action('trigger-url-elicitation', { url: `${env.server.origin}/favicon.ico`, message: 'Open it to finish.' }), finalAnswer('Visited.'),
   ]);
   await ask(page, 'Trigger a sampling request');
   await page.getByTestId('sampling').waitFor();
@@ -815,6 +817,20 @@ test('the official "everything" server: its sampling tool runs on the loopback m
   await page.locator('.bubble.assistant').nth(1).waitFor();
   sent = await requests(env.server.origin, scope);
   assert.match(sent.at(-1).body.messages.at(-1).content, /User provided the requested information![\s\S]*- Name: Ada Lovelace[\s\S]*- Favorite Integer: 42/);
+
+  // Its address: shown with the server's message, opened only when the person agrees.
+  await ask(page, 'Trigger a URL elicitation');
+  await form.waitFor();
+  assert.equal(await page.getByTestId('elicitation-url').textContent(), `${env.server.origin}/favicon.ico`);
+  assert.match(await form.textContent(), /Open it to finish\./);
+  const [opened] = await Promise.all([context.waitForEvent('page'), page.getByTestId('elicitation-accept').click()]);
+  await opened.waitForLoadState();
+  assert.equal(opened.url(), `${env.server.origin}/favicon.ico`);
+  assert.equal(await opened.evaluate(() => window.opener), null);
+  await opened.close();
+  await page.locator('.bubble.assistant').nth(2).waitFor();
+  sent = await requests(env.server.origin, scope);
+  assert.match(sent.at(-1).body.messages.at(-1).content, /User completed the URL elicitation flow/);
   assert.deepEqual(errors, []);
   await context.close();
   await everything.stop();

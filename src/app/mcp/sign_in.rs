@@ -182,6 +182,12 @@ impl SignIns {
         self.grants.iter().find(|(s, _)| same_server(s, server)).map(|(_, g)| g)
     }
 
+    /// The client this page already is at `issuer` for `server`, from the grant it holds there:
+    /// a sign-in again (a wider scope, say) uses it rather than registering once more.
+    pub fn registered(&self, server: &str, issuer: &str) -> Option<Client> {
+        self.grant(server).filter(|g| g.issuer == issuer).map(Grant::client)
+    }
+
     /// The server answered 401: its tokens (if any) no longer serve.
     pub fn needs(&mut self, server: &str, why: &str) {
         self.drop_grant(server);

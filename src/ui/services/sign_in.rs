@@ -258,7 +258,9 @@ mod io {
             s.tools.mcp.servers.iter().find(|s| s.url.trim() == server).map(|s| (s.client_id.trim().to_string(), s.client_secret.clone())).unwrap_or_default()
         });
         // The order the specification gives: a client ID entered for the server, the page's
-        // client ID metadata document where the authorization server takes one, registration.
+        // client ID metadata document where the authorization server takes one, registration
+        // (where the page registered already, for the grant it holds, that client again).
+        let registered = page.sign_ins().with_untracked(|s| s.registered(server, &found.server.issuer));
         let document = match found.server.client_documents {
             true => client_document(&redirect_uri).await,
             false => None,
@@ -267,6 +269,8 @@ mod io {
             Client::entered(&entered, &entered_secret, &found.server.auth_methods)
         } else if let Some(document) = document {
             Client::public(document)
+        } else if let Some(client) = registered {
+            client
         } else if let Some(endpoint) = &found.server.registration_endpoint {
             register(&BrowserFetch, &BrowserClock, endpoint, &redirect_uri, &found.server.auth_methods).await.map_err(|e| e.0)?
         } else {

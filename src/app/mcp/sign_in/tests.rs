@@ -213,6 +213,9 @@ fn a_403_for_a_wider_scope_asks_for_a_new_sign_in_with_both_scopes_and_keeps_the
     assert_eq!(s.challenge(MCP).and_then(|c| c.scope).as_deref(), Some("mcp:basic mcp:write"), "what was asked before, and what is asked now");
     assert_eq!(s.state(MCP).says(0), "Needs sign-in: the server asks for more access than your sign-in gave (mcp:basic mcp:write)");
     assert_eq!(s.bearer_for(MCP, MCP), Some("at-1"), "the token still serves the rest");
+    // The sign-in again is made as the client the page already is there, not a new one.
+    assert_eq!(s.registered(MCP, "https://auth.example.com").map(|c| c.id), Some("c-1".to_string()));
+    assert_eq!(s.registered(MCP, "https://other.example.com"), None, "another authorization server: registered anew");
 
     // Signed in at first with no scope asked (none named), the grant saying what it gave.
     let mut s = SignIns::default();
