@@ -796,6 +796,7 @@ test('the official "everything" server: its sampling tool runs on the loopback m
     action('trigger-sampling-request', { prompt: 'Say hello', maxTokens: 30 }), { text: 'Hello from the loopback model' }, finalAnswer('Sampled.'),
     action('trigger-elicitation-request', {}), finalAnswer('Answered.'),
     action('trigger-url-elicitation', { url: `${env.server.origin}/favicon.ico`, message: 'Open it to finish.' }), finalAnswer('Visited.'),
+    action('trigger-url-elicitation', { url: `${env.server.origin}/favicon.ico`, errorPath: true }), finalAnswer('Not visited.'),
   ]);
   await ask(page, 'Trigger a sampling request');
   await page.getByTestId('sampling').waitFor();
@@ -831,6 +832,17 @@ test('the official "everything" server: its sampling tool runs on the loopback m
   await page.locator('.bubble.assistant').nth(2).waitFor();
   sent = await requests(env.server.origin, scope);
   assert.match(sent.at(-1).body.messages.at(-1).content, /User completed the URL elicitation flow/);
+
+  // Its "visit this first" error (-32042): the address it names is asked about like any;
+  // declined, nothing opens and the call ends saying so, not sent again.
+  await ask(page, 'Trigger it on the error path');
+  await form.waitFor();
+  assert.equal(await page.getByTestId('elicitation-url').textContent(), 'https://modelcontextprotocol.io');
+  await page.getByTestId('elicitation-decline').click();
+  await page.locator('.bubble.assistant').nth(3).waitFor();
+  sent = await requests(env.server.origin, scope);
+  assert.match(sent.at(-1).body.messages.at(-1).content, /asks you to visit an address first[\s\S]*You did not go there/);
+  assert.equal(context.pages().length, 1, 'no window opened');
   assert.deepEqual(errors, []);
   await context.close();
   await everything.stop();

@@ -63,6 +63,7 @@ pub(crate) use resume::RESUME_LIMIT_FOR_TESTS;
 mod sampling;
 mod session;
 mod signing;
+mod visit;
 mod wire;
 
 use session::{Answer, Failure, InFlight, Session, Unanswered};
@@ -89,6 +90,9 @@ pub enum McpErrorKind {
     Refused,
     /// The server went away while a request was in flight.
     Lost,
+    /// The server wants the person to visit addresses first (`McpError::visits`), then the
+    /// request can be sent again.
+    VisitFirst,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -96,11 +100,13 @@ pub struct McpError {
     pub kind: McpErrorKind,
     /// A sentence naming the server and what to do.
     pub message: String,
+    /// What the server asks the person to visit first (`VisitFirst`), read and bounded.
+    pub visits: Vec<super::elicit::Asked>,
 }
 
 impl McpError {
     fn new(kind: McpErrorKind, message: impl Into<String>) -> Self {
-        McpError { kind, message: message.into() }
+        McpError { kind, message: message.into(), visits: Vec::new() }
     }
 }
 
@@ -792,10 +798,10 @@ impl McpClient {
                             self.tell_calls(Heard::Answered(super::elicit::exchange(&self.label, &asked, &answer)), from);
                             Ok(answer.result())
                         }
-                        Err(why) => Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: why }),
+                        Err(why) => Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: why, data: None }),
                     },
                     ("sampling/createMessage", _) if self.sampler.borrow().is_some() => self.sample(&params, from).await,
-                    _ => Err(RpcError { code: jsonrpc::METHOD_NOT_FOUND, message: format!("This client does not offer {method}.") }),
+                    _ => Err(RpcError { code: jsonrpc::METHOD_NOT_FOUND, message: format!("This client does not offer {method}."), data: None }),
                 };
                 self.deliver(&jsonrpc::response(&id, outcome)).await;
             }

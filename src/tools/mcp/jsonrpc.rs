@@ -34,7 +34,14 @@ pub fn response(id: &Value, outcome: Result<Value, RpcError>) -> String {
 pub struct RpcError {
     pub code: i64,
     pub message: String,
+    /// What the error carries beside its message, read only where the page uses it: the
+    /// addresses to visit of `URL_ELICITATION_REQUIRED`.
+    pub data: Option<Value>,
 }
+
+/// A server's "visit these addresses first" (2025-11-25): the request can go through once the
+/// person has been where `data.elicitations` says.
+pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 
 /// JSON-RPC's "method not found", our answer to server requests this page does not serve.
 pub const METHOD_NOT_FOUND: i64 = -32601;
@@ -96,12 +103,16 @@ fn read(value: Value) -> Result<Incoming, String> {
 /// An error object, tolerant of servers that send a bare string or leave fields out.
 pub fn read_error(error: &Value) -> RpcError {
     match error {
-        Value::Object(fields) => RpcError {
-            code: fields.get("code").and_then(Value::as_i64).unwrap_or(0),
-            message: bounded(fields.get("message").and_then(Value::as_str).unwrap_or("(no message)")),
-        },
-        Value::String(text) => RpcError { code: 0, message: bounded(text) },
-        other => RpcError { code: 0, message: bounded(&other.to_string()) },
+        Value::Object(fields) => {
+            let code = fields.get("code").and_then(Value::as_i64).unwrap_or(0);
+            RpcError {
+                code,
+                message: bounded(fields.get("message").and_then(Value::as_str).unwrap_or("(no message)")),
+                data: fields.get("data").filter(|_| code == URL_ELICITATION_REQUIRED).cloned(),
+            }
+        }
+        Value::String(text) => RpcError { code: 0, message: bounded(text), data: None },
+        other => RpcError { code: 0, message: bounded(&other.to_string()), data: None },
     }
 }
 

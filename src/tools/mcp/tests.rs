@@ -232,7 +232,7 @@ fn requests_and_notifications_are_framed_as_json_rpc_2() {
     assert_eq!(note, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let reply: Value = serde_json::from_str(&jsonrpc::response(&json!("srv-1"), Ok(json!({})))).unwrap();
     assert_eq!(reply, json!({"jsonrpc": "2.0", "id": "srv-1", "result": {}}));
-    let refusal: Value = serde_json::from_str(&jsonrpc::response(&json!(3), Err(RpcError { code: -32601, message: "no".into() }))).unwrap();
+    let refusal: Value = serde_json::from_str(&jsonrpc::response(&json!(3), Err(RpcError { code: -32601, message: "no".into(), data: None }))).unwrap();
     assert_eq!(refusal["error"], json!({"code": -32601, "message": "no"}));
 }
 
@@ -242,7 +242,7 @@ fn incoming_messages_are_told_apart() {
     check(r#"{"jsonrpc":"2.0","id":1,"result":{"ok":true}}"#, vec![Incoming::Response { id: json!(1), outcome: Ok(json!({"ok": true})) }]);
     check(
         r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: nope"}}"#,
-        vec![Incoming::Response { id: json!(2), outcome: Err(RpcError { code: -32602, message: "Unknown tool: nope".into() }) }],
+        vec![Incoming::Response { id: json!(2), outcome: Err(RpcError { code: -32602, message: "Unknown tool: nope".into(), data: None }) }],
     );
     check(
         r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
@@ -1238,6 +1238,7 @@ fn offers_are_kept_as_text_and_read_back_tolerantly() {
 mod resume;
 mod sampling;
 mod signing;
+mod visit;
 
 // ---- a server that asks back (elicitation) ------------------------------------------------
 

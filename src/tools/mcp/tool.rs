@@ -107,6 +107,13 @@ impl Tool for McpTool {
                     result = self.call_once(&arguments, cx).await;
                 }
             }
+            // A server that wants the person to visit an address first: asked, as any question
+            // of a server's, then the call is sent once more.
+            if let Err(e) = &result {
+                if e.kind == McpErrorKind::VisitFirst {
+                    result = self.visit_first(e.clone(), &arguments, cx).await;
+                }
+            }
             let result = result.map_err(|e| ToolError::new(e.message))?;
             // A tool with a view: the page shows it beside the answer, given the call's input
             // and its whole result (the model gets the text, as from any tool).
@@ -127,6 +134,22 @@ impl Tool for McpTool {
 }
 
 impl McpTool {
+    /// Asks the person about each address the server named (`e.visits`); when they went to
+    /// all, the call once more, else the call ends saying so.
+    async fn visit_first(&self, e: super::McpError, arguments: &Value, cx: &ToolContext<'_>) -> Result<Value, super::McpError> {
+        cx.progress(&format!("{} asks you to visit an address first (above the composer)…", self.origin));
+        for asked in e.visits.clone() {
+            cx.asking(true);
+            let (answer, exchange) = self.client.ask_to_visit(asked).await;
+            cx.asking(false);
+            cx.asked(exchange);
+            if !matches!(answer, super::elicit::Answer::Accept(_)) {
+                return Err(super::McpError { message: format!("{} You did not go there, so the call was not sent again.", e.message), ..e });
+            }
+        }
+        self.call_once(arguments, cx).await
+    }
+
     /// One `tools/call`, its progress said on the step as it comes (which keeps the call alive).
     async fn call_once(&self, arguments: &Value, cx: &ToolContext<'_>) -> Result<Value, super::McpError> {
         let feed = ProgressFeed::default();

@@ -61,6 +61,14 @@ impl McpClient {
     }
 
     pub(super) fn rpc_error(&self, error: &RpcError) -> McpError {
+        if let Some(visits) = self.visits_first(error) {
+            let mut e = McpError::new(
+                McpErrorKind::VisitFirst,
+                format!("The MCP server {} asks you to visit an address first: {}", self.label, self.scrub(&error.message)),
+            );
+            e.visits = visits;
+            return e;
+        }
         let what = match error.code {
             jsonrpc::METHOD_NOT_FOUND => " (it does not offer this)",
             -32602 => " (invalid arguments)",

@@ -18,13 +18,13 @@ impl McpClient {
     pub(super) async fn sample(&self, params: &Value, from: Option<u64>) -> Result<Value, RpcError> {
         use crate::tools::mcp::sample::{Review, REFUSED};
         let Some(sampler) = self.sampler.borrow().clone() else {
-            return Err(RpcError { code: jsonrpc::METHOD_NOT_FOUND, message: "This client does not offer sampling/createMessage.".into() });
+            return Err(RpcError { code: jsonrpc::METHOD_NOT_FOUND, message: "This client does not offer sampling/createMessage.".into(), data: None });
         };
-        let asked = crate::tools::mcp::sample::read(params).map_err(|why| RpcError { code: jsonrpc::INVALID_PARAMS, message: why })?;
+        let asked = crate::tools::mcp::sample::read(params).map_err(|why| RpcError { code: jsonrpc::INVALID_PARAMS, message: why, data: None })?;
         if !asked.tools.is_empty() {
             let refused = "Refused: it offered the model tools, which this page does not run for a server.";
             self.tell_calls(Heard::Answered(crate::agent::AskedYou { server: self.label.clone(), question: asked.summary(), answer: refused.into(), accepted: false }), from);
-            return Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: "This client does not offer tools in sampling (it declares no sampling.tools).".into() });
+            return Err(RpcError { code: jsonrpc::INVALID_PARAMS, message: "This client does not offer tools in sampling (it declares no sampling.tools).".into(), data: None });
         }
         // No call waits on this server: no run's model could write it, so the person is not
         // asked about it.
@@ -35,7 +35,7 @@ impl McpClient {
         let review = sampler.review(&self.label, asked.clone()).await;
         self.tell_calls(Heard::Answered(crate::tools::mcp::sample::exchange(&self.label, &asked, &review)), from);
         let Review::Approve { asked, .. } = review else {
-            return Err(RpcError { code: REFUSED, message: "The person declined to let the server use their model.".into() });
+            return Err(RpcError { code: REFUSED, message: "The person declined to let the server use their model.".into(), data: None });
         };
         // The call it came with (else the first waiting on this server) runs it on its run's
         // model.
@@ -45,8 +45,8 @@ impl McpClient {
         feed.push(Heard::Sample(job.clone()));
         match job.answer().await {
             Some(Ok((response, model))) => Ok(crate::tools::mcp::sample::result(&response, &model)),
-            Some(Err(why)) => Err(RpcError { code: jsonrpc::INTERNAL_ERROR, message: format!("The model could not write it: {}", self.scrub(&why)) }),
-            None => Err(RpcError { code: jsonrpc::INTERNAL_ERROR, message: "The call that would have run it ended first.".into() }),
+            Some(Err(why)) => Err(RpcError { code: jsonrpc::INTERNAL_ERROR, message: format!("The model could not write it: {}", self.scrub(&why)), data: None }),
+            None => Err(RpcError { code: jsonrpc::INTERNAL_ERROR, message: "The call that would have run it ended first.".into(), data: None }),
         }
     }
 
@@ -59,7 +59,7 @@ impl McpClient {
 
 /// Refusal of a sampling request that arrives when no call of a run waits on the server.
 fn no_run() -> RpcError {
-    RpcError { code: jsonrpc::INTERNAL_ERROR, message: "No run is using this server now, so there is no model to write it.".into() }
+    RpcError { code: jsonrpc::INTERNAL_ERROR, message: "No run is using this server now, so there is no model to write it.".into(), data: None }
 }
 
 /// The model's reply and the model's name, or why it failed.
