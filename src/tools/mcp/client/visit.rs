@@ -8,12 +8,13 @@ use super::{McpClient, RpcError};
 use crate::tools::mcp::elicit::{self, Answer, Asked};
 use crate::tools::mcp::jsonrpc;
 
-/// Addresses read of one such error: more are left unvisited (and the call fails as refused).
+/// Addresses one such error may list: with more, none is visited and the call fails as
+/// refused.
 const VISITS_LIMIT: usize = 3;
 
 impl McpClient {
     /// The addresses a -32042 error asks the person to visit, when there is someone to ask and
-    /// the error lists at least one that reads as a URL-mode question.
+    /// it lists one to three, each read as a URL-mode question (else it is a plain refusal).
     pub(super) fn visits_first(&self, error: &RpcError) -> Option<Vec<Asked>> {
         if error.code != jsonrpc::URL_ELICITATION_REQUIRED || self.asker.borrow().is_none() {
             return None;
