@@ -138,13 +138,18 @@ export async function session(name, driverUrl) {
     /**
      * Clicks the element once it is in view and stands still: one still moving (the page
      * scrolling to its newest line, a part's styles arriving) would take the click elsewhere.
+     * It is scrolled to only while it is out of view, and at once: a smooth scroll begun
+     * again at each look (WebKit) never lets it stand still.
      */
     async click(target) {
       const element = await s.find(target);
       await s.until((q) => {
         const el = document.querySelector(q);
         if (!el) return false;
-        el.scrollIntoView({ block: 'center', inline: 'nearest' });
+        const seen = el.getBoundingClientRect();
+        if (seen.top < 0 || seen.bottom > innerHeight || seen.left < 0 || seen.right > innerWidth) {
+          el.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' });
+        }
         const r = el.getBoundingClientRect();
         const at = `${r.x},${r.y},${r.width},${r.height}`;
         const still = el.__testAt === at;
