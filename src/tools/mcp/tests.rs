@@ -1235,6 +1235,21 @@ fn offers_are_kept_as_text_and_read_back_tolerantly() {
     assert_eq!(McpServer { offers: "{not json".into(), ..McpServer::default() }.offers(), McpOffers::default());
 }
 
+/// A ReAct run whose only tool is the server `name`'s `tool` (at a loopback address), through
+/// `hub`; the model answers with `replies` in order. The trace, and the model (what it was sent).
+fn react_run(hub: &McpHub, name: &str, tool_name: &str, question: &str, replies: &[&str]) -> (crate::agent::Trace, Scripted) {
+    use crate::agent::{run_agent, AgentSettings, CancelToken, ChatResponse, RunInput, Tool};
+    let s = settings(vec![(name, "http://127.0.0.1:9/mcp", vec![tool(tool_name)])]);
+    let owned = build_tools(&s, hub);
+    let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
+    let reply = |text: &str| ChatResponse { text: text.into(), finish_reason: Some("stop".into()), ..Default::default() };
+    let model = Scripted { replies: RefCell::new(replies.iter().map(|r| reply(r)).collect()), sent: RefCell::new(Vec::new()) };
+    let (settings, clock, cancel) = (AgentSettings::default(), crate::agent::time::SystemClock::default(), CancelToken::new());
+    let input = RunInput { question, history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered: None, fork: None };
+    let trace = run(run_agent(input, &()));
+    (trace, model)
+}
+
 mod resume;
 mod sampling;
 mod signing;

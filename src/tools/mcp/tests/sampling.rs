@@ -5,7 +5,6 @@
 
 use super::*;
 use crate::agent::trace::{EventKind, LlmPurpose};
-use crate::agent::{run_agent, AgentSettings, CancelToken, ChatResponse, RunInput, Tool};
 use crate::tools::mcp::sample::{Review, Sampler, Sampling};
 
 /// Reviews every request the same way, and keeps what it was shown.
@@ -33,24 +32,10 @@ fn colour_request() -> Value {
 /// A ReAct run that calls the server's `paint` once; the server asks for the model during the
 /// call, then answers the call. The model's replies: the action, `sampled`, the final answer.
 fn run_with(server: &Rc<Server>, reviewer: Rc<Reviewer>, sampled: &str) -> (crate::agent::Trace, Scripted) {
-    let s = settings(vec![("paints", "http://127.0.0.1:9/mcp", vec![tool("paint")])]);
     let hub = hub(server);
     hub.set_sampler(reviewer);
-    let owned = build_tools(&s, &hub);
-    let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
-    let reply = |text: &str| ChatResponse { text: text.into(), finish_reason: Some("stop".into()), ..Default::default() };
-    let model = Scripted {
-        replies: RefCell::new(VecDeque::from([
-            reply("Thought: paint.\nAction:\n```json\n{\"action\": \"paint\", \"action_input\": {}}\n```"),
-            reply(sampled),
-            reply("Thought: done.\nFinal Answer: painted"),
-        ])),
-        sent: RefCell::new(Vec::new()),
-    };
-    let (settings, clock, cancel) = (AgentSettings::default(), crate::agent::time::SystemClock::default(), CancelToken::new());
-    let input = RunInput { question: "Paint it", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered: None, fork: None };
-    let trace = run(run_agent(input, &()));
-    (trace, model)
+    let act = "Thought: paint.\nAction:\n```json\n{\"action\": \"paint\", \"action_input\": {}}\n```";
+    react_run(&hub, "paints", "paint", "Paint it", &[act, sampled, "Thought: done.\nFinal Answer: painted"])
 }
 
 #[test]

@@ -4,7 +4,6 @@
 
 use super::*;
 use crate::agent::trace::EventKind;
-use crate::agent::{run_agent, AgentSettings, CancelToken, ChatResponse, RunInput, Tool};
 use crate::tools::mcp::elicit::Answer;
 
 fn visit_first(id: u64) -> Value {
@@ -17,23 +16,11 @@ fn visit_first(id: u64) -> Value {
 /// handshake; the person answers `answer`.
 fn run_with(replies: Vec<Reply>, answer: Answer) -> (crate::agent::Trace, Rc<Server>, Rc<Person>) {
     let server = Server::new([handshake(), replies].concat());
-    let s = settings(vec![("shop", "http://127.0.0.1:9/mcp", vec![tool("order")])]);
     let hub = hub(&server);
     let person = Rc::new(Person { answer, asked: RefCell::new(Vec::new()) });
     hub.set_asker(person.clone());
-    let owned = build_tools(&s, &hub);
-    let tools: Vec<&dyn Tool> = owned.iter().map(|t| t.as_ref()).collect();
-    let reply = |text: &str| ChatResponse { text: text.into(), finish_reason: Some("stop".into()), ..Default::default() };
-    let model = Scripted {
-        replies: RefCell::new(VecDeque::from([
-            reply("Thought: order.\nAction:\n```json\n{\"action\": \"order\", \"action_input\": {}}\n```"),
-            reply("Thought: done.\nFinal Answer: ordered"),
-        ])),
-        sent: RefCell::new(Vec::new()),
-    };
-    let (settings, clock, cancel) = (AgentSettings::default(), crate::agent::time::SystemClock::default(), CancelToken::new());
-    let input = RunInput { question: "Order it", history: &[], model: &model, tools: &tools, settings: &settings, clock: &clock, cancel: &cancel, answered: None, fork: None };
-    let trace = run(run_agent(input, &()));
+    let act = "Thought: order.\nAction:\n```json\n{\"action\": \"order\", \"action_input\": {}}\n```";
+    let (trace, _) = react_run(&hub, "shop", "order", "Order it", &[act, "Thought: done.\nFinal Answer: ordered"]);
     (trace, server, person)
 }
 
