@@ -162,3 +162,39 @@ pub fn input_as_text(input: &Value) -> String {
         other => other.to_string(),
     }
 }
+
+/// The tool that runs code the model writes (`crate::tools::python`). The trace shows its input
+/// as code and its result as the code's output, so it is named here, below both.
+pub const CODE_TOOL: &str = "python";
+
+/// The code in a call of the code tool, however the model gave it: `{"code": "…"}` (native tool
+/// calling, or a JSON blob), a plain string, or either with the code inside a fenced block
+/// (```` ```python … ``` ````), which models often write inside `action_input`.
+pub fn code_input(input: &Value) -> String {
+    let text = match input {
+        Value::Object(map) => match map.get("code").or_else(|| map.get("source")).or_else(|| if map.len() == 1 { map.values().next() } else { None }) {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
+        other => input_as_text(other),
+    };
+    unfenced(&text).to_string()
+}
+
+/// The inside of the first fenced block of `text` when it has one (any language tag), else
+/// `text` without surrounding blank lines.
+fn unfenced(text: &str) -> &str {
+    let Some(open) = text.find("```") else { return text.trim_matches(|c| c == '\n' || c == '\r') };
+    let after = &text[open + 3..];
+    // The language tag runs to the end of the opening line.
+    let body = match after.find('\n') {
+        Some(nl) if after[..nl].trim().chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '+') => &after[nl + 1..],
+        _ => after,
+    };
+    let body = match body.find("```") {
+        Some(close) => &body[..close],
+        None => body,
+    };
+    body.trim_end_matches([' ', '\t']).trim_matches(|c| c == '\n' || c == '\r')
+}

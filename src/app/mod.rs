@@ -19,6 +19,8 @@
 //! - `mcp.rs`: the page's MCP hub from first use to the page going away, each server's status
 //!   line, and "Always allow"; `mcp/asking.rs`, the questions servers ask the person
 //!   (elicitation) waiting for an answer.
+//! - `python.rs`: the page's Python interpreters: one per run, a bounded number at once, the
+//!   calls that wait, a call stopped at its time limit, an interpreter ended for its memory.
 //! - `run.rs`: the run this page drives: the one answer to "is a run going on", what goes
 //!   with the next question, what an event ends, and what reached the collector.
 //! - `settings.rs`: the settings model (what a person can set, its secrets' rules in
@@ -35,6 +37,7 @@ pub mod fork;
 pub mod glimpse;
 pub mod journal;
 pub mod mcp;
+pub mod python;
 pub mod run;
 pub mod saves;
 pub mod settings;

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use crate::tools::mcp::{McpArgument, McpItem, McpOffers, McpServer, McpSettings, McpToolInfo, RememberedSecret};
-use crate::tools::{ArxivSettings, Common, SearchBackend, ToolSettings, WebSearchSettings, WikipediaSettings};
+use crate::tools::{ArxivSettings, Common, PythonSettings, SearchBackend, ToolSettings, WebSearchSettings, WikipediaSettings};
 use crate::json_read::{any, boolean, deserialize_via_value, float, list, read_name, size, string, uint32, Fields, Read};
 
 #[cfg(test)]
@@ -24,19 +24,36 @@ pub(crate) fn tool_settings(value: &Value) -> Read<ToolSettings> {
         arxiv: f.or("arxiv", arxiv, d.arxiv)?,
         calculator: f.or("calculator", common, d.calculator)?,
         web_search: f.or("web_search", web_search, d.web_search)?,
+        python: f.or("python", python, d.python)?,
         cors_proxy: f.or("cors_proxy", string, d.cors_proxy)?,
         mcp: f.or("mcp", mcp_settings, d.mcp)?,
     })
 }
 
 fn common(value: &Value) -> Read<Common> {
+    common_or(value, &Common::default())
+}
+
+/// A tool's common settings, a missing field taken from `d` (the tool's own defaults).
+fn common_or(value: &Value, d: &Common) -> Read<Common> {
     let f = Fields::of(value)?;
-    let d = Common::default();
+    let d = d.clone();
     Ok(Common {
         enabled: f.or("enabled", boolean, d.enabled)?,
         return_direct: f.or("return_direct", boolean, d.return_direct)?,
         timeout_s: f.or("timeout_s", float, d.timeout_s)?,
     })
+}
+
+fn python(value: &Value) -> Read<PythonSettings> {
+    let f = Fields::of(value)?;
+    let d = PythonSettings::default();
+    Ok(PythonSettings { common: f.or("common", python_common, d.common)?, approve: f.or("approve", boolean, d.approve)? })
+}
+
+/// Python's common settings: off, and 10 s, unless stored otherwise.
+fn python_common(value: &Value) -> Read<Common> {
+    common_or(value, &PythonSettings::default().common)
 }
 
 fn wikipedia(value: &Value) -> Read<WikipediaSettings> {

@@ -25,6 +25,7 @@ pub mod calculator;
 pub mod documents;
 pub mod mcp;
 pub mod openalex;
+pub mod python;
 pub mod text;
 pub mod websearch;
 pub mod wikipedia;

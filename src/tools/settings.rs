@@ -94,10 +94,26 @@ pub struct ToolSettings {
     pub arxiv: ArxivSettings,
     pub calculator: Common,
     pub web_search: WebSearchSettings,
+    /// Python in the page (off until the person turns it on: its runtime is 13 MB to fetch).
+    pub python: PythonSettings,
     /// A CORS proxy for services that do not allow browser requests (arXiv, DuckDuckGo).
     /// `{url}` is replaced by the percent-encoded target URL; without it the encoded URL is
     /// appended. Example: `https://proxy.example/?url={url}`.
     pub cors_proxy: String,
     /// MCP servers and the tools they lend (their secrets are not serialised here).
     pub mcp: mcp::McpSettings,
+}
+
+/// The `python` tool: `common.timeout_s` is the wall time one call may run (10 s unless set).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PythonSettings {
+    pub common: Common,
+    /// Each call waits for the person's approval first.
+    pub approve: bool,
+}
+
+impl Default for PythonSettings {
+    fn default() -> Self {
+        PythonSettings { common: Common { enabled: false, return_direct: false, timeout_s: 10.0 }, approve: false }
+    }
 }

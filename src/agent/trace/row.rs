@@ -5,6 +5,7 @@
 
 use super::{value_as_text, AnswerSource, ApprovalChoice, Decision, EventKind, ScopeVerdict};
 use crate::agent::model::Usage;
+use crate::agent::tool::{code_input, CODE_TOOL};
 
 /// How much of a long text a row shows before "Show all": a few lines, and never more than a
 /// screenful of characters however long its lines are.
@@ -23,6 +24,10 @@ pub enum Part {
     Call { name: String, arguments: String },
     /// Text shown as it is: an observation, a reply as the model wrote it, an excerpt.
     Text(String),
+    /// Code the agent runs (the code tool's input), shown as code.
+    Code(String),
+    /// What that code printed and gave back, shown as a program's output.
+    Output(String),
     /// A final answer, shown as sanitised Markdown.
     Answer(String),
     /// A plan's items, in order.
@@ -49,7 +54,7 @@ impl Row {
         for part in &self.parts {
             out.push('\n');
             match part {
-                Part::Thought(t) | Part::Text(t) | Part::Answer(t) | Part::Note(t) => out.push_str(t),
+                Part::Thought(t) | Part::Text(t) | Part::Code(t) | Part::Output(t) | Part::Answer(t) | Part::Note(t) => out.push_str(t),
                 Part::Action { tool, input } => {
                     out.push_str(tool);
                     out.push(' ');
@@ -71,7 +76,7 @@ impl Row {
     /// Whether any part is longer than its preview, so the row offers "Show all".
     pub fn has_more(&self) -> bool {
         self.parts.iter().any(|p| match p {
-            Part::Thought(t) | Part::Text(t) | Part::Note(t) => preview(t).is_cut(),
+            Part::Thought(t) | Part::Text(t) | Part::Code(t) | Part::Output(t) | Part::Note(t) => preview(t).is_cut(),
             Part::Action { input, .. } => preview(input).is_cut(),
             Part::Call { arguments, .. } => preview(arguments).is_cut(),
             Part::Answer(_) | Part::Items(_) => false,
@@ -161,6 +166,16 @@ pub fn grouped(n: usize) -> String {
     out
 }
 
+/// An action as a row shows it: the tool and its input, or for the code tool its name and the
+/// code as code.
+fn action_parts(tool: &str, input: &serde_json::Value) -> Vec<Part> {
+    if tool == CODE_TOOL {
+        vec![Part::Action { tool: tool.to_string(), input: String::new() }, Part::Code(code_input(input))]
+    } else {
+        vec![Part::Action { tool: tool.to_string(), input: value_as_text(input) }]
+    }
+}
+
 impl EventKind {
     /// What a row shows for this event (see `Row`).
     pub fn row(&self) -> Row {
@@ -206,10 +221,10 @@ impl EventKind {
                 if let Some(t) = thought.as_ref().filter(|t| !t.trim().is_empty()) {
                     parts.push(Part::Thought(t.clone()));
                 }
-                parts.push(match decision {
-                    Decision::Action { tool, input } => Part::Action { tool: tool.clone(), input: value_as_text(input) },
-                    Decision::Final { .. } => Part::Note("Ready to answer.".into()),
-                });
+                match decision {
+                    Decision::Action { tool, input } => parts.extend(action_parts(tool, input)),
+                    Decision::Final { .. } => parts.push(Part::Note("Ready to answer.".into())),
+                }
                 parts.extend(notes.iter().map(|n| Part::Note(n.clone())));
                 Row { summary: String::new(), parts, meta: String::new() }
             }
@@ -223,12 +238,12 @@ impl EventKind {
             },
             EventKind::ToolCall { tool, input, via } => Row {
                 summary: String::new(),
-                parts: vec![Part::Action { tool: tool.clone(), input: value_as_text(input) }],
+                parts: action_parts(tool, input),
                 meta: via.as_ref().map(|v| format!("via the MCP server at {v}")).unwrap_or_default(),
             },
             EventKind::ApprovalAsked { tool, input, via } => Row {
                 summary: "Waiting for you to allow or deny this call.".into(),
-                parts: vec![Part::Action { tool: tool.clone(), input: value_as_text(input) }],
+                parts: action_parts(tool, input),
                 meta: via.as_ref().map(|v| format!("via the MCP server at {v}")).unwrap_or_default(),
             },
             EventKind::ApprovalGiven { tool, choice } => just(match choice {
@@ -243,7 +258,7 @@ impl EventKind {
             },
             EventKind::ToolResult { tool, observation } => Row {
                 summary: String::new(),
-                parts: vec![Part::Text(observation.clone())],
+                parts: vec![if tool == CODE_TOOL { Part::Output(observation.clone()) } else { Part::Text(observation.clone()) }],
                 meta: format!("{tool} · {}", characters(observation.chars().count())),
             },
             EventKind::ToolFailed { tool, message, timed_out, fed_back } => Row {

@@ -172,9 +172,25 @@ fn the_transcript_reads_as_question_thought_action_observation_answer() {
 
 #[test]
 fn a_long_input_is_fenced_in_the_transcript() {
-    let trace = Trace { events: vec![event(0, 1, decided("t", "python", json!("print(1)\nprint(2)")))] };
+    let trace = Trace { events: vec![event(0, 1, decided("t", "shell", json!("ls\npwd")))] };
     let md = trace.to_markdown();
-    assert!(md.contains("**Action:** `python` ←\n\n```text\nprint(1)\nprint(2)\n```"), "{md}");
+    assert!(md.contains("**Action:** `shell` ←\n\n```text\nls\npwd\n```"), "{md}");
+}
+
+#[test]
+fn the_code_tool_s_input_reads_as_code_and_its_result_as_output() {
+    let trace = Trace {
+        events: vec![
+            event(0, 1, decided("t", "python", json!({"code": "```python\nprint(1)\nprint(2)\n```"}))),
+            event(1, 1, EventKind::ToolResult { tool: "python".into(), observation: "1\n2".into() }),
+        ],
+    };
+    let rows: Vec<Row> = trace.events.iter().map(|e| e.kind.row()).collect();
+    assert!(rows[0].parts.contains(&Part::Code("print(1)\nprint(2)".into())), "{:?}", rows[0]);
+    assert_eq!(rows[1].parts, vec![Part::Output("1\n2".into())]);
+    let md = trace.to_markdown();
+    assert!(md.contains("**Action:** `python`\n\n```python\nprint(1)\nprint(2)\n```"), "{md}");
+    assert!(md.contains(":**\n\n```text\n1\n2\n```"), "the output is fenced as text: {md}");
 }
 
 #[test]

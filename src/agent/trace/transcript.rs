@@ -88,6 +88,12 @@ fn write_part(out: &mut String, part: &Part, label: &str) {
         Part::Text(t) => {
             let _ = write!(out, "**{}:**\n\n{}\n\n", named("Text"), fenced(t));
         }
+        Part::Code(code) => {
+            let _ = write!(out, "{}\n\n", fenced(code).replacen("text\n", "python\n", 1));
+        }
+        Part::Output(t) => {
+            let _ = write!(out, "**{}:**\n\n{}\n\n", named("Output"), fenced(t));
+        }
         Part::Answer(a) => {
             let _ = write!(out, "**{}:**\n\n{}\n\n", named("Answer"), a.trim());
         }

@@ -75,7 +75,8 @@ fn step(out: &mut String, event: &Event) {
             Part::Thought(t) => push(out, &["<p class=\"thought\">", &escape(&t), "</p>"]),
             Part::Action { tool, input } => push(out, &["<p class=\"action\"><b>", &escape(&tool), "</b></p><pre>", &escape(&input), "</pre>"]),
             Part::Call { name, arguments } => push(out, &["<p class=\"action\"><b>", &escape(&name), "</b></p><pre>", &escape(&arguments), "</pre>"]),
-            Part::Text(t) => push(out, &["<pre>", &escape(&t), "</pre>"]),
+            Part::Text(t) | Part::Output(t) => push(out, &["<pre>", &escape(&t), "</pre>"]),
+            Part::Code(t) => push(out, &["<pre class=\"code\"><code>", &escape(&t), "</code></pre>"]),
             Part::Answer(t) => push(out, &["<div class=\"text\">", &escape(&t), "</div>"]),
             Part::Items(items) => {
                 out.push_str("<ol class=\"items\">");

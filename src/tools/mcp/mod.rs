@@ -31,7 +31,7 @@ pub use settings::{McpArgument, McpItem, McpOffers, McpServer, McpSettings, McpT
 use crate::agent::Tool;
 
 /// Tool names MCP tools must not take: the built-in tools and the agent's own `ask_person`.
-pub const RESERVED_NAMES: [&str; 7] = ["wikipedia", "arxiv", "calculator", "web_search", "documents", crate::agent::prompt::ASK_PERSON, READ_RESOURCE];
+pub const RESERVED_NAMES: [&str; 8] = ["wikipedia", "arxiv", "calculator", "web_search", "documents", crate::agent::tool::CODE_TOOL, crate::agent::prompt::ASK_PERSON, READ_RESOURCE];
 
 /// The agent's action that reads a server's resource (`read::ReadResource`); numbered from the
 /// second server that offers resources on.

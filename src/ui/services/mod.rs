@@ -15,6 +15,8 @@
 //! - `in_page.rs`: the model in the page as the page shares it;
 //! - `documents.rs`: the person's documents: files in, PDFs read, indexing in steps, their
 //!   database, and the index each run's `documents` tool searches;
+//! - `python.rs`: Python in the page: Pyodide's workers, started, posted to, timed and ended
+//!   as `app::python`'s pool decides, and each run's interpreter (`Session`);
 //! - `eval.rs`: an evaluation's workers, saves and resume;
 //! - `otel.rs`, `files.rs`: runs sent to a collector, and files in and out;
 //! - `theme.rs`: the colour theme, kept and applied.
@@ -33,6 +35,7 @@ pub mod models;
 pub mod otel;
 pub mod page;
 pub mod parts;
+pub mod python;
 pub mod run;
 pub mod sampling;
 pub mod secrets;

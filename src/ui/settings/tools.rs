@@ -64,6 +64,18 @@ pub fn ToolSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 {common_fields(settings, "calculator", |s| &s.tools.calculator, |s| &mut s.tools.calculator)}
             </details>
             <details>
+                <summary>"Python"</summary>
+                {common_fields(settings, "python", |s| &s.tools.python.common, |s| &mut s.tools.python.common)}
+                <label class="check">
+                    <input type="checkbox" data-testid="tool-python-approve"
+                        prop:checked=move || settings.with(|s| s.tools.python.approve)
+                        on:change=move |ev| settings.update(|s| s.tools.python.approve = event_target_checked(&ev))/>
+                    "Ask me before each run of code"
+                </label>
+                <p class="hint">"Runs the code the agent writes with Pyodide (Python 3.14 and its standard library) in a worker of this page, with no network and no access to your chats. Fetched from this site the first time (13 MB) and kept for offline use. The time limit is for each piece of code."</p>
+                <p class="hint" data-testid="python-status" role="status">{move || crate::ui::services::python::status().with(|s| s.text())}</p>
+            </details>
+            <details>
                 <summary>"Web search"</summary>
                 {common_fields(settings, "web_search", |s| &s.tools.web_search.common, |s| &mut s.tools.web_search.common)}
                 <label>

@@ -124,6 +124,7 @@ pub fn tool_settings(rng: &mut Rng) -> ToolSettings {
             openalex_key: text(rng),
         },
         calculator: common(rng),
+        python: crate::tools::PythonSettings { common: common(rng), approve: flag(rng) },
         web_search: WebSearchSettings {
             common: common(rng),
             backend: rng.pick(&[SearchBackend::DuckDuckGo, SearchBackend::Searx]),

@@ -166,6 +166,8 @@ fn show_part(part: &Part, event: &Event, trace: Steps, full: Signal<bool>) -> An
         }
         .into_any(),
         Part::Text(t) => view! { <pre class="part text" data-testid="part-text">{shown(t, full)}</pre> }.into_any(),
+        Part::Code(code) => view! { <pre class="part code" data-testid="code"><code>{shown(code, full)}</code></pre> }.into_any(),
+        Part::Output(t) => view! { <pre class="part text output" data-testid="code-output">{shown(t, full)}</pre> }.into_any(),
         Part::Answer(a) => view! { <div class="part answer" data-testid="row-answer"><Markdown text=a/></div> }.into_any(),
         Part::Items(_) => plan_checklist(event, trace).into_any(),
         Part::Note(n) => view! { <p class="part note">{shown(n, full)}</p> }.into_any(),
