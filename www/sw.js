@@ -18,9 +18,9 @@ const STORE = 'thoughtline-files';
 const META = 'thoughtline-builds';
 const scope = new URL(self.registration.scope);
 const keyOf = (hash) => new URL(`__kept/${hash}`, scope).href;
-// The engine of the model in the page and the PDF reader are large (megabytes): kept when first
-// used, and on an update only for someone who had used them.
-const onUse = (path) => path.startsWith('in-page/') || path.startsWith('pdf/');
+// The engine of the model in the page, the PDF reader and Python are large (megabytes): kept
+// when first used, and on an update only for someone who had used them.
+const onUse = (path) => path.startsWith('in-page/') || path.startsWith('pdf/') || path.startsWith('python/');
 
 // The headers that make the page cross-origin isolated (COOP + COEP), and a CORP header so its
 // own files may be loaded by an isolated page. Providers and tools are fetched with CORS, which
@@ -62,7 +62,7 @@ self.addEventListener('install', (event) => {
     const store = await caches.open(STORE);
     const builds = await keptBuilds();
     const previous = builds.at(-1)?.files || {};
-    // Kept again on an update: the folders (in-page/, pdf/) of which something had been used.
+    // Kept again on an update: the folders (in-page/, pdf/, python/) of which something had been used.
     const folder = (path) => path.split('/')[0];
     const onUsePaths = Object.keys(previous).filter(onUse);
     const found = await Promise.all(onUsePaths.map((p) => store.match(keyOf(previous[p]))));

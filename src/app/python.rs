@@ -36,9 +36,11 @@ pub struct Limits {
     pub workers: usize,
 }
 
-/// 1 GB of memory per interpreter; three at once (each is about 40 MB started, see
+/// 500 MB of memory per interpreter (WebAssembly memory never shrinks, so one large
+/// allocation holds it until the interpreter ends; Chromium grows it no further than about
+/// 1 GB anyway); three interpreters at once (each is about 30 MB started, see
 /// `docs/performance.md`).
-pub const MEMORY_BOUND: u64 = 1 << 30;
+pub const MEMORY_BOUND: u64 = 500_000_000;
 pub const WORKERS: usize = 3;
 
 impl Default for Limits {

@@ -132,6 +132,20 @@ pub async fn shelf_for_run() -> Option<Shelf> {
     Some(LIBRARY.with(|l| l.borrow().shelf()))
 }
 
+/// The person's documents as files, (name, bytes as added), for Python's `/documents/`: those
+/// ready to search, in their order.
+pub async fn files() -> Vec<(String, Vec<u8>)> {
+    let Some(shelf) = shelf_for_run().await else { return Vec::new() };
+    let named: Vec<(String, String)> = shelf.borrow().documents().map(|d| (d.doc.clone(), d.name.clone())).collect();
+    let mut out = Vec::with_capacity(named.len());
+    for (id, name) in named {
+        if let Some(bytes) = bytes_of(&id).await {
+            out.push((name, bytes));
+        }
+    }
+    out
+}
+
 /// The meaning search the person turned on: (model, the address they agreed to).
 fn meaning_choice() -> Option<(String, String)> {
     let text = crate::storage::local::read(MEANING_KEY)?;

@@ -230,7 +230,18 @@ fn ran_text(object: &JsValue, name: &str, most: usize) -> String {
             let data = event.data();
             match field(&data, "type").as_string().as_deref() {
                 Some("progress") => tell(Msg::Loading { worker, loaded: field(&data, "loaded").as_f64().unwrap_or(0.0) as u64, total: field(&data, "total").as_f64().unwrap_or(0.0) as u64 }),
-                Some("ready") => tell(Msg::Started { worker, result: Ok((field(&data, "memory").as_f64().unwrap_or(0.0) as u64, isolated)) }),
+                Some("ready") => {
+                    let memory = field(&data, "memory").as_f64().unwrap_or(0.0) as u64;
+                    // The person's documents go in first, under /documents/: the port keeps
+                    // order, so no code runs before they are there.
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let files = crate::ui::services::documents::files().await;
+                        if !files.is_empty() {
+                            post_documents(worker, &files);
+                        }
+                        tell(Msg::Started { worker, result: Ok((memory, isolated)) });
+                    });
+                }
                 Some("failed") => {
                     let why: String = field(&data, "message").as_string().unwrap_or_else(|| "the runtime failed".into()).chars().take(500).collect();
                     tell(Msg::Died { worker, why });
@@ -258,6 +269,25 @@ fn ran_text(object: &JsValue, name: &str, most: usize) -> String {
         let transfer = js_sys::Array::of1(&channel.port2());
         w.post_message_with_transfer(&start, &transfer).map_err(|e| format!("the worker could not be started ({})", js_text(&e)))?;
         Ok(Live { worker: w, port, interrupt, _on_message: on_message, _on_error: on_error })
+    }
+
+    /// Posts the documents to a worker, to be written read-only under /documents/.
+    fn post_documents(worker: WorkerId, files: &[(String, Vec<u8>)]) {
+        let list = js_sys::Array::new();
+        for (name, bytes) in files {
+            let file = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&file, &"name".into(), &name.into());
+            let _ = js_sys::Reflect::set(&file, &"bytes".into(), &js_sys::Uint8Array::from(bytes.as_slice()));
+            list.push(&file);
+        }
+        let message = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&message, &"type".into(), &"documents".into());
+        let _ = js_sys::Reflect::set(&message, &"files".into(), &list);
+        LIVE.with(|l| {
+            if let Some(live) = l.borrow().get(&worker) {
+                let _ = live.port.post_message(&message);
+            }
+        });
     }
 
     pub(super) fn carry_out(step: Do) {

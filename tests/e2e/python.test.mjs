@@ -1,0 +1,198 @@
+// End-to-end: the `python` tool with a scripted model. The code runs in Pyodide in a worker of
+// the page (www/python/worker.js, fetched from python/ on first use): the trace shows the code
+// and what it printed, a run keeps its variables from call to call, a call past its time is
+// stopped and the next one works, memory and output are bounded, nothing reaches the network
+// from Python, and after one use the tool works offline from the service worker.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { suite, openApp, script, ask, shot, loopbackSettings, action, requests, seen, showAll } from './harness.mjs';
+
+const env = suite();
+
+/** The loopback settings with Python on (its wall time `seconds`). */
+function withPython(seconds = 10, more = {}) {
+  return (scopeUrl, base) => loopbackSettings(scopeUrl, base, { python: { common: { enabled: true, timeout_s: seconds }, ...more } });
+}
+
+/** Waits for the run's answer (the first start of Python fetches and compiles 13 MB). */
+async function answered(page) {
+  await page.locator('.bubble.assistant').waitFor({ timeout: 120_000 });
+  await page.locator('[data-kind="final_answer"], [data-kind="run_stopped"]').first().waitFor({ timeout: 30_000 });
+}
+
+/** The text of each code block and each output block in the trace, in order. */
+async function codeAndOutputs(page) {
+  return {
+    code: await page.getByTestId('code').allTextContents(),
+    outputs: await page.getByTestId('code-output').allTextContents(),
+  };
+}
+
+test('python: the agent runs code, the trace shows the code and 5050, the model reads it, and a second call uses what the first defined', async () => {
+  const { page, context, scope, errors } = await openApp(env.browser, env.server.origin, { seed: withPython() });
+  await script(env.server.origin, scope, [
+    action('python', { code: 'numbers = list(range(101))\nprint(sum(range(101)))' }),
+    action('python', '```python\nprint(len(numbers), sum(numbers) * 2)\n```'),
+    { text: 'Thought: I have both figures.\nFinal Answer: The numbers 0 to 100 add up to 5050.' },
+  ]);
+  await ask(page, 'What do the numbers from 0 to 100 add up to?');
+  await answered(page);
+  const { code, outputs } = await codeAndOutputs(page);
+  assert.ok(code.some((c) => c.includes('print(sum(range(101)))')), `the code is shown: ${code.join(' | ')}`);
+  assert.ok(code.some((c) => c === 'print(len(numbers), sum(numbers) * 2)'), `a fenced block is shown as its code: ${code.join(' | ')}`);
+  assert.deepEqual(outputs, ['5050', '101 10100']);
+  assert.equal(await page.locator('[data-kind="tool_result"]').first().getAttribute('data-tone'), 'success');
+  // The model was given what the code printed.
+  const sent = await requests(env.server.origin, scope);
+  assert.match(sent[1].body.messages.at(-1).content, /Observation: 5050/);
+  assert.match(sent[2].body.messages.at(-1).content, /Observation: 101 10100/);
+  assert.match(await page.locator('.bubble.assistant .text').textContent(), /5050/);
+  // The tool is described to the model.
+  assert.match(sent[0].body.messages[0].content, /python: Runs Python 3 code in a sandbox/);
+  // Settings says the runtime is up.
+  await page.getByTestId('settings-toggle').click();
+  await page.getByTestId('tool-settings').locator('summary', { hasText: 'Python' }).click();
+  await page.getByTestId('python-status').filter({ hasText: /Ready|Ready to start again/ }).waitFor({ timeout: 10_000 });
+  await shot(page, 'python-trace');
+  assert.deepEqual(errors.filter((e) => !/favicon/.test(e)), []);
+  await context.close();
+});
+
+test('python limits: an endless loop is stopped and the next call works, 10 GB is a MemoryError, 50 MB of output is cut, an interpreter past 500 MB is ended, and the page lives on', async () => {
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: withPython(2) });
+  await script(env.server.origin, scope, [
+    action('python', { code: 'kept = 7\nwhile True: pass' }),
+    action('python', { code: "print('after the loop', 'kept' in globals())" }),
+    // 10 GB of list: more than WebAssembly's 4 GB (bytearray(10 GB) cannot even be asked for
+    // in a 32-bit Python: OverflowError).
+    action('python', { code: 'big = [0] * (10 * 1024**3 // 8)' }),
+    action('python', { code: "print('x' * 50_000_000)" }),
+    // 600 MB fits, but leaves the interpreter past its 500 MB bound: it is ended after the call.
+    action('python', { code: 'grown = bytearray(600 * 1024**2)\nprint(len(grown))' }),
+    action('python', { code: "print('grown' in globals())" }),
+    { text: 'Final Answer: done' },
+  ]);
+  await ask(page, 'Try the limits.');
+  await answered(page);
+  const failed = page.locator('[data-kind="tool_failed"]');
+  assert.equal(await failed.count(), 1);
+  assert.match(await failed.textContent(), /time limit \(2 s\)/);
+  assert.match(await failed.textContent(), /variables are gone; the next call starts clean/);
+  assert.equal(await failed.getAttribute('data-tone'), 'error');
+  const { outputs } = await codeAndOutputs(page);
+  assert.equal(outputs[0], 'after the loop False', 'the next call ran, in a clean interpreter');
+  assert.match(outputs[1], /MemoryError/);
+  assert.match(outputs[2], /^x{200}/);
+  await showAll(page.locator('[data-kind="tool_result"]').nth(2));
+  assert.match((await codeAndOutputs(page)).outputs[2], /output cut: 50\.0 MB more left out/);
+  await showAll(page.locator('[data-kind="tool_result"]').nth(3));
+  assert.match((await codeAndOutputs(page)).outputs[3], /^629145600\n\(Python's memory grew to 6\d\d\.\d MB, past its bound of 500\.0 MB: its interpreter was ended/);
+  assert.equal((await codeAndOutputs(page)).outputs[4], 'False');
+  const sent = await requests(env.server.origin, scope);
+  assert.ok(sent[4].body.messages.at(-1).content.length < 12_000, 'the model was given a bounded observation');
+  assert.match(await page.locator('.bubble.assistant .text').textContent(), /done/);
+  await context.close();
+});
+
+test('python sandbox: fetch, XMLHttpRequest, WebSocket, EventSource, urllib, indexedDB and caches fail from Python, and no request leaves the worker', async () => {
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: withPython() });
+  const probe = `${env.server.origin}/s/${scope}/probe-`;
+  const code = [
+    'import js, urllib.request',
+    `url = ${JSON.stringify(probe)}`,
+    'lines = []',
+    'def attempt(name, go):',
+    '    try:',
+    '        go()',
+    '        lines.append(name + ": reached")',
+    '    except BaseException as e:',
+    '        lines.append(name + ": blocked")',
+    'attempt("fetch", lambda: js.fetch(url + "fetch"))',
+    'attempt("prototype fetch", lambda: js.WorkerGlobalScope.prototype.fetch.call(js, url + "prototype"))',
+    'attempt("XMLHttpRequest", lambda: js.XMLHttpRequest.new().open("GET", url + "xhr"))',
+    'attempt("WebSocket", lambda: js.WebSocket.new(url.replace("http", "ws") + "ws"))',
+    'attempt("EventSource", lambda: js.EventSource.new(url + "sse"))',
+    'attempt("urllib", lambda: urllib.request.urlopen(url + "urllib", timeout=2))',
+    'attempt("indexedDB", lambda: js.indexedDB.open("thoughtline"))',
+    'attempt("caches", lambda: js.caches.keys())',
+    'attempt("importScripts", lambda: js.importScripts(url + "import.js"))',
+    'attempt("import()", lambda: js.eval("import(\'" + url + "module.js\')"))',
+    'attempt("a worker", lambda: js.Worker.new(url + "worker.js"))',
+    'print("\\n".join(lines))',
+  ].join('\n');
+  await script(env.server.origin, scope, [action('python', { code }), { text: 'Final Answer: checked' }]);
+  await ask(page, 'Can Python reach out?');
+  await answered(page);
+  await showAll(page.locator('[data-kind="tool_result"]').first());
+  const [output] = (await codeAndOutputs(page)).outputs;
+  const lines = output.split('\n');
+  assert.equal(lines.length, 11, output);
+  for (const line of lines) assert.match(line, /: blocked$/, output);
+  // Anything sent would have arrived by now; the server saw none of it.
+  await page.waitForTimeout(500);
+  const probes = (await seen(env.server.origin, scope)).filter((r) => r.path.includes('probe-'));
+  assert.deepEqual(probes, []);
+  await context.close();
+});
+
+test('python offline: after one use, the runtime comes from the service worker and the tool runs with the network cut', async () => {
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: withPython(), serviceWorkers: 'allow' });
+  await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30_000 });
+  await script(env.server.origin, scope, [action('python', { code: 'print(6 * 7)' }), { text: 'Final Answer: 42' }]);
+  await ask(page, 'Six times seven, in Python?');
+  await answered(page);
+  assert.deepEqual((await codeAndOutputs(page)).outputs, ['42']);
+
+  await context.setOffline(true);
+  await page.reload();
+  await page.locator('html[data-ready]').waitFor({ state: 'attached' });
+  const replies = [action('python', { code: "import statistics\nprint(statistics.mean([1, 2, 3, 4]))" }).text, 'Final Answer: 2.5'];
+  await context.route('**/v1/chat/completions', (route) => route.fulfill({
+    status: 200, headers: { 'Content-Type': 'text/event-stream', 'Access-Control-Allow-Origin': '*' }, body: sse(replies.shift() ?? 'Final Answer: no more'),
+  }));
+  await ask(page, 'The mean of 1 to 4, offline?');
+  await page.locator('[data-testid="code-output"]', { hasText: '2.5' }).waitFor({ timeout: 120_000 });
+  assert.equal(await page.locator('[data-kind="tool_failed"]').count(), 0);
+  await context.close();
+});
+
+test('python behind approval: the call waits for the person, and a denied call never runs', async () => {
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: withPython(10, { approve: true }) });
+  await script(env.server.origin, scope, [action('python', { code: "print('ran')" }), { text: 'Final Answer: not run' }]);
+  await ask(page, 'Run something.');
+  await page.getByTestId('approval-deny').click({ timeout: 30_000 });
+  await answered(page);
+  assert.deepEqual((await codeAndOutputs(page)).outputs, []);
+  const sent = await requests(env.server.origin, scope);
+  assert.match(sent[1].body.messages.at(-1).content, /did not allow/);
+  await context.close();
+});
+
+test('python reads the person\'s documents under /documents/, and cannot change them', async () => {
+  const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed: withPython() });
+  await page.getByTestId('documents').click();
+  await page.getByTestId('documents-panel').waitFor();
+  await page.getByTestId('documents-add').setInputFiles([{ name: 'tides.csv', mimeType: 'text/csv', buffer: Buffer.from('day,high\nmon,2.1\ntue,2.4\nwed,1.9\n') }]);
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="document"]')].some((r) => r.dataset.state === 'ready'), null, { timeout: 30_000 });
+  const code = [
+    'import csv, os',
+    "print(os.listdir('/documents'))",
+    "rows = list(csv.DictReader(open('/documents/tides.csv')))",
+    "print(max(float(r['high']) for r in rows))",
+    'try:',
+    "    open('/documents/tides.csv', 'w').write('gone')",
+    "    print('written')",
+    'except OSError as e:',
+    "    print('read-only:', type(e).__name__)",
+  ].join('\n');
+  await script(env.server.origin, scope, [action('python', { code }), { text: 'Final Answer: 2.4' }]);
+  await ask(page, 'What is the highest tide in my file?');
+  await answered(page);
+  const [output] = (await codeAndOutputs(page)).outputs;
+  assert.match(output, /^\['tides\.csv'\]\n2\.4\nread-only: PermissionError$/, output);
+  await context.close();
+});
+
+/** A streamed chat reply of `text` (OpenAI's server-sent events). */
+const sse = (text) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\n`
+  + `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
