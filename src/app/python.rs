@@ -36,9 +36,9 @@ pub struct Limits {
     pub workers: usize,
 }
 
-/// 500 MB of memory per interpreter (WebAssembly memory never shrinks, so one large
-/// allocation holds it until the interpreter ends; Chromium grows it no further than about
-/// 1 GB anyway); three interpreters at once (each is about 30 MB started, see
+/// 500 MB of memory per interpreter after a call (WebAssembly memory never shrinks, so one
+/// large allocation would hold it until the interpreter ends; the worker lets it grow to 1 GB
+/// during a call, past which an allocation is a MemoryError); three interpreters at once (each is about 30 MB started, see
 /// `docs/performance.md`).
 pub const MEMORY_BOUND: u64 = 500_000_000;
 pub const WORKERS: usize = 3;

@@ -5,7 +5,7 @@
 // from Python, and after one use the tool works offline from the service worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { suite, openApp, script, ask, shot, loopbackSettings, action, requests, seen, showAll } from './harness.mjs';
+import { suite, openApp, script, ask, shot, loopbackSettings, action, requests, seen, showAll, startServer } from './harness.mjs';
 
 const env = suite();
 
@@ -92,6 +92,27 @@ test('python limits: an endless loop is stopped and the next call works, 10 GB i
   assert.ok(sent[4].body.messages.at(-1).content.length < 12_000, 'the model was given a bounded observation');
   assert.match(await page.locator('.bubble.assistant .text').textContent(), /done/);
   await context.close();
+});
+
+test('python on a cross-origin isolated page: a call past its time is interrupted, and the run keeps its variables', async () => {
+  const isolated = await startServer(['--isolate']);
+  try {
+    const { page, context, scope } = await openApp(env.browser, isolated.origin, { seed: withPython(2) });
+    assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+    await script(isolated.origin, scope, [
+      action('python', { code: 'kept = 5\nwhile True:\n    kept = 5' }),
+      action('python', { code: 'print(kept * 2)' }),
+      { text: 'Final Answer: 10' },
+    ]);
+    await ask(page, 'Loop, then go on.');
+    await answered(page);
+    const failed = page.locator('[data-kind="tool_failed"]');
+    assert.match(await failed.textContent(), /stopped this code at its time limit \(2 s\); this run's variables are kept\. It was at: File "<code>", line 3/);
+    assert.deepEqual((await codeAndOutputs(page)).outputs, ['10']);
+    await context.close();
+  } finally {
+    isolated.stop();
+  }
 });
 
 test('python sandbox: fetch, XMLHttpRequest, WebSocket, EventSource, urllib, indexedDB and caches fail from Python, and no request leaves the worker', async () => {

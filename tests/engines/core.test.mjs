@@ -148,6 +148,26 @@ for (const engine of chosenEngines) {
       assert.equal(await b.run(() => document.querySelector('[data-testid="composer"]').value), 'typed before the aXpp');
     });
 
+    test('python: the agent runs code in the page, and a second call reads what the first defined', async () => {
+      const seed = (scopeUrl, base) => loopbackSettings(scopeUrl, base, { python: { common: { enabled: true, timeout_s: 20 } } });
+      const { scope } = await openApp(b, { seed });
+      await script(server.origin, scope, [
+        action('python', { code: 'numbers = list(range(101))\nprint(sum(range(101)))' }),
+        action('python', { code: 'print(len(numbers), sum(numbers) * 2)' }),
+        { text: 'Final Answer: 5050' },
+      ]);
+      await ask(b, 'What do 0 to 100 add up to?');
+      // The runtime's first start fetches and compiles 13 MB: slow in WebKit.
+      assert.equal(await b.until(() => document.querySelectorAll('.bubble.assistant .text')[0]?.textContent, [], { what: 'the answer', timeout: 180_000 }), '5050');
+      const outputs = await b.until(() => {
+        const found = [...document.querySelectorAll('[data-testid="code-output"]')].map((e) => e.textContent);
+        return found.length === 2 ? found : null;
+      }, [], { what: 'both outputs' });
+      assert.deepEqual(outputs, ['5050', '101 10100']);
+      const sent = await requests(server.origin, scope);
+      assert.match(sent[1].body.messages.at(-1).content, /Observation: 5050/);
+    });
+
     test('documents: a Markdown file and a PDF are added, and the agent finds a passage with its page', async () => {
       const { scope } = await openApp(b, { seed: loopbackSettings });
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'thoughtline-engine-'));
