@@ -19,7 +19,7 @@
 
 use std::collections::VecDeque;
 
-use crate::tools::python::{bytes, Ran};
+use crate::tools::python::{bytes, Install, Ran};
 
 pub type WorkerId = u32;
 pub type CallId = u64;
@@ -52,8 +52,9 @@ impl Default for Limits {
 /// What the page service tells the pool.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
-    /// A run's tool call: run `code` (its wall time, `wall_ms`, from the run's settings).
-    Call { run: RunKey, call: CallId, code: String, wall_ms: f64 },
+    /// A run's tool call: run `code` (its wall time, `wall_ms`, and where its interpreter may
+    /// install packages from, `install`, from the run's settings).
+    Call { run: RunKey, call: CallId, code: String, wall_ms: f64, install: Option<Install> },
     /// The run ended (or its tools were dropped): its interpreter goes.
     RunEnded { run: RunKey },
     /// A worker loaded the runtime (its memory in bytes; whether it can be interrupted), or
@@ -72,8 +73,8 @@ pub enum Msg {
 /// What the page service must do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Do {
-    /// Start a worker and load the runtime in it.
-    Spawn { worker: WorkerId },
+    /// Start a worker and load the runtime in it (allowed to install packages from `install`).
+    Spawn { worker: WorkerId, install: Option<Install> },
     /// Post code to a started worker.
     Send { worker: WorkerId, call: CallId, code: String },
     /// Ask a running call to stop (the interrupt buffer).
@@ -103,6 +104,9 @@ struct Worker {
     owner: Option<RunKey>,
     interruptible: bool,
     memory: u64,
+    /// Where it may install packages from: a run is given only a worker started as its
+    /// settings say.
+    install: Option<Install>,
 }
 
 #[derive(Debug, Clone)]
@@ -111,6 +115,7 @@ struct Waiting {
     call: CallId,
     code: String,
     wall_ms: f64,
+    install: Option<Install>,
     /// Told that every interpreter is taken.
     told_full: bool,
 }
@@ -187,11 +192,11 @@ impl Pool {
     pub fn handle(&mut self, msg: Msg, now: f64) -> Vec<Do> {
         let mut out = Vec::new();
         match msg {
-            Msg::Call { run, call, code, wall_ms } => {
-                self.waiting.push_back(Waiting { run, call, code, wall_ms, told_full: false });
+            Msg::Call { run, call, code, wall_ms, install } => {
+                self.waiting.push_back(Waiting { run, call, code, wall_ms, install, told_full: false });
             }
             Msg::RunEnded { run } => {
-                let mut had = false;
+                let mut had = None;
                 self.waiting.retain(|w| {
                     if w.run == run {
                         out.push(Do::Answer { call: w.call, result: Err("The run ended before this code ran.".into()) });
@@ -204,11 +209,14 @@ impl Pool {
                         out.push(Do::Answer { call, result: Err("The run ended while this code ran: it was stopped.".into()) });
                     }
                     out.push(Do::End { worker: worker.id });
-                    had = true;
+                    had = Some(worker.install);
                 }
-                // A fresh one for the next run, where there is room and none is spare.
-                if had && self.workers.len() < self.limits.workers && !self.workers.iter().any(|w| w.owner.is_none()) && self.waiting.is_empty() {
-                    self.spawn(None, &mut out);
+                // A fresh one for the next run (as this run's settings were), where there is
+                // room and none is spare.
+                if let Some(install) = had {
+                    if self.workers.len() < self.limits.workers && !self.workers.iter().any(|w| w.owner.is_none()) && self.waiting.is_empty() {
+                        self.spawn(None, install, &mut out);
+                    }
                 }
             }
             Msg::Started { worker, result } => match result {
@@ -320,11 +328,11 @@ impl Pool {
         self.workers.iter_mut().find(|w| w.id == id)
     }
 
-    fn spawn(&mut self, owner: Option<RunKey>, out: &mut Vec<Do>) -> WorkerId {
+    fn spawn(&mut self, owner: Option<RunKey>, install: Option<Install>, out: &mut Vec<Do>) -> WorkerId {
         let id = self.next_worker;
         self.next_worker += 1;
-        self.workers.push(Worker { id, phase: Phase::Starting { loaded: 0, total: 0 }, owner, interruptible: false, memory: 0 });
-        out.push(Do::Spawn { worker: id });
+        self.workers.push(Worker { id, phase: Phase::Starting { loaded: 0, total: 0 }, owner, interruptible: false, memory: 0, install: install.clone() });
+        out.push(Do::Spawn { worker: id, install });
         id
     }
 
@@ -334,18 +342,29 @@ impl Pool {
         let mut i = 0;
         while i < self.waiting.len() {
             let run = self.waiting[i].run;
+            let install = self.waiting[i].install.clone();
             let own = match self.workers.iter().position(|w| w.owner == Some(run)) {
                 Some(at) => Some(at),
-                None => match self.workers.iter().position(|w| w.owner.is_none()) {
+                None => match self.workers.iter().position(|w| w.owner.is_none() && w.install == install) {
                     Some(at) => {
                         self.workers[at].owner = Some(run);
                         Some(at)
                     }
                     None if self.workers.len() < self.limits.workers => {
-                        self.spawn(Some(run), out);
+                        self.spawn(Some(run), install, out);
                         Some(self.workers.len() - 1)
                     }
-                    None => None,
+                    // A spare started with other settings gives way to one started as this
+                    // run's say.
+                    None => match self.workers.iter().position(|w| w.owner.is_none()) {
+                        Some(at) => {
+                            let gone = self.workers.remove(at);
+                            out.push(Do::End { worker: gone.id });
+                            self.spawn(Some(run), install, out);
+                            Some(self.workers.len() - 1)
+                        }
+                        None => None,
+                    },
                 },
             };
             match own {

@@ -13,7 +13,7 @@ use crate::storage::settings::{self as stored, StoredSettings, SETTINGS_VERSION}
 use crate::storage::{ExportedSettings, StorageError, StorageErrorKind};
 use crate::tools::ToolSettings;
 pub use crate::tools::mcp::{McpServer, McpSettings};
-pub use crate::tools::{Common, SearchBackend};
+pub use crate::tools::{Common, SearchBackend, PYPI_INDEX};
 
 pub mod keys;
 

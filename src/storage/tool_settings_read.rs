@@ -48,7 +48,12 @@ fn common_or(value: &Value, d: &Common) -> Read<Common> {
 fn python(value: &Value) -> Read<PythonSettings> {
     let f = Fields::of(value)?;
     let d = PythonSettings::default();
-    Ok(PythonSettings { common: f.or("common", python_common, d.common)?, approve: f.or("approve", boolean, d.approve)? })
+    Ok(PythonSettings {
+        common: f.or("common", python_common, d.common)?,
+        approve: f.or("approve", boolean, d.approve)?,
+        install_packages: f.or("install_packages", boolean, d.install_packages)?,
+        package_index: f.or("package_index", string, d.package_index)?,
+    })
 }
 
 /// Python's common settings: off, and 10 s, unless stored otherwise.

@@ -40,6 +40,16 @@ pub struct Ran {
     /// Something the person and the model should know (the interpreter was ended after the
     /// call, for its memory).
     pub note: Option<String>,
+    /// Each request the code made to install packages ("GET <url> → 200"), when allowed.
+    pub network: Vec<String>,
+}
+
+/// Where a worker may go to install packages (micropip): the index and the hosts its files
+/// come from. Nowhere else, ever.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Install {
+    pub index_urls: Vec<String>,
+    pub hosts: Vec<String>,
 }
 
 /// An exception, with its traceback from the first line of the person's code on.
@@ -59,22 +69,29 @@ pub trait Interpreter {
 pub struct Python {
     interpreter: Rc<dyn Interpreter>,
     settings: PythonSettings,
+    description: String,
 }
 
 impl Python {
     pub fn new(interpreter: Rc<dyn Interpreter>, settings: PythonSettings) -> Python {
-        Python { interpreter, settings }
+        let packages = if settings.install().is_some() {
+            "There is no network, except that pure-Python packages can be installed from the package index with `import micropip; await micropip.install(\"name\")`."
+        } else {
+            "There is no network and nothing can be installed."
+        };
+        let description = format!("{DESCRIPTION} {packages} The person's documents, if any, are files under /documents/ (read-only).");
+        Python { interpreter, settings, description }
     }
 }
 
-const DESCRIPTION: &str = "Runs Python 3 code in a sandbox in this page and returns what it printed, the value of its last line, or the error. Use it for arithmetic on many numbers, tables, dates, unit conversions, counting, sorting, regular expressions, parsing CSV or JSON text, and anything you would otherwise work out by hand. print() every result you need. Variables and functions stay defined for the next python call of this run. The standard library is there; there is no network and no pip. The person's documents, if any, are files under /documents/ (read-only).";
+const DESCRIPTION: &str = "Runs Python 3 code in a sandbox in this page and returns what it printed, the value of its last line, or the error. Use it for arithmetic on many numbers, tables, dates, unit conversions, counting, sorting, regular expressions, parsing CSV or JSON text, and anything you would otherwise work out by hand. print() every result you need. Variables and functions stay defined for the next python call of this run. The standard library is there.";
 
 impl Tool for Python {
     fn name(&self) -> &str {
         CODE_TOOL
     }
     fn description(&self) -> &str {
-        DESCRIPTION
+        &self.description
     }
     fn input_schema(&self) -> Option<Value> {
         Some(json!({
@@ -147,6 +164,14 @@ pub fn observation(ran: &Ran) -> String {
     }
     if out.is_empty() {
         out.push_str("(The code ran and printed nothing. print() what you need to see.)\n");
+    }
+    if !ran.network.is_empty() {
+        out.push_str("Network (installing packages is allowed in Settings):\n");
+        for line in &ran.network {
+            out.push_str("  ");
+            out.push_str(line);
+            out.push('\n');
+        }
     }
     if let Some(note) = &ran.note {
         out.push_str(note);

@@ -110,10 +110,37 @@ pub struct PythonSettings {
     pub common: Common,
     /// Each call waits for the person's approval first.
     pub approve: bool,
+    /// The code may install pure-Python packages with micropip from `package_index`: the one
+    /// network use Python has, off unless the person turns it on.
+    pub install_packages: bool,
+    /// A Simple API package index (PyPI's, a mirror, or the test server's).
+    pub package_index: String,
 }
+
+/// PyPI's Simple API, and the host its files come from.
+pub const PYPI_INDEX: &str = "https://pypi.org/simple";
+const PYPI_FILES: &str = "https://files.pythonhosted.org";
 
 impl Default for PythonSettings {
     fn default() -> Self {
-        PythonSettings { common: Common { enabled: false, return_direct: false, timeout_s: 10.0 }, approve: false }
+        PythonSettings { common: Common { enabled: false, return_direct: false, timeout_s: 10.0 }, approve: false, install_packages: false, package_index: PYPI_INDEX.into() }
+    }
+}
+
+impl PythonSettings {
+    /// What the worker may reach to install packages: `None` unless the person allowed it and
+    /// the index is an http(s) address.
+    pub fn install(&self) -> Option<python::Install> {
+        if !self.install_packages {
+            return None;
+        }
+        let index = self.package_index.trim().trim_end_matches('/');
+        let index = if index.is_empty() { PYPI_INDEX } else { index };
+        let origin = crate::base::url::origin(index).filter(|o| o.starts_with("https://") || o.starts_with("http://"))?;
+        let mut hosts = vec![origin.clone()];
+        if origin == "https://pypi.org" {
+            hosts.push(PYPI_FILES.into());
+        }
+        Some(python::Install { index_urls: vec![index.to_string()], hosts })
     }
 }

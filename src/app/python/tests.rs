@@ -9,7 +9,11 @@ fn pool() -> Pool {
 }
 
 fn call(run: RunKey, call: CallId, code: &str) -> Msg {
-    Msg::Call { run, call, code: code.into(), wall_ms: 10_000.0 }
+    Msg::Call { run, call, code: code.into(), wall_ms: 10_000.0, install: None }
+}
+
+fn spawn(worker: WorkerId) -> Do {
+    Do::Spawn { worker, install: None }
 }
 
 fn ready(worker: WorkerId) -> Msg {
@@ -31,7 +35,7 @@ fn answers(out: &[Do]) -> Vec<(CallId, Result<Ran, String>)> {
 #[test]
 fn a_run_s_first_call_starts_an_interpreter_and_runs_once_it_is_up() {
     let mut p = pool();
-    assert_eq!(p.handle(call(1, 10, "x = 1"), 0.0), vec![Do::Spawn { worker: 0 }]);
+    assert_eq!(p.handle(call(1, 10, "x = 1"), 0.0), vec![spawn(0)]);
     assert_eq!(p.status().loading, Some((0, 0)));
     let out = p.handle(Msg::Loading { worker: 0, loaded: 3_000_000, total: 13_000_000 }, 5.0);
     assert_eq!(out, vec![Do::Progress { call: 10, text: "Starting Python: 3.0 MB of 13.0 MB fetched".into() }]);
@@ -53,7 +57,7 @@ fn calls_of_one_run_share_its_interpreter_and_another_run_gets_its_own() {
     assert_eq!(out[0], Do::Send { worker: 0, call: 11, code: "print(x + 1)".into() });
     // Another run while the first still lives: a worker of its own.
     let out = p.handle(call(2, 20, "print(x)"), 4.0);
-    assert_eq!(out, vec![Do::Spawn { worker: 1 }]);
+    assert_eq!(out, vec![spawn(1)]);
     p.handle(answered(0, 11, printed("42\n")), 5.0);
     let out = p.handle(ready(1), 6.0);
     assert!(matches!(&out[0], Do::Send { worker: 1, call: 20, .. }), "{out:?}");
@@ -88,7 +92,7 @@ fn past_the_bound_of_interpreters_a_run_waits_is_told_and_runs_when_one_ends() {
     let out = p.handle(Msg::RunEnded { run: 1 }, 2.0);
     assert_eq!(answers(&out), vec![(10, Err("The run ended while this code ran: it was stopped.".into()))]);
     assert_eq!(out.iter().filter(|d| matches!(d, Do::End { worker: 0 })).count(), 1);
-    assert!(out.contains(&Do::Spawn { worker: 2 }), "{out:?}");
+    assert!(out.contains(&spawn(2)), "{out:?}");
     let out = p.handle(ready(2), 3.0);
     assert!(matches!(&out[0], Do::Send { worker: 2, call: 30, .. }));
 }
@@ -100,7 +104,7 @@ fn a_run_that_used_python_leaves_a_fresh_interpreter_for_the_next() {
     p.handle(ready(0), 1.0);
     p.handle(answered(0, 10, Ran::default()), 2.0);
     let out = p.handle(Msg::RunEnded { run: 1 }, 3.0);
-    assert_eq!(out, vec![Do::End { worker: 0 }, Do::Spawn { worker: 1 }], "the used one ends, a spare starts");
+    assert_eq!(out, vec![Do::End { worker: 0 }, spawn(1)], "the used one ends, a spare starts");
     p.handle(ready(1), 4.0);
     // The next run takes the spare at once: no start to wait for, and nothing of run 1.
     let out = p.handle(call(2, 20, "print(secret)"), 5.0);
@@ -121,7 +125,7 @@ fn a_call_past_its_time_ends_the_interpreter_when_it_cannot_be_interrupted_and_t
     assert!(why.contains("time limit (10 s)") && why.contains("variables are gone"), "{why}");
     // A late answer of the ended worker is ignored; the next call gets a new interpreter.
     assert!(p.handle(answered(0, 10, Ran::default()), 10_001.0).is_empty());
-    assert_eq!(p.handle(call(1, 11, "print(1)"), 10_002.0), vec![Do::Spawn { worker: 1 }]);
+    assert_eq!(p.handle(call(1, 11, "print(1)"), 10_002.0), vec![spawn(1)]);
     // A timer for a call that already ended does nothing.
     assert!(p.handle(Msg::TimeUp { worker: 1, call: 10 }, 20_000.0).is_empty());
 }
@@ -172,7 +176,7 @@ fn a_failed_start_answers_the_calls_that_waited_on_it_and_the_next_call_tries_ag
     let out = p.handle(Msg::Started { worker: 0, result: Err("the runtime's files could not be fetched (offline?)".into()) }, 1.0);
     assert_eq!(answers(&out), vec![(10, Err("Python could not start: the runtime's files could not be fetched (offline?)".into()))]);
     assert_eq!(p.status().text(), "Python could not start: the runtime's files could not be fetched (offline?)");
-    assert_eq!(p.handle(call(1, 11, "a"), 2.0), vec![Do::Spawn { worker: 1 }]);
+    assert_eq!(p.handle(call(1, 11, "a"), 2.0), vec![spawn(1)]);
     p.handle(ready(1), 3.0);
     assert_eq!(p.status().failed, None, "a later start clears the failure");
 }
@@ -199,4 +203,21 @@ fn a_run_that_ends_with_a_call_still_waiting_answers_it_and_starts_nothing_for_i
     assert!(out.contains(&Do::End { worker: 0 }));
     // The starting worker was the run's: ended; its late start is ignored.
     assert!(p.handle(ready(0), 2.0).iter().all(|d| !matches!(d, Do::Send { .. })));
+}
+
+#[test]
+fn a_run_allowed_to_install_packages_gets_a_worker_started_so_and_a_spare_of_other_settings_gives_way() {
+    let pypi = Install { index_urls: vec!["https://pypi.org/simple".into()], hosts: vec!["https://pypi.org".into(), "https://files.pythonhosted.org".into()] };
+    let mut p = Pool::new(Limits { workers: 1, ..Limits::default() });
+    p.handle(call(1, 10, "a"), 0.0);
+    p.handle(ready(0), 0.0);
+    p.handle(answered(0, 10, Ran::default()), 0.0);
+    // The run ends: a spare without network starts, as that run's settings were.
+    assert_eq!(p.handle(Msg::RunEnded { run: 1 }, 1.0), vec![Do::End { worker: 0 }, spawn(1)]);
+    p.handle(ready(1), 2.0);
+    // A run allowed to install never gets that spare: it is ended for one started as its
+    // settings say (the bound of one worker holds).
+    let out = p.handle(Msg::Call { run: 2, call: 20, code: "import micropip".into(), wall_ms: 10_000.0, install: Some(pypi.clone()) }, 3.0);
+    assert_eq!(out, vec![Do::End { worker: 1 }, Do::Spawn { worker: 2, install: Some(pypi.clone()) }]);
+    assert_eq!(p.status().workers, 1);
 }

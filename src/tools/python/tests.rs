@@ -133,3 +133,25 @@ fn the_tool_is_approved_as_set_and_its_silence_limit_outlasts_its_wall_time() {
     assert_eq!(t.timeout_ms(), Some(70_000.0));
     assert_eq!(t.input_schema().unwrap()["required"], json!(["code"]));
 }
+
+#[test]
+fn installs_reach_only_the_index_the_person_allowed_and_every_request_is_said() {
+    let mut settings = PythonSettings::default();
+    assert_eq!(settings.install(), None, "off unless turned on");
+    let (t, _) = tool(vec![]);
+    assert!(t.description().contains("There is no network and nothing can be installed."));
+    settings.install_packages = true;
+    assert_eq!(
+        settings.install(),
+        Some(Install { index_urls: vec!["https://pypi.org/simple".into()], hosts: vec!["https://pypi.org".into(), "https://files.pythonhosted.org".into()] })
+    );
+    assert!(Python::new(Rc::new(Scripted { answers: RefCell::new(vec![]), seen: RefCell::new(vec![]) }), settings.clone()).description().contains("micropip.install"));
+    // A mirror: its own origin only.
+    settings.package_index = "http://127.0.0.1:8123/simple/".into();
+    assert_eq!(settings.install(), Some(Install { index_urls: vec!["http://127.0.0.1:8123/simple".into()], hosts: vec!["http://127.0.0.1:8123".into()] }));
+    // Not an http(s) address: nothing is allowed.
+    settings.package_index = "file:///etc".into();
+    assert_eq!(settings.install(), None);
+    let ran = Ran { stdout: "hello\n".into(), network: vec!["GET https://pypi.org/simple/tlhello/ → 200".into()], ..Ran::default() };
+    assert_eq!(observation(&ran), "hello\nNetwork (installing packages is allowed in Settings):\n  GET https://pypi.org/simple/tlhello/ → 200");
+}

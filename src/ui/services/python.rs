@@ -17,7 +17,7 @@ use std::task::{Context, Poll, Waker};
 use leptos::prelude::*;
 
 use crate::app::python::{CallId, Do, Limits, Msg, Pool, RunKey, Status};
-use crate::tools::python::{Interpreter, Ran};
+use crate::tools::python::{Install, Interpreter, Ran};
 
 /// What a waiting call has heard: progress lines not yet told, and its answer.
 #[derive(Default)]
@@ -89,11 +89,13 @@ fn carry_out(step: Do) {
 pub struct Session {
     run: RunKey,
     wall_ms: f64,
+    install: Option<Install>,
 }
 
-/// The interpreter for a new run whose calls may each run `wall_s` seconds.
-pub fn session(wall_s: f64) -> Rc<Session> {
-    Rc::new(Session { run: next_id(), wall_ms: (wall_s * 1000.0).clamp(1000.0, 300_000.0) })
+/// The interpreter for a new run whose calls may each run `wall_s` seconds, and install
+/// packages from `install` where the person allowed it.
+pub fn session(wall_s: f64, install: Option<Install>) -> Rc<Session> {
+    Rc::new(Session { run: next_id(), wall_ms: (wall_s * 1000.0).clamp(1000.0, 300_000.0), install })
 }
 
 impl Drop for Session {
@@ -108,7 +110,7 @@ impl Interpreter for Session {
             let call = next_id();
             let mailbox = Rc::new(RefCell::new(Mailbox::default()));
             CALLS.with(|c| c.borrow_mut().insert(call, mailbox.clone()));
-            tell(Msg::Call { run: self.run, call, code: code.to_string(), wall_ms: self.wall_ms });
+            tell(Msg::Call { run: self.run, call, code: code.to_string(), wall_ms: self.wall_ms, install: self.install.clone() });
             Heard { mailbox, progress }.await
         })
     }
@@ -195,8 +197,18 @@ fn ran_from(data: &JsValue) -> (CallId, Ran, u64) {
         error,
         ms: number("ms"),
         note: None,
+        network: network_of(data),
     };
     (number("id") as CallId, ran, number("memory") as u64)
+}
+
+/// The requests a call made to install packages, at most 51 lines of 300 characters.
+fn network_of(data: &JsValue) -> Vec<String> {
+    let Ok(list) = js_sys::Reflect::get(data, &"network".into()) else { return Vec::new() };
+    if !js_sys::Array::is_array(&list) {
+        return Vec::new();
+    }
+    js_sys::Array::from(&list).iter().take(51).filter_map(|v| v.as_string()).map(|l| l.chars().take(300).collect()).collect()
 }
 
 fn ran_text(object: &JsValue, name: &str, most: usize) -> String {
@@ -217,7 +229,17 @@ fn ran_text(object: &JsValue, name: &str, most: usize) -> String {
         web_sys::Url::new_with_base("python/worker.js", &base).map(|u| u.href()).unwrap_or_else(|_| "python/worker.js".into())
     }
 
-    fn spawn(worker: WorkerId) -> Result<Live, String> {
+    /// The start message's `install`: where the worker's Python may fetch packages from, or null.
+    fn install_field(install: &Option<Install>) -> JsValue {
+        let Some(install) = install else { return JsValue::NULL };
+        let strings = |list: &[String]| list.iter().map(JsValue::from).collect::<js_sys::Array>();
+        let field = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&field, &"indexUrls".into(), &strings(&install.index_urls));
+        let _ = js_sys::Reflect::set(&field, &"hosts".into(), &strings(&install.hosts));
+        field.into()
+    }
+
+    fn spawn(worker: WorkerId, install: &Option<Install>) -> Result<Live, String> {
         let options = web_sys::WorkerOptions::new();
         options.set_type(web_sys::WorkerType::Module);
         let w = web_sys::Worker::new_with_options(&worker_url(), &options).map_err(|e| format!("this browser could not start a worker ({})", js_text(&e)))?;
@@ -266,6 +288,7 @@ fn ran_text(object: &JsValue, name: &str, most: usize) -> String {
         let _ = js_sys::Reflect::set(&start, &"port".into(), &channel.port2());
         let _ = js_sys::Reflect::set(&start, &"interrupt".into(), shared.as_ref().unwrap_or(&JsValue::NULL));
         let _ = js_sys::Reflect::set(&start, &"outputLimit".into(), &JsValue::from_f64(OUTPUT_KEPT as f64));
+        let _ = js_sys::Reflect::set(&start, &"install".into(), &install_field(install));
         let transfer = js_sys::Array::of1(&channel.port2());
         w.post_message_with_transfer(&start, &transfer).map_err(|e| format!("the worker could not be started ({})", js_text(&e)))?;
         Ok(Live { worker: w, port, interrupt, _on_message: on_message, _on_error: on_error })
@@ -292,7 +315,7 @@ fn ran_text(object: &JsValue, name: &str, most: usize) -> String {
 
     pub(super) fn carry_out(step: Do) {
         match step {
-            Do::Spawn { worker } => match spawn(worker) {
+            Do::Spawn { worker, install } => match spawn(worker, &install) {
                 Ok(live) => {
                     LIVE.with(|l| l.borrow_mut().insert(worker, live));
                 }

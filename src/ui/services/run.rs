@@ -491,7 +491,7 @@ mod page {
             let mut owned = tools(settings, control.mcp);
             // Python, with an interpreter of this run's own (ended when the tools are dropped).
             if settings.tools.python.common.enabled {
-                let session = crate::ui::services::python::session(settings.tools.python.common.timeout_s);
+                let session = crate::ui::services::python::session(settings.tools.python.common.timeout_s, settings.tools.python.install());
                 owned.push(Box::new(crate::tools::python::Python::new(session, settings.tools.python.clone())));
             }
             // The person's documents, when this browser has any.
@@ -552,7 +552,7 @@ crate::ui::services::parts::part!(in_page_warm, preload = preload_in_page_warm, 
         // Python and the documents tool as a run will offer them, so the prompt read ahead is
         // the run's (a session starts no interpreter until code is run).
         if settings.tools.python.common.enabled {
-            owned.push(Box::new(crate::tools::python::Python::new(crate::ui::services::python::session(settings.tools.python.common.timeout_s), settings.tools.python.clone())));
+            owned.push(Box::new(crate::tools::python::Python::new(crate::ui::services::python::session(settings.tools.python.common.timeout_s, settings.tools.python.install()), settings.tools.python.clone())));
         }
         if let Some(shelf) = crate::ui::services::documents::shelf_for_run().await {
             owned.extend(crate::tools::documents::Documents::new(shelf, settings.connection.context_tokens).map(|t| Box::new(t) as Box<dyn Tool>));

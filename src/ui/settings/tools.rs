@@ -72,7 +72,14 @@ pub fn ToolSettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                         on:change=move |ev| settings.update(|s| s.tools.python.approve = event_target_checked(&ev))/>
                     "Ask me before each run of code"
                 </label>
-                <p class="hint">"Runs the code the agent writes with Pyodide (Python 3.14 and its standard library) in a worker of this page, with no network and no access to your chats. Fetched from this site the first time (13 MB) and kept for offline use. The time limit is for each piece of code."</p>
+                <label class="check">
+                    <input type="checkbox" data-testid="tool-python-install"
+                        prop:checked=move || settings.with(|s| s.tools.python.install_packages)
+                        on:change=move |ev| settings.update(|s| s.tools.python.install_packages = event_target_checked(&ev))/>
+                    "Let the code install pure-Python packages (micropip), from this index only"
+                </label>
+                {text_field(settings, "Package index (Simple API)", "python-index".into(), crate::app::settings::PYPI_INDEX, |s| s.tools.python.package_index.clone(), |s, v| s.tools.python.package_index = v)}
+                <p class="hint">"Runs the code the agent writes with Pyodide (Python 3.14 and its standard library) in a worker of this page, with no access to your chats and no network, except the package index when you allow installs (each request is then listed in the step). Fetched from this site the first time (13 MB) and kept for offline use. The time limit is for each piece of code."</p>
                 <p class="hint" data-testid="python-status" role="status">{move || crate::ui::services::python::status().with(|s| s.text())}</p>
             </details>
             <details>

@@ -124,7 +124,7 @@ pub fn tool_settings(rng: &mut Rng) -> ToolSettings {
             openalex_key: text(rng),
         },
         calculator: common(rng),
-        python: crate::tools::PythonSettings { common: common(rng), approve: flag(rng) },
+        python: crate::tools::PythonSettings { common: common(rng), approve: flag(rng), install_packages: flag(rng), package_index: text(rng) },
         web_search: WebSearchSettings {
             common: common(rng),
             backend: rng.pick(&[SearchBackend::DuckDuckGo, SearchBackend::Searx]),
