@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs whatever Thoughtline needs that is missing, and says in one line what is already there.
 # Sourced by scripts/serve and scripts/test; safe to run again (each step is skipped when satisfied).
-# Everything comes from the package registries (apt, crates.io, npm); nothing else is downloaded.
+# Everything comes from the package registries (apt, crates.io, npm, PyPI); nothing else is downloaded.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -231,6 +231,55 @@ setup_node() {
   fi
 }
 
+# micropip, for the python tool's opt-in package installs (www/python/worker.js loads it from
+# the site only when the page allows installs); scripts/copy-python.sh puts it beside the
+# runtime. pyodide-lock.json names this file, but its sha256 there is that of pyodide's own build
+# of the release, which is not on PyPI: PyPI's wheel is pinned here instead (copy-python.sh
+# reads these two lines, checks the wheel against them and writes this sha256 into the site's
+# copy of the lock file, which pyodide checks as it downloads the wheel).
+MICROPIP_WHEEL="micropip-0.11.1-py3-none-any.whl"
+MICROPIP_WHEEL_SHA256="768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3"
+setup_python_wheels() {
+  local dir="$TOOLS/python-wheels" lock="$ROOT/node_modules/pyodide/pyodide-lock.json"
+  local name="" python="" version have pip
+  [ -f "$lock" ] || { say "pyodide-lock.json is missing: run npm ci (setup_node) first"; return 1; }
+  read -r name python < <(node -e '
+    const lock = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    console.log(lock.packages.micropip?.file_name, lock.info.python);' "$lock" || true)
+  if [ "$name" != "$MICROPIP_WHEEL" ]; then
+    say "pyodide-lock.json names micropip's wheel '$name', scripts/setup.sh pins $MICROPIP_WHEEL: update MICROPIP_WHEEL and MICROPIP_WHEEL_SHA256 (PyPI's)"
+    return 1
+  fi
+  version="${name#micropip-}"
+  version="${version%%-*}"
+  have=""
+  [ -f "$dir/$name" ] && have="$(sha256sum "$dir/$name" | awk '{print $1}')"
+  if [ "$have" = "$MICROPIP_WHEEL_SHA256" ]; then
+    say "micropip $version wheel: already downloaded"
+    return 0
+  fi
+  # System pip when there is one; otherwise a virtual environment of its own. It is told
+  # pyodide's Python version: micropip may need a newer one than this machine's.
+  if python3 -m pip --version >/dev/null 2>&1; then
+    pip=(python3 -m pip)
+  else
+    python3 -m venv "$TOOLS/wheels-venv"
+    pip=("$TOOLS/wheels-venv/bin/python" -m pip)
+  fi
+  say "downloading the micropip $version wheel (pip, into $dir)"
+  mkdir -p "$dir"
+  rm -f "$dir/$name"
+  "${pip[@]}" download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+    --python-version "${python%.*}" "micropip==$version" -d "$dir"
+  [ -f "$dir/$name" ] || { say "pip did not download $name"; return 1; }
+  have="$(sha256sum "$dir/$name" | awk '{print $1}')"
+  if [ "$have" != "$MICROPIP_WHEEL_SHA256" ]; then
+    rm -f "$dir/$name"
+    say "$name has sha256 $have, scripts/setup.sh pins $MICROPIP_WHEEL_SHA256: removed"
+    return 1
+  fi
+}
+
 setup_cargo_deps() {
   # Trunk runs cargo offline, so every crate (all targets) must already be in the local cache.
   (cd "$ROOT" && cargo fetch --locked -q)
@@ -287,6 +336,7 @@ setup_all() {
   setup_browser
   setup_wasm_target
   setup_node
+  setup_python_wheels
   setup_wasm_bindgen
   setup_trunk
   setup_cargo_deps

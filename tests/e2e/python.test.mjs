@@ -5,6 +5,12 @@
 // from Python, and after one use the tool works offline from the service worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { suite, openApp, script, ask, shot, loopbackSettings, action, requests, seen, showAll, startServer } from './harness.mjs';
 
 const env = suite();
@@ -212,6 +218,90 @@ test('python reads the person\'s documents under /documents/, and cannot change 
   const [output] = (await codeAndOutputs(page)).outputs;
   assert.match(output, /^\['tides\.csv'\]\n2\.4\nread-only: PermissionError$/, output);
   await context.close();
+});
+
+/**
+ * A package index on loopback, in the Simple API's JSON form, with one pure-Python wheel
+ * (`tlhello` 1.0, built here with Python's zipfile), and every request it hears.
+ */
+async function startIndex() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'thoughtline-index-'));
+  const name = 'tlhello-1.0-py3-none-any.whl';
+  const build = [
+    'import base64, hashlib, sys, zipfile',
+    'files = {',
+    '    "tlhello/__init__.py": "def greet():\\n    return \'hello from the index\'\\n",',
+    '    "tlhello-1.0.dist-info/METADATA": "Metadata-Version: 2.1\\nName: tlhello\\nVersion: 1.0\\n",',
+    '    "tlhello-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\\nGenerator: thoughtline-test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",',
+    '}',
+    'digest = lambda b: "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b"=").decode()',
+    'files["tlhello-1.0.dist-info/RECORD"] = "".join(f"{p},{digest(c.encode())},{len(c.encode())}\\n" for p, c in files.items()) + "tlhello-1.0.dist-info/RECORD,,\\n"',
+    'with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:',
+    '    for p, c in files.items():',
+    '        z.writestr(zipfile.ZipInfo(p, (2020, 1, 1, 0, 0, 0)), c)',
+  ].join('\n');
+  execFileSync('python3', ['-c', build, path.join(dir, name)]);
+  const wheel = fs.readFileSync(path.join(dir, name));
+  const sha256 = crypto.createHash('sha256').update(wheel).digest('hex');
+  const heard = [];
+  const server = http.createServer((req, res) => {
+    heard.push(req.url);
+    const cors = { 'Access-Control-Allow-Origin': '*' };
+    const origin = `http://127.0.0.1:${server.address().port}`;
+    if (req.url === '/simple/tlhello/') {
+      res.writeHead(200, { ...cors, 'Content-Type': 'application/vnd.pypi.simple.v1+json' });
+      return res.end(JSON.stringify({ meta: { 'api-version': '1.1' }, name: 'tlhello', versions: ['1.0'], files: [{ filename: name, url: `${origin}/files/${name}`, hashes: { sha256 } }] }));
+    }
+    if (req.url === `/files/${name}`) {
+      res.writeHead(200, { ...cors, 'Content-Type': 'application/octet-stream' });
+      return res.end(wheel);
+    }
+    res.writeHead(404, cors);
+    res.end('not here');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${server.address().port}`, heard, stop: () => { server.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
+}
+
+test('python installs a package from the index the person allowed, and only from there; each request is in the trace', async () => {
+  const index = await startIndex();
+  try {
+    const seed = withPython(30, { install_packages: true, package_index: `${index.origin}/simple` });
+    const { page, context, scope } = await openApp(env.browser, env.server.origin, { seed });
+    const elsewhere = `${env.server.origin}/s/${scope}/probe-elsewhere`;
+    const code = [
+      'import micropip, js',
+      'await micropip.install("tlhello")',
+      'import tlhello',
+      'print(tlhello.greet())',
+      'try:',
+      `    await js.fetch(${JSON.stringify(elsewhere)})`,
+      '    print("elsewhere: reached")',
+      'except Exception:',
+      '    print("elsewhere: refused")',
+    ].join('\n');
+    await script(env.server.origin, scope, [action('python', { code }), { text: 'Final Answer: installed' }]);
+    await ask(page, 'Install tlhello and greet.');
+    await answered(page);
+    await showAll(page.locator('[data-kind="tool_result"]').first());
+    const [output] = (await codeAndOutputs(page)).outputs;
+    const lines = output.split('\n');
+    assert.deepEqual(lines.slice(0, 3), ['hello from the index', 'elsewhere: refused', 'Network (installing packages is allowed in Settings):'], output);
+    assert.deepEqual(lines.slice(3), [
+      `  GET ${index.origin}/simple/tlhello/ → 200`,
+      `  GET ${index.origin}/files/tlhello-1.0-py3-none-any.whl → 200`,
+      `  GET ${elsewhere} → refused: not an allowed address`,
+    ], output);
+    assert.deepEqual(index.heard, ['/simple/tlhello/', '/files/tlhello-1.0-py3-none-any.whl']);
+    await page.waitForTimeout(300);
+    assert.deepEqual((await seen(env.server.origin, scope)).filter((r) => r.path.includes('probe-')), []);
+    // The model was told the code could install, and from where it went.
+    const sent = await requests(env.server.origin, scope);
+    assert.match(sent[0].body.messages[0].content, /micropip\.install/);
+    await context.close();
+  } finally {
+    index.stop();
+  }
 });
 
 /** A streamed chat reply of `text` (OpenAI's server-sent events). */

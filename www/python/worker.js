@@ -1,20 +1,30 @@
 // The python tool's worker: CPython in WebAssembly (the npm package pyodide, served beside this
 // file as ./pyodide.mjs, ./pyodide.asm.mjs, ./pyodide.asm.wasm, ./python_stdlib.zip and
-// ./pyodide-lock.json by scripts/copy-python.sh). The app starts it as a module worker
-// (`new Worker(url, { type: 'module' })`) the first time the tool is used. Every file comes
-// from this site: nothing is fetched from a CDN, and no package is ever installed.
+// ./pyodide-lock.json by scripts/copy-python.sh, with ./micropip-*.whl). The app starts it as a
+// module worker (`new Worker(url, { type: 'module' })`) the first time the tool is used. Every
+// file of the runtime comes from this site: nothing is fetched from a CDN. Packages are
+// installed only when the page allows it (`install` below), and then only pure-Python ones,
+// from the package index it names.
 //
 // Messages. The page's first message, on the worker itself, is
 //   { type: 'start', port: MessagePort (transferred), interrupt: SharedArrayBuffer | null,
-//     outputLimit: bytes kept per stream and call }
+//     outputLimit: bytes kept per stream and call,
+//     install: null | { indexUrls: [string], hosts: [string] } }
+//        install null: no network at all (and no micropip). Otherwise the code may
+//        `import micropip; await micropip.install("name")` from indexUrls (Simple API
+//        indexes), and may fetch from those origins (hosts: 'https://pypi.org', …) and no other
 // after which the worker listens and answers on that port only:
 //   → { type: 'progress', loaded, total }      bytes of the runtime downloaded (total 0: unknown)
 //   → { type: 'ready', ms, memory }            load time; bytes of the WebAssembly heap
 //   → { type: 'failed', message }              a sentence a person can act on
 //   ← { type: 'run', id, code }                one at a time
-//   → { type: 'done', id, stdout, stderr, stdoutCut, stderrCut, value, error, ms, memory }
+//   → { type: 'done', id, stdout, stderr, stdoutCut, stderrCut, value, error, ms, memory, network }
 //        value: repr() of the last expression, or null (None, or no expression)
 //        error: null, or { name, traceback } (the traceback starts at the person's own code)
+//        network: the requests made since the previous answer (so, during this call), in the
+//          order they were made, as 'GET https://pypi.org/simple/foo/ → 200' (or '→ refused:
+//          why', '→ failed: why'); at most NETWORK_LOG_LIMIT, then '… and N more'. Always []
+//          when install is null.
 //   ← { type: 'documents', files: [{ name, bytes: Uint8Array }] }
 //   → { type: 'documents', count }             the files now in /documents (read-only)
 // The code of every run shares one globals dict (__main__'s), kept for the worker's life, as in
@@ -47,6 +57,19 @@
 //   none, or the worker refuses to run code at all.
 // - Packages: pyodide.loadPackage (and micropip with it) would download wheels; it throws, and
 //   a missing module's ImportError says that nothing can be installed.
+// When the page allows installs, one door stays ajar, and only that one:
+// - micropip is loaded from this site (its wheel, which pyodide-lock.json names) before the
+//   sandbox closes, and imported, set to install from indexUrls only: never pyodide's own
+//   packages (pyodide.loadPackage still throws: those wheels are not on this site).
+// - fetch is not deleted but replaced, everywhere the search below finds it, by a guard that
+//   sends GET requests to the allowed origins only: anything else is refused (a TypeError)
+//   before it leaves the worker. It sends no credentials (cookies, HTTP auth) and no referrer,
+//   always in CORS mode, and follows no redirect (a redirect is refused, wherever it points).
+//   The guard uses only JavaScript taken before any Python ran (PRIMORDIALS), so that Python
+//   changing a prototype (URL's, Object's, String's, …) cannot change its answer. Every
+//   request it sees is reported with the call's answer (`network`). Everything else stays
+//   closed. (Answers to the page go out the same way, through MessagePort's postMessage as it
+//   was before Python ran.)
 // What stays: Python itself and its standard library, the in-memory file system, timers with
 // functions, MessageChannel (a channel to nowhere), WebAssembly, and the Request/Response
 // classes (which cannot send anything without fetch). An error Python leaves uncaught in a
@@ -59,6 +82,8 @@ const PROGRESS_EVERY_MS = 100; // at most ten progress messages a second
 const SILENCE_LIMIT_MS = 90_000; // a load that receives nothing for this long has failed
 const STOP_POLL_MS = 100; // how often a run waiting at an `await` checks for the stop signal
 const DOCUMENTS = '/documents';
+const NETWORK_LOG_LIMIT = 50; // requests listed in one answer; past that, only counted
+const NETWORK_URL_LIMIT = 300; // characters of an address kept in that list
 // The most memory Python may take. WebAssembly memory never shrinks, and pyodide's may grow to
 // 4 GB, enough for a runaway list to take the tab down with it: past this, an allocation fails
 // and the code gets a MemoryError. (The page sees `memory` after every call, and can start a
@@ -83,6 +108,39 @@ const GLOBAL_DOORS = [
   'close',
 ];
 const NAVIGATOR_DOORS = ['storage', 'locks', 'serviceWorker', 'sendBeacon', 'usb', 'hid', 'serial', 'bluetooth'];
+
+// JavaScript that the guarded fetch and the answers to the page rely on, taken as this file
+// starts, before any Python runs. Python can change what a prototype holds (js.URL.prototype,
+// js.Array.prototype, js.MessagePort.prototype, …) but not these.
+const PRIMORDIALS = (() => {
+  // An engine without one of these getters gets one that throws: the guard then refuses.
+  const getter = (C, name) => Object.getOwnPropertyDescriptor(C.prototype, name)?.get
+    || (() => { throw new TypeError(`${C.name}.prototype.${name} is missing`); });
+  return Object.freeze({
+    __proto__: null,
+    apply: Reflect.apply,
+    defineProperty: Reflect.defineProperty,
+    String,
+    toUpperCase: String.prototype.toUpperCase,
+    URL,
+    urlHref: getter(URL, 'href'),
+    urlOrigin: getter(URL, 'origin'),
+    Headers,
+    requestUrl: getter(Request, 'url'),
+    requestMethod: getter(Request, 'method'),
+    requestHeaders: getter(Request, 'headers'),
+    requestSignal: getter(Request, 'signal'),
+    responseStatus: getter(Response, 'status'),
+    responseType: getter(Response, 'type'),
+    postMessage: MessagePort.prototype.postMessage,
+  });
+})();
+
+// Appends `value` to `array` as its own element (a setter Python put on Array.prototype or
+// Object.prototype is not called).
+const append = (array, value) => PRIMORDIALS.defineProperty(array, array.length, {
+  __proto__: null, value, writable: true, enumerable: true, configurable: true,
+});
 
 // Python run inside the worker, in a namespace of its own (never the person's globals): the
 // call that runs a piece of code, the traceback trimmed to the person's code, and the search
@@ -128,7 +186,9 @@ _NOT_HERE = "This Python has no network: no package can be installed, only the s
 def _describe(exc):
     name = type(exc).__name__
     try:
-        if isinstance(exc, ModuleNotFoundError) and _NOT_HERE not in getattr(exc, "__notes__", ()):
+        if isinstance(exc, ModuleNotFoundError) and not any(
+            _NOT_HERE in str(note) for note in getattr(exc, "__notes__", ())
+        ):
             exc.add_note(_NOT_HERE)
         _trim(exc, set())
         return name, "".join(traceback.format_exception(exc))
@@ -244,10 +304,33 @@ def _thoughtline_scrub(found):
     return replaced
 
 
-def _thoughtline_offline_imports():
-    # A module pyodide would install says that nothing can be installed here.
+def _thoughtline_offline_imports(problem=None):
+    # A module pyodide would install says that nothing can be installed here; problem: why
+    # micropip is missing although the page allows installs (a sentence), or None.
+    global _NOT_HERE
     import _pyodide._importhook as hook
     hook.YOU_CAN_INSTALL_IT_BY = "\nNo package can be installed here: this Python has no network."
+    hook.SEE_PACKAGE_LOADING = ""
+    if problem:
+        _NOT_HERE = f"Packages may be installed here, but micropip could not be loaded ({problem}): only the standard library pyodide ships is here."
+        hook.YOU_CAN_INSTALL_IT_BY = "\n" + _NOT_HERE.replace("{", "(").replace("}", ")")
+
+
+def _thoughtline_installs(index_urls):
+    # The page allows installs: micropip (already unpacked into site-packages) is imported now,
+    # while the sandbox closes, so that the search finds what it holds. It installs from
+    # index_urls only. It would take the packages pyodide-lock.json lists from there, with
+    # pyodide.loadPackage, but those wheels are not on this site: it is shown an empty list,
+    # and finds pure-Python packages on the index like any other.
+    global _NOT_HERE
+    import micropip
+    from micropip._compat import compatibility_layer
+
+    compatibility_layer.lockfile_packages = {}
+    micropip.set_index_urls([str(url) for url in index_urls])
+    import _pyodide._importhook as hook
+    _NOT_HERE = 'Pure-Python packages can be installed from the package index: import micropip, then await micropip.install("name").'
+    hook.YOU_CAN_INSTALL_IT_BY = "\n" + _NOT_HERE
     hook.SEE_PACKAGE_LOADING = ""
 `;
 
@@ -262,17 +345,18 @@ self.onmessage = (event) => {
   start(message).catch((e) => console.error('python worker:', e));
 };
 
-async function start({ port, interrupt, outputLimit }) {
+async function start({ port, interrupt, outputLimit, install }) {
   if (!(port instanceof MessagePort)) {
     // No way to answer as agreed: say so on the only channel there is, once.
     self.postMessage({ type: 'failed', message: 'The Python worker was started without its message port: reload the page.' });
     return;
   }
-  const send = (message) => port.postMessage(message);
+  const send = (message) => PRIMORDIALS.apply(PRIMORDIALS.postMessage, port, [message]);
   const limit = Number.isFinite(outputLimit) && outputLimit >= 0 ? Math.floor(outputLimit) : DEFAULT_OUTPUT_LIMIT;
   const stopFlag = typeof SharedArrayBuffer === 'function' && interrupt instanceof SharedArrayBuffer
     ? new Uint8Array(interrupt)
     : null;
+  const installs = readInstall(install);
 
   // Requests are handled one after another: documents wait for a run, a run for the load.
   let queue = Promise.resolve();
@@ -287,7 +371,7 @@ async function start({ port, interrupt, outputLimit }) {
   const began = performance.now();
   let python = null; // what load() answers
   let broken = null; // why code cannot run (a sentence), once loading or Python has failed
-  const loading = load(send, stopFlag).then(
+  const loading = load(send, stopFlag, installs).then(
     (loaded) => {
       python = loaded;
       send({ type: 'ready', ms: Math.round(performance.now() - began), memory: heapBytes(loaded.py) });
@@ -330,8 +414,32 @@ async function start({ port, interrupt, outputLimit }) {
 const FATAL = 'Python stopped after an internal error: reload the page to start it again.';
 
 const doneWith = (id, error) => ({
-  type: 'done', id, stdout: '', stderr: '', stdoutCut: 0, stderrCut: 0, value: null, error, ms: 0, memory: 0,
+  type: 'done', id, stdout: '', stderr: '', stdoutCut: 0, stderrCut: 0, value: null, error, ms: 0, memory: 0, network: [],
 });
+
+// The start message's `install`: null (no installs, no network), or { indexUrls, hosts } with
+// hosts as origins ('https://pypi.org'; http and https only). Anything malformed counts as
+// null, and so does a list of hosts with no usable origin in it.
+function readInstall(install) {
+  if (!install || typeof install !== 'object') return null;
+  const hosts = [];
+  for (const host of Array.isArray(install.hosts) ? install.hosts : []) {
+    let url;
+    try {
+      url = new URL(String(host));
+    } catch {
+      continue;
+    }
+    if ((url.protocol === 'https:' || url.protocol === 'http:') && !hosts.includes(url.origin)) hosts.push(url.origin);
+  }
+  // micropip appends '/name/' to an index address (unless it holds '{package_name}'): a
+  // trailing slash would make '//name/', which an index answers with a redirect, not followed.
+  const indexUrls = (Array.isArray(install.indexUrls) ? install.indexUrls : [])
+    .filter((u) => typeof u === 'string' && u)
+    .map((u) => (u.includes('{') ? u : u.replace(/\/+$/, '')));
+  if (!hosts.length || !indexUrls.length) return null;
+  return { hosts, indexUrls };
+}
 
 // ---- load --------------------------------------------------------------------------------
 
@@ -354,14 +462,16 @@ function explainLoad(e) {
   return `Python could not be started (${text || 'unknown error'}): reload the page to try again.`;
 }
 
-// Loads pyodide, counting the downloads for `progress` messages, then closes the sandbox.
-async function load(send, stopFlag) {
+// Loads pyodide (and micropip, when `installs` is set), counting the downloads for `progress`
+// messages, then closes the sandbox.
+async function load(send, stopFlag, installs) {
   if (typeof WebAssembly !== 'object') {
     throw failure('This browser cannot run Python: its WebAssembly is missing or turned off (some strict security modes do that).');
   }
   const folder = new URL('./', import.meta.url).href;
   const downloads = countDownloads(folder, send);
   let py;
+  let micropipProblem = null; // why micropip is missing although installs are allowed
   try {
     const { loadPyodide } = await import('./pyodide.mjs').catch(() => {
       throw failure("Python's loader (python/pyodide.mjs) could not be fetched from this site: check the connection and reload the page.");
@@ -376,6 +486,7 @@ async function load(send, stopFlag) {
       }),
       downloads.failed,
     ]);
+    if (installs) micropipProblem = await loadMicropip(py, downloads.failed);
   } finally {
     downloads.finish();
   }
@@ -388,7 +499,8 @@ async function load(send, stopFlag) {
   } catch (e) {
     throw failure(`Python started, but its helpers did not (${e?.message || e}): reload the page to try again.`);
   }
-  closeSandbox(py, helpers);
+  const network = installs ? networkLog() : null;
+  closeSandbox(py, helpers, installs && { ...installs, network, micropipProblem });
   limitMemory(py);
   if (stopFlag) py.setInterruptBuffer(stopFlag);
   py.setStdin({ stdin: () => null }); // input() finds no input: EOFError
@@ -407,6 +519,7 @@ async function load(send, stopFlag) {
     died,
     fatal: false,
     running: false,
+    network,
   };
   py._api.on_fatal = (e) => {
     if (python.fatal) return;
@@ -415,6 +528,62 @@ async function load(send, stopFlag) {
     if (!python.running) send({ type: 'failed', message: FATAL });
   };
   return python;
+}
+
+// Unpacks micropip's wheel into site-packages, with pyodide.loadPackage: pyodide-lock.json
+// names the file (in this folder) and its sha256, which the browser checks as it downloads.
+// Answers null, or why micropip could not be loaded (words to put in a sentence). It is
+// imported as the sandbox closes.
+async function loadMicropip(py, failed) {
+  const file = `python/${py._api?.lockfile_packages?.micropip?.file_name || 'micropip'}`;
+  const errors = [];
+  try {
+    await Promise.race([
+      py.loadPackage('micropip', { messageCallback: () => {}, errorCallback: (m) => errors.push(String(m)) }),
+      failed,
+    ]);
+  } catch (e) {
+    // A failed download (countDownloads) or a wrong sha256 (the browser refuses the response).
+    errors.push(e?.sentence ? 'it could not be downloaded, or is not the file pyodide-lock.json describes' : String(e?.message || e));
+  }
+  if (py.loadedPackages?.micropip) return null;
+  return `${file}: ${errors.join(' ') || 'it did not load'}`;
+}
+
+// The requests of the guarded fetch (closeSandbox), for the next call's answer: add() records
+// one as it is made (method and address) and answers an object whose `outcome` is set once it
+// is known; take() answers the lines and starts a new list.
+// Built with PRIMORDIALS only: the code whose requests it lists cannot rewrite it.
+function networkLog() {
+  let entries = [];
+  let more = 0;
+  return {
+    add(method, href) {
+      const entry = { __proto__: null, line: `${shorten(method, 20)} ${shorten(href, NETWORK_URL_LIMIT)}`, outcome: null };
+      if (entries.length < NETWORK_LOG_LIMIT) append(entries, entry);
+      else more += 1;
+      return entry;
+    },
+    take() {
+      const lines = [];
+      for (let i = 0; i < entries.length; i += 1) {
+        append(lines, `${entries[i].line} → ${entries[i].outcome ?? 'unfinished when the call ended'}`);
+      }
+      if (more) append(lines, `… and ${more} more`);
+      entries = [];
+      more = 0;
+      return lines;
+    },
+  };
+}
+
+// Text cut to `limit` characters, with … where it was cut (the address of a request is what
+// Python chose, of any length).
+function shorten(text, limit) {
+  if (text.length <= limit) return text;
+  let cut = '';
+  for (let i = 0; i < limit - 1; i += 1) cut += text[i];
+  return `${cut}…`;
 }
 
 // Wraps fetch while pyodide loads: every response body is counted as it streams, and `progress`
@@ -530,9 +699,12 @@ const heapBytes = (py) => py._module.HEAP8.buffer.byteLength;
 
 // Takes away, from this worker, everything that reaches the network, storage or other
 // contexts, and every way to compile new JavaScript (see the top of this file). Throws when a
-// door could not be closed: code then never runs.
-function closeSandbox(py, helpers) {
+// door could not be closed: code then never runs. `installs`: null, or the page's leave to
+// install packages, { indexUrls, hosts, network: networkLog(), micropipProblem }: fetch is
+// then replaced by a guard instead of deleted, and micropip is imported.
+function closeSandbox(py, helpers, installs) {
   const G = globalThis;
+  const guarded = installs ? guardedFetch(G.fetch, installs.hosts, installs.network) : null;
   const chain = (object) => {
     const out = [];
     for (let o = object; o; o = Object.getPrototypeOf(o)) out.push(o);
@@ -574,7 +746,7 @@ function closeSandbox(py, helpers) {
         try { current = object[name]; } catch { /* a getter that refuses */ }
         for (const v of [d.value, d.get, d.set, current]) {
           if ((typeof v === 'function' || (v && typeof v === 'object')) && !replaced.has(v)) {
-            replaced.set(v, undefined);
+            replaced.set(v, guarded && name === 'fetch' && v !== guarded ? guarded : undefined);
             doors.set(v, name);
           }
         }
@@ -582,10 +754,16 @@ function closeSandbox(py, helpers) {
       }
     }
   }
+  // With installs allowed, the guard takes fetch's place, on the global object only.
+  if (guarded) Object.defineProperty(G, 'fetch', { value: guarded, writable: true, enumerable: true, configurable: true });
   // Package loading throws a clear error rather than fetching.
-  const noPackages = async () => {
-    throw new Error('No package can be installed here: this Python has no network.');
-  };
+  const noPackages = installs
+    ? async () => {
+      throw new Error("pyodide's own packages cannot be loaded here: pure-Python packages can be installed with micropip, from the package index.");
+    }
+    : async () => {
+      throw new Error('No package can be installed here: this Python has no network.');
+    };
   for (const name of ['loadPackage', 'loadPackagesFromImports']) {
     Object.defineProperty(py, name, { value: noPackages, writable: true, configurable: true });
   }
@@ -603,20 +781,108 @@ function closeSandbox(py, helpers) {
   // In Python: the same, in loaded modules' globals.
   const found = py.toPy([...replaced].map(([original, replacement]) => [original, replacement, doors.get(original) || original.name || 'this']));
   try {
+    // micropip first, so that the search of Python modules covers its own.
+    let problem = installs ? installs.micropipProblem : null;
+    if (installs && !problem) {
+      try {
+        helpers.get('_thoughtline_installs')(installs.indexUrls);
+      } catch (e) {
+        problem = `it did not start: ${String(e?.message || e).trim().split('\n').pop()}`;
+        console.error('python worker: micropip', e);
+      }
+    }
+    if (!installs || problem) helpers.get('_thoughtline_offline_imports')(problem);
     helpers.get('_thoughtline_scrub')(found);
-    helpers.get('_thoughtline_offline_imports')();
   } finally {
     found.destroy();
   }
-  // Checked again: nothing may be left.
+  // Checked again: nothing may be left (but the guard, on the global object only).
   const left = searchAndReplace(roots, replaced, isPy, true);
-  const open = [...GLOBAL_DOORS.filter((n) => n in G), ...NAVIGATOR_DOORS.filter((n) => G.navigator && n in G.navigator)];
+  const guardOnly = (n) => guarded && n === 'fetch' && Object.getOwnPropertyDescriptor(G, n)?.value === guarded
+    && !(n in Object.getPrototypeOf(G));
+  const open = [...GLOBAL_DOORS.filter((n) => n in G && !guardOnly(n)), ...NAVIGATOR_DOORS.filter((n) => G.navigator && n in G.navigator)];
   if (left.length || open.length) {
     throw failure(`The Python worker could not close ${[...open, ...left].join(', ')}: this browser cannot run the python tool safely.`);
   }
   let evalStill = true;
   try { G.eval('1'); } catch { evalStill = false; }
   if (evalStill) throw failure('The Python worker could not turn off eval: this browser cannot run the python tool safely.');
+}
+
+// The fetch Python gets when the page allows installs (see the top of this file): a GET to
+// one of `hosts` (origins), without credentials, referrer or redirects; anything else is
+// refused with a TypeError before it leaves the worker. Every request is added to `log`.
+function guardedFetch(realFetch, hosts, log) {
+  const P = PRIMORDIALS;
+  const allowedList = hosts.join(', ');
+  const base = P.apply(P.urlHref, new P.URL(location.href), []);
+  const allowed = (origin) => {
+    for (let i = 0; i < hosts.length; i += 1) if (hosts[i] === origin) return true;
+    return false;
+  };
+  const reason = (e) => {
+    try { return P.String(e?.message || e); } catch { return 'unknown error'; }
+  };
+  return named('fetch', async (input, init) => {
+    // What is asked for, each part read once: from a Request, or the address as text; then
+    // from init.
+    let raw;
+    let method = 'GET';
+    let headers;
+    let signal;
+    try {
+      raw = P.apply(P.requestUrl, input, []);
+      method = P.apply(P.requestMethod, input, []);
+      headers = P.apply(P.requestHeaders, input, []);
+      signal = P.apply(P.requestSignal, input, []);
+    } catch {
+      raw = P.String(input);
+    }
+    if (init !== undefined && init !== null) {
+      if (init.method !== undefined) method = P.String(init.method);
+      if (init.headers !== undefined) headers = init.headers;
+      if (init.signal !== undefined) signal = init.signal;
+    }
+    method = P.apply(P.toUpperCase, method, []);
+    let href = raw;
+    let origin = null;
+    try {
+      const url = new P.URL(raw, base);
+      href = P.apply(P.urlHref, url, []);
+      origin = P.apply(P.urlOrigin, url, []);
+    } catch { /* not an address: refused below */ }
+    const entry = log.add(method, href);
+    if (method !== 'GET') {
+      entry.outcome = 'refused: only GET requests are allowed';
+      throw new TypeError(`${method} ${href} is not allowed: this Python may only GET from the package index (${allowedList})`);
+    }
+    if (origin === null || !allowed(origin)) {
+      entry.outcome = 'refused: not an allowed address';
+      throw new TypeError(`${href} is not an allowed address: this Python may fetch only from the package index (${allowedList})`);
+    }
+    let response;
+    try {
+      response = await realFetch(href, {
+        __proto__: null, // no member comes from a prototype Python changed
+        method: 'GET',
+        headers: headers === undefined || headers === null ? undefined : new P.Headers(headers),
+        signal: signal ?? undefined,
+        mode: 'cors',
+        credentials: 'omit',
+        redirect: 'manual',
+        referrerPolicy: 'no-referrer',
+      });
+    } catch (e) {
+      entry.outcome = `failed: ${reason(e)}`;
+      throw e;
+    }
+    if (P.apply(P.responseType, response, []) === 'opaqueredirect') {
+      entry.outcome = 'refused: a redirect (redirects are not followed)';
+      throw new TypeError(`${href} answered with a redirect, and redirects are not followed here`);
+    }
+    entry.outcome = P.String(P.apply(P.responseStatus, response, []));
+    return response;
+  });
 }
 
 // Walks every object reachable from `roots` (own data properties and prototypes; getters are
@@ -772,9 +1038,11 @@ async function run(python, id, code, limit, stopFlag) {
   const err = python.err.take();
   let memory = 0;
   try { memory = heapBytes(py); } catch { /* a dead runtime has no heap to measure */ }
+  let network = [];
+  try { network = python.network ? python.network.take() : []; } catch (e) { console.error('python worker: network log', e); }
   return {
     type: 'done', id, stdout: out.text, stderr: err.text, stdoutCut: out.cut, stderrCut: err.cut,
-    value, error, ms, memory,
+    value, error, ms, memory, network,
   };
 }
 
