@@ -233,11 +233,11 @@ impl Pool {
                     let Some(at) = self.workers.iter().position(|w| w.id == worker) else { return out };
                     let gone = self.workers.remove(at);
                     self.failed = Some(why.clone());
-                    // The calls that waited on this start hear why; another run's call waiting
-                    // for room is not failed by a start it did not ask for.
+                    // The calls that waited on this start hear why; no other call is failed by
+                    // a start it did not ask for (a spare's failure fails none).
                     let owner = gone.owner;
                     self.waiting.retain(|w| {
-                        let its = owner == Some(w.run) || (owner.is_none() && !w.told_full);
+                        let its = owner == Some(w.run);
                         if its {
                             out.push(Do::Answer { call: w.call, result: Err(format!("Python could not start: {why}")) });
                         }

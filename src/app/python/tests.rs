@@ -221,3 +221,21 @@ fn a_run_allowed_to_install_packages_gets_a_worker_started_so_and_a_spare_of_oth
     assert_eq!(out, vec![Do::End { worker: 1 }, Do::Spawn { worker: 2, install: Some(pypi.clone()) }]);
     assert_eq!(p.status().workers, 1);
 }
+
+#[test]
+fn a_spare_that_fails_to_start_fails_no_call_of_another_run() {
+    let pypi = Install { index_urls: vec!["https://pypi.org/simple".into()], hosts: vec!["https://pypi.org".into()] };
+    let mut p = pool();
+    p.handle(call(1, 10, "a"), 0.0);
+    p.handle(ready(0), 0.0);
+    p.handle(answered(0, 10, Ran::default()), 0.0);
+    // Run 1 ends and leaves a spare starting (worker 1, no installs).
+    assert_eq!(p.handle(Msg::RunEnded { run: 1 }, 1.0), vec![Do::End { worker: 0 }, spawn(1)]);
+    // A run allowed to install does not take it: a worker of its own starts (worker 2).
+    let out = p.handle(Msg::Call { run: 2, call: 20, code: "b".into(), wall_ms: 10_000.0, install: Some(pypi.clone()) }, 2.0);
+    assert_eq!(out, vec![Do::Spawn { worker: 2, install: Some(pypi) }]);
+    // The spare fails: run 2's call still waits on its own start.
+    assert_eq!(answers(&p.handle(Msg::Started { worker: 1, result: Err("no memory".into()) }, 3.0)), vec![]);
+    let out = p.handle(ready(2), 4.0);
+    assert!(matches!(&out[0], Do::Send { worker: 2, call: 20, .. }), "{out:?}");
+}
