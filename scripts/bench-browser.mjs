@@ -9,12 +9,19 @@
 // Send works) are read from its performance timeline. Each row: median / best over the loads.
 // With --firefox, the same loads in Firefox ESR through geckodriver (paint entry and marks only:
 // Firefox has neither layout-shift nor longtask entries).
+// Each load opens a new tab and lets it finish starting before the address is entered, as a
+// person does (--settle MS, 1000 by default): a new tab of Chromium starts work of its own (the
+// browser's pages for the tab's address bar, in their own renderer) that otherwise runs on the
+// same two cores during the first ~600 ms of the load. The first row is the floor: a page of
+// one paragraph, loaded the same way, so the figures can be read against what this machine
+// can do at all.
 // Then, unless --no-trace: how a 200-step trace renders (imported, then scrolled).
 //
-//   node scripts/bench-browser.mjs [--loads N] [--quick] [--firefox] [--no-trace] [--dist DIR]
+//   node scripts/bench-browser.mjs [--loads N] [--quick] [--firefox] [--no-trace] [--dist DIR] [--settle MS]
 // after scripts/build; --loads defaults to 20, --quick means 5; --dist serves another built dist/.
 import { startServer, launch, longRunExport } from '../tests/e2e/harness.mjs';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -26,6 +33,8 @@ const STEPS = 200;
 const VIEWPORT = { width: 1280, height: 800 };
 const AFTER_READY_MS = 500; // shifts and long tasks are counted up to this long after 'tl-ready'
 const READY_WAIT_MS = 30_000;
+const SETTLE_MS = Number(option('--settle') ?? 1000);
+if (!(SETTLE_MS >= 0)) throw new Error('--settle wants a number of milliseconds');
 const UNMARKED_SETTLE_MS = 1000;
 const SLOW = { offline: false, latency: 150, downloadThroughput: 1.5e6 / 8, uploadThroughput: 0.75e6 / 8 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -101,14 +110,47 @@ async function measure(page, throttled, go) {
   return page.evaluate(readFigures, AFTER_READY_MS);
 }
 
+/** A new tab, given time to finish starting before anything is loaded in it. */
+async function newTab(context) {
+  const page = await context.newPage();
+  await sleep(SETTLE_MS);
+  return page;
+}
+
 /** Cold cache: each load in a new context (its own empty cache and storage, workers blocked). */
 async function coldLoads(browser, url, throttled) {
   const loads = [];
   for (let i = 0; i < LOADS; i++) {
     const context = await browser.newContext({ viewport: VIEWPORT });
     await context.addInitScript(observeLoad);
-    loads.push(await measure(await context.newPage(), throttled, (p) => p.goto(url)));
+    loads.push(await measure(await newTab(context), throttled, (p) => p.goto(url)));
     await context.close();
+  }
+  return loads;
+}
+
+/**
+ * The floor: a page of one paragraph and nothing else, from a server of its own on loopback,
+ * loaded as the cold rows load the app. Only its paint is read.
+ */
+async function floorLoads(browser) {
+  const page = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Floor</title></head>'
+    + '<body><p>A page of one paragraph: what this machine and browser need to paint anything.</p></body></html>';
+  const server = http.createServer((_, res) => res.writeHead(200, { 'Content-Type': 'text/html', 'Cache-Control': 'no-store' }).end(page));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = `http://127.0.0.1:${server.address().port}/`;
+  const loads = [];
+  try {
+    for (let i = 0; i < LOADS; i++) {
+      const context = await browser.newContext({ viewport: VIEWPORT });
+      const tab = await newTab(context);
+      await tab.goto(address);
+      await tab.waitForFunction(() => performance.getEntriesByName('first-contentful-paint', 'paint').length > 0);
+      loads.push(await tab.evaluate(readFigures, AFTER_READY_MS));
+      await context.close();
+    }
+  } finally {
+    server.close();
   }
   return loads;
 }
@@ -131,7 +173,7 @@ async function workerLoads(browser, url, throttled) {
   await first.close();
   const loads = [];
   for (let i = 0; i < LOADS; i++) {
-    const page = await context.newPage();
+    const page = await newTab(context);
     loads.push(await measure(page, throttled, (p) => p.goto(url)));
     await page.close();
   }
@@ -170,6 +212,7 @@ async function firefoxLoads(url) {
     for (let i = 0; i < LOADS; i++) {
       const s = await session('firefox', driver.url);
       try {
+        await sleep(SETTLE_MS); // a new browser: let it finish starting, as in Chromium's rows
         await s.open(url);
         await endOfLoad((fn, timeout) => s.until(fn, [], { timeout }).then(() => true, () => false));
         loads.push(await s.run(readFigures, AFTER_READY_MS));
@@ -218,11 +261,12 @@ const browser = await launch();
 try {
   console.log(`Loading, Chromium, ${LOADS} loads each (cells: median / best; ms from the start of the navigation;`
     + ` longest task and CLS up to ${AFTER_READY_MS} ms after ready; "document": the HTML fully received;`
-    + ` "via SW": requests the service worker answered, of all made by the end)`);
+    + ` "via SW": requests the service worker answered, of all made by the end; each load in a new tab`
+    + ` that had ${SETTLE_MS} ms to finish starting)`);
   // scripts/service-worker.mjs writes sw.js last: a dist/ without it (a build under way) has no worker.
   const hasWorker = (await fetch(`${url}sw.js`)).ok;
   if (!hasWorker) console.log('(no sw.js in the served dist/: the service-worker rows are left out)');
-  const rows = [];
+  const rows = [['floor: one paragraph, cold, loopback', await floorLoads(browser)]];
   for (const [name, throttled] of [['loopback', false], ['throttled', true]]) {
     rows.push([`cold cache, ${name}`, await coldLoads(browser, url, throttled)]);
     if (hasWorker) rows.push([`service-worker cache, ${name}`, await workerLoads(browser, url, throttled)]);
