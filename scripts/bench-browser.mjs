@@ -240,6 +240,13 @@ function cell(values, missing, show = (v) => v.toFixed(0)) {
   return got.length < values.length ? `${text} (${got.length} of ${values.length})` : text;
 }
 
+/** The longest task's cell, and in how many loads there was a task over 50 ms at all. */
+function longTasks(values) {
+  const text = cell(values, 'n/a', (v) => (v === 0 ? '<50' : v.toFixed(0)));
+  const over = values.filter((v) => v > 0).length;
+  return over ? `${text} (${over} of ${values.length} loads)` : text;
+}
+
 function printTable(rows) {
   const head = ['', 'FCP ms', 'typing ms', 'ready ms', 'CLS', 'longest task ms', 'document ms', 'via SW'];
   const lines = rows.map(([label, loads]) => {
@@ -248,7 +255,7 @@ function printTable(rows) {
     // contentful paint is still invisible, so "typing" is the later of 'tl-typing' and FCP.
     const typing = loads.map((l) => (l.typing === null ? null : Math.max(l.typing, l.fcp ?? l.typing)));
     return [label, cell(of('fcp'), 'none'), cell(typing, 'not marked'), cell(of('ready'), 'not marked'),
-      cell(of('cls'), 'n/a', (v) => v.toFixed(3)), cell(of('longest'), 'n/a', (v) => (v === 0 ? '<50' : v.toFixed(0))),
+      cell(of('cls'), 'n/a', (v) => v.toFixed(3)), longTasks(of('longest')),
       cell(of('document'), 'none'), `${median(of('viaWorker'))} of ${median(of('requests'))}`];
   });
   const widths = head.map((_, i) => Math.max(...[head, ...lines].map((line) => line[i].length)));
