@@ -33,8 +33,8 @@ const STEPS = 200;
 const VIEWPORT = { width: 1280, height: 800 };
 const AFTER_READY_MS = 500; // shifts and long tasks are counted up to this long after 'tl-ready'
 const READY_WAIT_MS = 30_000;
-const SETTLE_MS = Number(option('--settle') ?? 1000);
-if (!(SETTLE_MS >= 0)) throw new Error('--settle wants a number of milliseconds');
+const NEW_TAB_WAIT_MS = Number(option('--settle') ?? 1000);
+if (!(NEW_TAB_WAIT_MS >= 0)) throw new Error('--settle wants a number of milliseconds');
 const UNMARKED_SETTLE_MS = 1000;
 const SLOW = { offline: false, latency: 150, downloadThroughput: 1.5e6 / 8, uploadThroughput: 0.75e6 / 8 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -113,7 +113,7 @@ async function measure(page, throttled, go) {
 /** A new tab, given time to finish starting before anything is loaded in it. */
 async function newTab(context) {
   const page = await context.newPage();
-  await sleep(SETTLE_MS);
+  await sleep(NEW_TAB_WAIT_MS);
   return page;
 }
 
@@ -212,7 +212,7 @@ async function firefoxLoads(url) {
     for (let i = 0; i < LOADS; i++) {
       const s = await session('firefox', driver.url);
       try {
-        await sleep(SETTLE_MS); // a new browser: let it finish starting, as in Chromium's rows
+        await sleep(NEW_TAB_WAIT_MS); // a new browser: let it finish starting, as in Chromium's rows
         await s.open(url);
         await endOfLoad((fn, timeout) => s.until(fn, [], { timeout }).then(() => true, () => false));
         loads.push(await s.run(readFigures, AFTER_READY_MS));
@@ -269,7 +269,7 @@ try {
   console.log(`Loading, Chromium, ${LOADS} loads each (cells: median / best; ms from the start of the navigation;`
     + ` longest task and CLS up to ${AFTER_READY_MS} ms after ready; "document": the HTML fully received;`
     + ` "via SW": requests the service worker answered, of all made by the end; each load in a new tab`
-    + ` that had ${SETTLE_MS} ms to finish starting)`);
+    + ` that had ${NEW_TAB_WAIT_MS} ms to finish starting)`);
   // scripts/service-worker.mjs writes sw.js last: a dist/ without it (a build under way) has no worker.
   const hasWorker = (await fetch(`${url}sw.js`)).ok;
   if (!hasWorker) console.log('(no sw.js in the served dist/: the service-worker rows are left out)');
